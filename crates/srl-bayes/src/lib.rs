@@ -1,0 +1,1 @@
+//! srl-bayes (placeholder, filled in by its issue).

@@ -1,0 +1,1 @@
+//! srl-boost (placeholder, filled in by its issue).

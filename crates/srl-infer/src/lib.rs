@@ -1,0 +1,1 @@
+//! srl-infer (placeholder, filled in by its issue).

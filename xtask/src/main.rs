@@ -1,0 +1,176 @@
+//! `cargo xtask`: the project's automation. `reproduce` runs the papers' experiments and
+//! writes tables and plots; `data` lists and verifies the data directory.
+//!
+//! This is the only crate that prints, reads experiment files and knows the papers' tables.
+
+mod context;
+mod data;
+mod experiments;
+mod plot;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context as _, bail};
+use clap::{Parser, Subcommand};
+
+use crate::context::{Context, resolve_data_dir};
+
+#[derive(Parser)]
+#[command(name = "xtask", about = "srl project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the papers' experiments and write OUT/NAME/results.{json,md} (+ SVG plots).
+    Reproduce {
+        /// Experiment names, or `all` (the default). `--list` shows them.
+        names: Vec<String>,
+        /// Small sizes and few folds (seconds; what CI runs).
+        #[arg(long)]
+        quick: bool,
+        /// The data directory (default: $SRL_DATA_DIR, else data/ in the repo).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Seed of every random choice.
+        #[arg(long, default_value_t = 20_061_001)]
+        seed: u64,
+        /// Output directory.
+        #[arg(long, default_value = "target/reproduce")]
+        out: PathBuf,
+        /// Also copy the tables and plots of a full run into docs/results/NAME/.
+        #[arg(long)]
+        publish: bool,
+        /// List the experiments and exit.
+        #[arg(long)]
+        list: bool,
+    },
+    /// List each dataset folder as present or missing and verify the sha256 sums its
+    /// SOURCE.md records.
+    Data {
+        /// The data directory (default: $SRL_DATA_DIR, else data/ in the repo).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+}
+
+fn repo_root() -> PathBuf {
+    // xtask/ sits one level below the workspace root.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+#[allow(clippy::print_stdout, clippy::print_stderr)]
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let root = repo_root();
+    match cli.command {
+        Command::Data { data_dir } => {
+            let dir = resolve_data_dir(data_dir, &root);
+            let bad = data::report(&dir)?;
+            if bad > 0 {
+                bail!("{bad} file(s) failed their sha256 check");
+            }
+            Ok(())
+        }
+        Command::Reproduce {
+            names,
+            quick,
+            data_dir,
+            seed,
+            out,
+            publish,
+            list,
+        } => {
+            let registry = experiments::all();
+            if list {
+                for e in &registry {
+                    println!("{:28} {}", e.name, e.about);
+                }
+                return Ok(());
+            }
+            if publish && quick {
+                bail!("--publish copies full runs only; drop --quick");
+            }
+            let wanted: Vec<&experiments::Experiment> =
+                if names.is_empty() || names.iter().any(|n| n == "all") {
+                    registry.iter().collect()
+                } else {
+                    let mut v = Vec::new();
+                    for n in &names {
+                        match registry.iter().find(|e| e.name == n) {
+                            Some(e) => v.push(e),
+                            None => bail!(
+                                "unknown experiment {n:?}; known: {}",
+                                registry.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+                            ),
+                        }
+                    }
+                    v
+                };
+            let data_dir = resolve_data_dir(data_dir, &root);
+            let out = if out.is_absolute() { out } else { root.join(out) };
+            eprintln!(
+                "reproduce: {} experiment(s), data dir {}, seed {seed}, {}",
+                wanted.len(),
+                data_dir.display(),
+                if quick { "quick" } else { "full" }
+            );
+            if !data_dir.exists() {
+                eprintln!(
+                    "reproduce: data dir {} does not exist; experiments that need data are skipped",
+                    data_dir.display()
+                );
+            }
+            for e in wanted {
+                let ctx = Context {
+                    data_dir: data_dir.clone(),
+                    quick,
+                    seed,
+                    out_dir: out.join(e.name),
+                    name: e.name.to_string(),
+                };
+                std::fs::create_dir_all(&ctx.out_dir)
+                    .with_context(|| format!("creating {}", ctx.out_dir.display()))?;
+                let t0 = Instant::now();
+                let report = (e.run)(&ctx).with_context(|| format!("experiment {}", e.name))?;
+                let secs = t0.elapsed().as_secs_f64();
+                let json = report.table.to_json()?;
+                std::fs::write(ctx.out_file("results.json"), json)?;
+                let md = report.table.to_markdown();
+                std::fs::write(ctx.out_file("results.md"), &md)?;
+                for (file, svg) in &report.plots {
+                    std::fs::write(ctx.out_file(file), svg)?;
+                }
+                println!("{md}");
+                for s in &report.table.skipped {
+                    eprintln!("[{}] {s}", e.name);
+                }
+                eprintln!(
+                    "[{}] done in {secs:.1} s: {} rows, {} plot(s), written to {}",
+                    e.name,
+                    report.table.rows.len(),
+                    report.plots.len(),
+                    ctx.out_dir.display()
+                );
+                if publish {
+                    let dest = root.join("docs/results").join(e.name);
+                    std::fs::create_dir_all(&dest)?;
+                    for f in std::iter::once("results.json".to_string())
+                        .chain(std::iter::once("results.md".to_string()))
+                        .chain(report.plots.iter().map(|(f, _)| f.clone()))
+                    {
+                        std::fs::copy(ctx.out_file(&f), dest.join(&f))
+                            .with_context(|| format!("publishing {f}"))?;
+                    }
+                    eprintln!("[{}] published to {}", e.name, dest.display());
+                }
+            }
+            Ok(())
+        }
+    }
+}
