@@ -74,3 +74,28 @@ pub fn line_plot(
     }
     Ok(svg)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_an_svg_with_legend_and_error_bars() {
+        let s = vec![
+            Series {
+                label: "CSMN".into(),
+                points: vec![(0.5, 0.2), (0.75, 0.15), (1.0, 0.1)],
+                errors: vec![0.01, 0.02, 0.01],
+            },
+            Series {
+                label: "MN".into(),
+                points: vec![(0.5, 0.25), (0.75, 0.2), (1.0, 0.3)],
+                errors: vec![],
+            },
+        ];
+        let svg = line_plot("cost vs rho", "rho", "cost", &s).unwrap();
+        assert!(svg.starts_with("<svg"));
+        assert!(svg.contains("CSMN") && svg.contains("MN"));
+        assert!(line_plot("empty", "x", "y", &[]).is_err());
+    }
+}
