@@ -1,0 +1,294 @@
+//! Tidy checks: the architecture invariants of ARCHITECTURE.md, read from
+//! `cargo metadata --format-version 1 --no-deps` and the workspace's manifests.
+//!
+//! Each failure names the rule it breaks and the offending crate, manifest or file. When a
+//! crate is added to the workspace, add it to [`ALLOWED_SRL_DEPS`] (and to ARCHITECTURE.md).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// Every workspace member and the srl crates its normal and build dependencies may use
+/// (the dependency-direction diagram of ARCHITECTURE.md). `None` = any workspace crate.
+const ALLOWED_SRL_DEPS: &[(&str, Option<&[&str]>)] = &[
+    // The data layer depends on no srl crate.
+    ("srl-graph", Some(&[])),
+    // Inference sits on the data layer only.
+    ("srl-infer", Some(&["srl-graph"])),
+    // The three model crates are siblings: none depends on another (nor on srl-eval, their
+    // sibling under xtask); they use inference and data.
+    ("srl-learn", Some(&["srl-infer", "srl-graph"])),
+    ("srl-boost", Some(&["srl-infer", "srl-graph"])),
+    ("srl-bayes", Some(&["srl-infer", "srl-graph"])),
+    // srl-eval knows no model: nothing above srl-graph.
+    ("srl-eval", Some(&["srl-graph"])),
+    // The top: automation and benches may use every crate.
+    ("xtask", None),
+    ("srl-benches", None),
+];
+
+/// Crates that nothing may depend on, not even as a dev-dependency.
+const TOP_CRATES: &[&str] = &["xtask", "srl-benches"];
+
+/// Crates only the top crates may use.
+const TOP_ONLY_DEPS: &[&str] = &["anyhow"];
+
+struct Package {
+    name: String,
+    manifest: PathBuf,
+    /// (dependency name, kind: "normal" | "dev" | "build").
+    deps: Vec<(String, String)>,
+    /// (target kind, source path) of lib and bin targets.
+    roots: Vec<(String, PathBuf)>,
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace root")
+        .to_path_buf()
+}
+
+fn packages() -> &'static [Package] {
+    static PACKAGES: OnceLock<Vec<Package>> = OnceLock::new();
+    PACKAGES.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .current_dir(workspace_root())
+            .output()
+            .expect("cargo metadata runs");
+        assert!(
+            out.status.success(),
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata is JSON");
+        let members: Vec<&str> = meta["workspace_members"]
+            .as_array()
+            .expect("workspace_members")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        meta["packages"]
+            .as_array()
+            .expect("packages")
+            .iter()
+            .filter(|p| p["id"].as_str().is_some_and(|id| members.contains(&id)))
+            .map(|p| Package {
+                name: p["name"].as_str().unwrap_or_default().to_string(),
+                manifest: PathBuf::from(p["manifest_path"].as_str().unwrap_or_default()),
+                deps: p["dependencies"]
+                    .as_array()
+                    .map(|ds| {
+                        ds.iter()
+                            .map(|d| {
+                                (
+                                    d["name"].as_str().unwrap_or_default().to_string(),
+                                    d["kind"].as_str().unwrap_or("normal").to_string(),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                roots: p["targets"]
+                    .as_array()
+                    .map(|ts| {
+                        ts.iter()
+                            .filter_map(|t| {
+                                let kinds = t["kind"].as_array()?;
+                                let kind = kinds
+                                    .iter()
+                                    .filter_map(Value::as_str)
+                                    .find(|k| ["lib", "bin"].contains(k))?;
+                                Some((kind.to_string(), PathBuf::from(t["src_path"].as_str()?)))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect()
+    })
+}
+
+fn workspace_names() -> Vec<&'static str> {
+    packages().iter().map(|p| p.name.as_str()).collect()
+}
+
+fn fail_if_any(rule: &str, violations: &[String]) {
+    assert!(
+        violations.is_empty(),
+        "tidy rule broken: {rule}\n  - {}\n(see ARCHITECTURE.md, \"Dependency direction\" and \"Invariants\")",
+        violations.join("\n  - ")
+    );
+}
+
+#[test]
+fn every_member_is_known() {
+    let known: Vec<&str> = ALLOWED_SRL_DEPS.iter().map(|(n, _)| *n).collect();
+    let violations: Vec<String> = workspace_names()
+        .into_iter()
+        .filter(|n| !known.contains(n))
+        .map(|n| format!("workspace member `{n}` has no dependency rule in xtask/tests/tidy.rs"))
+        .collect();
+    fail_if_any(
+        "every workspace crate has a place in the dependency diagram",
+        &violations,
+    );
+    assert!(
+        workspace_names().contains(&"srl-eval") && workspace_names().contains(&"srl-graph"),
+        "cargo metadata did not list the workspace crates: {:?}",
+        workspace_names()
+    );
+}
+
+#[test]
+fn dependency_direction() {
+    let members = workspace_names();
+    let mut violations = Vec::new();
+    for p in packages() {
+        let Some((_, Some(allowed))) = ALLOWED_SRL_DEPS.iter().find(|(n, _)| *n == p.name) else {
+            continue;
+        };
+        for (dep, kind) in &p.deps {
+            if kind == "dev" || !members.contains(&dep.as_str()) {
+                continue;
+            }
+            if !allowed.contains(&dep.as_str()) {
+                violations.push(format!(
+                    "`{}` depends on `{dep}` ({kind}); it may use only {:?}",
+                    p.name, allowed
+                ));
+            }
+        }
+    }
+    fail_if_any(
+        "dependencies point down the diagram: srl-graph on no srl crate; srl-infer and \
+         srl-eval only on srl-graph; srl-learn, srl-boost, srl-bayes never on each other \
+         (only on srl-infer, srl-graph)",
+        &violations,
+    );
+}
+
+#[test]
+fn nothing_depends_on_the_top_crates() {
+    let mut violations = Vec::new();
+    for p in packages() {
+        for (dep, kind) in &p.deps {
+            if TOP_CRATES.contains(&dep.as_str()) {
+                violations.push(format!("`{}` depends on `{dep}` ({kind})", p.name));
+            }
+        }
+    }
+    fail_if_any(
+        "no crate depends on xtask or srl-benches, not even for tests",
+        &violations,
+    );
+}
+
+#[test]
+fn libraries_do_not_use_anyhow() {
+    let mut violations = Vec::new();
+    for p in packages() {
+        if TOP_CRATES.contains(&p.name.as_str()) {
+            continue;
+        }
+        for (dep, kind) in &p.deps {
+            if kind != "dev" && TOP_ONLY_DEPS.contains(&dep.as_str()) {
+                violations.push(format!(
+                    "library `{}` depends on `{dep}` ({kind}); return its own thiserror enum",
+                    p.name
+                ));
+            }
+        }
+    }
+    fail_if_any(
+        "anyhow only in xtask (libraries return one thiserror enum from error.rs)",
+        &violations,
+    );
+}
+
+/// `[lints]` followed by `workspace = true` (comments and blank lines skipped).
+fn uses_workspace_lints(manifest: &str) -> bool {
+    let mut in_lints = false;
+    for line in manifest.lines() {
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with('[') {
+            in_lints = line == "[lints]";
+            continue;
+        }
+        if in_lints {
+            let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+            if compact == "workspace=true" {
+                return true;
+            }
+        }
+    }
+    // `lints.workspace = true` at the top level is the same setting.
+    manifest.lines().any(|l| {
+        let compact: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        compact == "lints.workspace=true"
+    })
+}
+
+#[test]
+fn every_crate_uses_workspace_lints() {
+    let mut violations = Vec::new();
+    for p in packages() {
+        match std::fs::read_to_string(&p.manifest) {
+            Ok(text) if uses_workspace_lints(&text) => {}
+            Ok(_) => violations.push(format!(
+                "{} lacks `[lints] workspace = true`",
+                p.manifest.display()
+            )),
+            Err(e) => violations.push(format!("cannot read {}: {e}", p.manifest.display())),
+        }
+    }
+    fail_if_any(
+        "every crate inherits [workspace.lints] (`[lints] workspace = true`)",
+        &violations,
+    );
+}
+
+#[test]
+fn every_crate_root_starts_with_crate_docs() {
+    let mut violations = Vec::new();
+    for p in packages() {
+        for (kind, root) in &p.roots {
+            match std::fs::read_to_string(root) {
+                Ok(text) => {
+                    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
+                    if !first.is_some_and(|l| l.starts_with("//!")) {
+                        violations.push(format!(
+                            "{} ({kind} of `{}`) does not start with a `//!` crate doc",
+                            root.display(),
+                            p.name
+                        ));
+                    }
+                }
+                Err(e) => violations.push(format!("cannot read {}: {e}", root.display())),
+            }
+        }
+    }
+    fail_if_any(
+        "every lib.rs / main.rs opens with a `//!` crate doc (what it is, where it sits, an example)",
+        &violations,
+    );
+}
+
+#[test]
+fn lints_parser_understands_the_forms() {
+    assert!(uses_workspace_lints(
+        "[package]\nname = \"a\"\n\n[lints]\n# inherit\nworkspace = true\n"
+    ));
+    assert!(uses_workspace_lints("lints.workspace = true\n"));
+    assert!(!uses_workspace_lints(
+        "[lints]\n[dependencies]\nworkspace = true\n"
+    ));
+    assert!(!uses_workspace_lints("[package]\nname = \"a\"\n"));
+}
