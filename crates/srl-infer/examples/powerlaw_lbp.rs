@@ -1,0 +1,120 @@
+//! Runs loopy BP (and optionally mean field / Gibbs) on a seeded Barabási–Albert graph, to
+//! measure wall time and peak memory outside criterion:
+//!
+//! `cargo run -p srl-infer --release --example powerlaw_lbp -- 1000000 2 10`
+//! (arguments: nodes, states, iterations), e.g. under `/usr/bin/time -v`.
+
+use std::time::Instant;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use srl_infer::{Beliefs, Gibbs, LoopyBp, MeanField, MrfParts, PairTable, PairwiseMrf, Sweep};
+
+fn barabasi_albert(n: usize, m0: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut endpoints: Vec<u32> = Vec::with_capacity(2 * n * m0);
+    let mut edges = Vec::with_capacity(n * m0);
+    for v in 1..n as u32 {
+        for _ in 0..m0.min(v as usize) {
+            let u = if endpoints.is_empty() {
+                0
+            } else {
+                endpoints[rng.random_range(0..endpoints.len())]
+            };
+            if u != v {
+                edges.push((u.min(v), u.max(v)));
+                endpoints.push(u);
+                endpoints.push(v);
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    edges
+}
+
+/// CPU seconds (user + system, all threads) of this process so far, from
+/// `/proc/self/stat` (Linux; 0 elsewhere). The machine may be shared, so wall time alone
+/// can mislead.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the comm field.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+#[allow(clippy::print_stdout)]
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse())
+        .collect::<Result<_, _>>()?;
+    let n = args.first().copied().unwrap_or(100_000);
+    let k = args.get(1).copied().unwrap_or(2);
+    let iters = args.get(2).copied().unwrap_or(10);
+    let edges = barabasi_albert(n, 2, 42);
+    let m = edges.len();
+    let mut rng = ChaCha8Rng::seed_from_u64(42 ^ 0xABCD);
+    let mrf = PairwiseMrf::new(MrfParts {
+        num_states: vec![k; n],
+        unary: (0..n * k).map(|_| rng.random_range(-1.0..1.0)).collect(),
+        edges,
+        edge_tables: vec![0; m],
+        tables: vec![PairTable::potts(k, 0.5, 0.0)],
+        evidence: Vec::new(),
+    })?;
+    let (t, c) = (Instant::now(), cpu_seconds());
+    let bp = LoopyBp {
+        max_iters: iters,
+        tol: 0.0,
+        beliefs: Beliefs::NodesOnly,
+        ..LoopyBp::default()
+    }
+    .run(&mrf);
+    let (s, cs) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+    let msgs = (iters * 2 * m) as f64;
+    println!(
+        "lbp n={n} m={m} k={k} iters={iters}: wall {s:.3} s ({:.3e} msg/s, {:.2} it/s), \
+         cpu {cs:.2} s ({:.3e} msg/cpu-s), residual {:.3e}",
+        msgs / s,
+        iters as f64 / s,
+        msgs / cs,
+        bp.convergence().max_residual
+    );
+    let (t, c) = (Instant::now(), cpu_seconds());
+    let mf = MeanField {
+        max_iters: iters,
+        tol: 0.0,
+        sweep: Sweep::Parallel,
+        beliefs: Beliefs::NodesOnly,
+        ..MeanField::default()
+    }
+    .run(&mrf);
+    let (s, cs) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+    println!(
+        "mean field: wall {:.2} sweeps/s, cpu {:.2} sweeps/cpu-s, residual {:.3e}",
+        iters as f64 / s,
+        iters as f64 / cs,
+        mf.convergence().max_residual
+    );
+    let (t, c) = (Instant::now(), cpu_seconds());
+    let g = Gibbs {
+        burn_in: iters.saturating_sub(1),
+        samples: 1,
+        beliefs: Beliefs::NodesOnly,
+        ..Gibbs::default()
+    }
+    .run(&mrf, &mut rng)?;
+    let (s, cs) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+    println!(
+        "gibbs: wall {:.2} sweeps/s, cpu {:.2} sweeps/cpu-s, best log-score {:.3}",
+        iters as f64 / s,
+        iters as f64 / cs,
+        g.best.log_score
+    );
+    Ok(())
+}

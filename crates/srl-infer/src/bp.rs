@@ -1,0 +1,791 @@
+//! Loopy belief propagation (sum-product and max-product) in log space.
+
+use std::ops::Range;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::marginals::{Beliefs, Convergence, MapAssignment, Marginals, argmax, edge_offsets};
+use crate::mrf::{Kernels, PairwiseMrf};
+
+/// Order in which messages are updated.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Schedule {
+    /// Synchronous (Jacobi) updates: every message of iteration `t + 1` is computed from
+    /// the messages of iteration `t`. Parallel over target variables with rayon; the result
+    /// does not depend on the number of threads.
+    #[default]
+    Flooding,
+    /// Asynchronous (Gauss–Seidel) updates in variable order: variable `i` sends all its
+    /// messages using the latest incoming ones. Single-threaded.
+    Sequential,
+    /// Residual belief propagation (Elidan, McGraw & Koller 2006): always commit the
+    /// message whose pending update changes it most. One "iteration" is `2m` commits.
+    /// Single-threaded.
+    Residual,
+}
+
+/// Semiring of the message updates.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BpMode {
+    /// `m(x_j) = log Σ_{x_i} exp(θ_ij(x_i, x_j) + cavity(x_i))`: marginals.
+    #[default]
+    SumProduct,
+    /// `m(x_j) = max_{x_i} θ_ij(x_i, x_j) + cavity(x_i)`: max-marginals and MAP decoding.
+    MaxProduct,
+}
+
+/// Loopy belief propagation on a [`PairwiseMrf`] (the slides' LBP, Yedidia, Freeman &
+/// Weiss 2000 as used by Sen & Getoor 2006 §6.2).
+///
+/// Messages `m_{i→j}(x_j)` live in log space in one flat array indexed by directed edge
+/// (`2m` messages, `k_j` entries each), normalised so that `max_x m(x) = 0`; initial
+/// messages are 0 (uniform). Beliefs are `b_i ∝ exp(θ_i + Σ_k m_{k→i})`.
+/// Damping mixes log-messages: `m ← (1 − λ) m_new + λ m_old`.
+///
+/// | field | default | meaning | valid range |
+/// |---|---|---|---|
+/// | `max_iters` | 100 | iteration cap | `≥ 0` |
+/// | `tol` | 1e-6 | stop when the largest change of a log-message is below it | `≥ 0` |
+/// | `damping` | 0 | `λ` above | `[0, 1)`; values outside are clamped into `[0, 0.99]` |
+/// | `schedule` | `Flooding` | see [`Schedule`] | |
+/// | `mode` | `SumProduct` | see [`BpMode`] | |
+/// | `beliefs` | `NodesAndEdges` | see [`Beliefs`] | |
+///
+/// # Complexity
+/// One iteration costs `O(Σ_{(i,j)} k_i k_j)` (each directed message once); with
+/// `k = 2` and tables of dynamic range below 600 nats the sum-product update uses one
+/// `exp` and one `ln` per message. Memory: two message arrays (`2 · Σ_j deg(j) k_j`
+/// floats) and two belief arrays for flooding.
+///
+/// # Examples
+/// ```
+/// use srl_infer::{Exact, LoopyBp, MrfParts, PairTable, PairwiseMrf};
+/// // A 3-node chain is a tree: LBP is exact.
+/// let mrf = PairwiseMrf::new(MrfParts {
+///     num_states: vec![2; 3],
+///     unary: vec![0.3, 0.0, 0.0, 0.0, 0.0, -0.2],
+///     edges: vec![(0, 1), (1, 2)],
+///     edge_tables: vec![0, 0],
+///     tables: vec![PairTable::potts(2, 1.0, 0.0)],
+///     evidence: vec![],
+/// })?;
+/// let bp = LoopyBp::default().run(&mrf);
+/// assert!(bp.convergence().converged);
+/// let exact = Exact::default().marginals(&mrf)?;
+/// assert!((bp.node(1)[0] - exact.node(1)[0]).abs() < 1e-12);
+/// # Ok::<(), srl_infer::InferError>(())
+/// ```
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoopyBp {
+    /// Iteration cap.
+    pub max_iters: usize,
+    /// Convergence tolerance on the largest log-message change.
+    pub tol: f64,
+    /// Damping `λ ∈ [0, 1)`.
+    pub damping: f64,
+    /// Message schedule.
+    pub schedule: Schedule,
+    /// Sum- or max-product.
+    pub mode: BpMode,
+    /// Whether to compute edge beliefs.
+    pub beliefs: Beliefs,
+}
+
+impl Default for LoopyBp {
+    fn default() -> Self {
+        Self {
+            max_iters: 100,
+            tol: 1e-6,
+            damping: 0.0,
+            schedule: Schedule::Flooding,
+            mode: BpMode::SumProduct,
+            beliefs: Beliefs::NodesAndEdges,
+        }
+    }
+}
+
+/// Slots per parallel work block (blocks are fixed by the graph, not by the thread count).
+const BLOCK_SLOTS: usize = 4096;
+
+impl LoopyBp {
+    /// Runs belief propagation and returns the (max-)marginals with a convergence report.
+    ///
+    /// # Returns
+    /// Node beliefs (and edge beliefs if `beliefs == NodesAndEdges`); for
+    /// [`BpMode::MaxProduct`] these are normalised max-marginals. Observed variables get a
+    /// point mass on their state.
+    #[must_use]
+    pub fn run(&self, mrf: &PairwiseMrf) -> Marginals {
+        let state = self.run_messages(mrf);
+        let edge_log = match self.beliefs {
+            Beliefs::NodesAndEdges => edge_beliefs(mrf, &state.msgs, &state.bel),
+            Beliefs::NodesOnly => Vec::new(),
+        };
+        Marginals::from_unnormalized(mrf, state.bel, edge_log, state.convergence)
+    }
+
+    /// Max-product decoding: runs with [`BpMode::MaxProduct`] (whatever `self.mode` is) and
+    /// takes the argmax of every max-marginal (ties: smallest state). Exact on forests when
+    /// the MAP is unique.
+    #[must_use]
+    pub fn map(&self, mrf: &PairwiseMrf) -> MapAssignment {
+        let cfg = Self {
+            mode: BpMode::MaxProduct,
+            ..*self
+        };
+        let state = cfg.run_messages(mrf);
+        let states = (0..mrf.num_nodes())
+            .map(|v| argmax(&state.bel[mrf.state_off[v]..mrf.state_off[v + 1]]) as u32)
+            .collect();
+        MapAssignment::new(mrf, states, state.convergence)
+    }
+
+    fn damping(&self) -> f64 {
+        if self.damping.is_nan() {
+            0.0
+        } else {
+            self.damping.clamp(0.0, 0.99)
+        }
+    }
+
+    fn run_messages(&self, mrf: &PairwiseMrf) -> BpState {
+        match self.schedule {
+            Schedule::Flooding => self.flooding(mrf),
+            Schedule::Sequential => self.sequential(mrf),
+            Schedule::Residual => self.residual(mrf),
+        }
+    }
+
+    fn flooding(&self, mrf: &PairwiseMrf) -> BpState {
+        let damping = self.damping();
+        let len = mrf.message_len();
+        // Incoming messages, grouped by target (read contiguously by their target, written
+        // once per iteration by their source: atomics make the scattered writes safe; each
+        // slot has exactly one writer, so the result is deterministic).
+        let mut inc_old: Vec<AtomicU64> = (0..len).map(|_| AtomicU64::new(0)).collect();
+        let mut inc_new: Vec<AtomicU64> = (0..len).map(|_| AtomicU64::new(0)).collect();
+        // Outgoing messages, grouped by source (for damping and residuals).
+        let mut outg = vec![0.0; mrf.out_off[mrf.num_directed_edges()]];
+        let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
+        let bounds = node_blocks(mrf);
+        let mut convergence = Convergence {
+            converged: mrf.num_edges() == 0,
+            iterations: 0,
+            max_residual: if mrf.num_edges() == 0 {
+                0.0
+            } else {
+                f64::INFINITY
+            },
+        };
+        while !convergence.converged && convergence.iterations < self.max_iters {
+            let chunks = split_by(&mut outg, &bounds, &out_node_off);
+            let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
+            let (old, new) = (&inc_old, &inc_new);
+            let residual = jobs
+                .into_par_iter()
+                .map_init(
+                    || vec![0.0; 4 * mrf.max_states.max(1)],
+                    |scratch, (range, out_chunk)| {
+                        push_block(mrf, self.mode, damping, range, old, new, out_chunk, scratch)
+                    },
+                )
+                .reduce(|| 0.0, f64::max);
+            std::mem::swap(&mut inc_old, &mut inc_new);
+            convergence.iterations += 1;
+            convergence.max_residual = residual;
+            convergence.converged = residual < self.tol;
+        }
+        let msgs: Vec<f64> = inc_old
+            .into_iter()
+            .map(|a| f64::from_bits(a.into_inner()))
+            .collect();
+        let bel = all_beliefs(mrf, &msgs);
+        BpState {
+            msgs,
+            bel,
+            convergence,
+        }
+    }
+
+    fn sequential(&self, mrf: &PairwiseMrf) -> BpState {
+        let n = mrf.num_nodes();
+        let damping = self.damping();
+        let k = mrf.max_states.max(1);
+        let mut msgs = vec![0.0; mrf.message_len()];
+        let (mut b, mut cav, mut out, mut scratch) =
+            (vec![0.0; k], vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        let mut convergence = Convergence {
+            converged: mrf.num_edges() == 0,
+            iterations: 0,
+            max_residual: if mrf.num_edges() == 0 {
+                0.0
+            } else {
+                f64::INFINITY
+            },
+        };
+        // Source-grouped copy of the outgoing messages: damping and residuals read it
+        // contiguously, so the only scattered access per message is the write.
+        let mut outg = vec![0.0; mrf.out_off[mrf.num_directed_edges()]];
+        while !convergence.converged && convergence.iterations < self.max_iters {
+            let mut residual: f64 = 0.0;
+            for i in 0..n {
+                let ki = mrf.num_states[i] as usize;
+                belief_into(mrf, &msgs, i, &mut b[..ki]);
+                for s in mrf.in_off[i]..mrf.in_off[i + 1] {
+                    let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+                    let kj = o1 - o0;
+                    let so = mrf.slot_offset(i, s);
+                    for a in 0..ki {
+                        cav[a] = b[a] - msgs[so + a];
+                    }
+                    message(
+                        self.mode,
+                        &mrf.kernels,
+                        (mrf.in_kernel[s] ^ 1) as usize,
+                        &cav[..ki],
+                        &mut out[..kj],
+                        &mut scratch,
+                    );
+                    let r = finish(&mut out[..kj], &outg[o0..o1], damping);
+                    residual = residual.max(r);
+                    outg[o0..o1].copy_from_slice(&out[..kj]);
+                    let to = mrf.rev_off[s];
+                    msgs[to..to + kj].copy_from_slice(&out[..kj]);
+                }
+            }
+            convergence.iterations += 1;
+            convergence.max_residual = residual;
+            convergence.converged = residual < self.tol;
+        }
+        let bel = all_beliefs(mrf, &msgs);
+        BpState {
+            msgs,
+            bel,
+            convergence,
+        }
+    }
+
+    fn residual(&self, mrf: &PairwiseMrf) -> BpState {
+        let n = mrf.num_nodes();
+        let damping = self.damping();
+        let k = mrf.max_states.max(1);
+        let slots = mrf.num_directed_edges();
+        let mut msgs = vec![0.0; mrf.message_len()];
+        let mut cand = vec![0.0; mrf.message_len()];
+        let mut bel = mrf.eff_unary.clone();
+        let (mut cav, mut out, mut scratch) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        let mut keys = vec![0.0; slots];
+        // Candidate for the message of slot `t`, sent by `i` (`s` is the reverse slot in
+        // `i`'s block); returns its residual.
+        let mut candidate =
+            |msgs: &[f64], cand: &mut [f64], bel: &[f64], i: usize, s: usize, t: usize| {
+                let ki = mrf.num_states[i] as usize;
+                let j = mrf.in_src[s] as usize;
+                let kj = mrf.num_states[j] as usize;
+                let so = mrf.slot_offset(i, s);
+                let bo = mrf.state_off[i];
+                for a in 0..ki {
+                    cav[a] = bel[bo + a] - msgs[so + a];
+                }
+                let q = mrf.in_kernel[t] as usize;
+                message(
+                    self.mode,
+                    &mrf.kernels,
+                    q,
+                    &cav[..ki],
+                    &mut out[..kj],
+                    &mut scratch,
+                );
+                let to = mrf.slot_offset(j, t);
+                let r = finish(&mut out[..kj], &msgs[to..to + kj], damping);
+                cand[to..to + kj].copy_from_slice(&out[..kj]);
+                r
+            };
+        for i in 0..n {
+            for s in mrf.in_off[i]..mrf.in_off[i + 1] {
+                let t = mrf.in_rev[s] as usize;
+                keys[t] = candidate(&msgs, &mut cand, &bel, i, s, t);
+            }
+        }
+        let mut heap = IndexedMaxHeap::new(keys);
+        let cap = self.max_iters.saturating_mul(slots);
+        let mut commits = 0usize;
+        let mut converged = slots == 0;
+        while !converged {
+            let (t, key) = heap.top();
+            if key < self.tol {
+                converged = true;
+                break;
+            }
+            if commits >= cap {
+                break;
+            }
+            let j = mrf.slot_target(t);
+            let kj = mrf.num_states[j] as usize;
+            let to = mrf.slot_offset(j, t);
+            msgs[to..to + kj].copy_from_slice(&cand[to..to + kj]);
+            heap.update(t, 0.0);
+            commits += 1;
+            let bo = mrf.state_off[j];
+            belief_into(mrf, &msgs, j, &mut bel[bo..bo + kj]);
+            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+                if s == t {
+                    continue;
+                }
+                let u = mrf.in_rev[s] as usize;
+                let r = candidate(&msgs, &mut cand, &bel, j, s, u);
+                heap.update(u, r);
+            }
+        }
+        let max_residual = if slots == 0 { 0.0 } else { heap.top().1 };
+        let iterations = if slots == 0 {
+            0
+        } else {
+            commits.div_ceil(slots)
+        };
+        let bel = all_beliefs(mrf, &msgs);
+        BpState {
+            msgs,
+            bel,
+            convergence: Convergence {
+                converged,
+                iterations,
+                max_residual,
+            },
+        }
+    }
+}
+
+struct BpState {
+    msgs: Vec<f64>,
+    bel: Vec<f64>,
+    convergence: Convergence,
+}
+
+/// Node blocks of about [`BLOCK_SLOTS`] incoming slots each; boundaries in node indices,
+/// starting at 0 and ending at `n`.
+pub(crate) fn node_blocks(mrf: &PairwiseMrf) -> Vec<usize> {
+    let n = mrf.num_nodes();
+    let mut bounds = vec![0];
+    let mut start_slot = 0;
+    for v in 0..n {
+        let end = mrf.in_off[v + 1] + (v + 1);
+        if end - start_slot >= BLOCK_SLOTS {
+            bounds.push(v + 1);
+            start_slot = end;
+        }
+    }
+    if *bounds.last().unwrap_or(&0) != n {
+        bounds.push(n);
+    }
+    bounds
+}
+
+/// Splits `data` into the chunks `off[bounds[b]]..off[bounds[b+1]]`.
+pub(crate) fn split_by<'a, T>(
+    data: &'a mut [T],
+    bounds: &[usize],
+    off: &[usize],
+) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
+    let mut rest = data;
+    for w in bounds.windows(2) {
+        let len = off[w[1]] - off[w[0]];
+        let (a, b) = std::mem::take(&mut rest).split_at_mut(len);
+        out.push(a);
+        rest = b;
+    }
+    out
+}
+
+/// Unnormalised log-belief of `v`: `θ_v + Σ_{s into v} m_s`.
+#[inline]
+pub(crate) fn belief_into(mrf: &PairwiseMrf, msgs: &[f64], v: usize, out: &mut [f64]) {
+    let kv = out.len();
+    out.copy_from_slice(&mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]]);
+    let base = mrf.msg_base[v];
+    let deg = mrf.in_off[v + 1] - mrf.in_off[v];
+    if kv == 2 {
+        let (mut a, mut b) = (out[0], out[1]);
+        for m in msgs[base..base + 2 * deg].chunks_exact(2) {
+            a += m[0];
+            b += m[1];
+        }
+        out[0] = a;
+        out[1] = b;
+    } else {
+        for m in msgs[base..base + kv * deg].chunks_exact(kv) {
+            for (o, x) in out.iter_mut().zip(m) {
+                *o += x;
+            }
+        }
+    }
+}
+
+fn all_beliefs(mrf: &PairwiseMrf, msgs: &[f64]) -> Vec<f64> {
+    let mut bel = vec![0.0; mrf.eff_unary.len()];
+    for v in 0..mrf.num_nodes() {
+        let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
+        belief_into(mrf, msgs, v, &mut bel[a..b]);
+    }
+    bel
+}
+
+/// One flooding pass over the source nodes `range` ("push"): each node sums its incoming
+/// block (contiguous), then sends one message per neighbour, written into the target's
+/// block of `new` (one scattered write per message). `out_chunk` is the block's part of
+/// the source-grouped copy of the outgoing messages. Returns the residual.
+#[allow(clippy::too_many_arguments)]
+fn push_block(
+    mrf: &PairwiseMrf,
+    mode: BpMode,
+    damping: f64,
+    range: Range<usize>,
+    old: &[AtomicU64],
+    new: &[AtomicU64],
+    out_chunk: &mut [f64],
+    scratch: &mut [f64],
+) -> f64 {
+    let out0 = mrf.out_off[mrf.in_off[range.start]];
+    let k = mrf.max_states.max(1);
+    let (b, rest) = scratch.split_at_mut(k);
+    let (cav, rest) = rest.split_at_mut(k);
+    let (out, u) = rest.split_at_mut(k);
+    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    if mode == BpMode::SumProduct && mrf.uniform_k == 2 && mrf.kernels.all_safe {
+        return push_block_binary(mrf, damping, range, old, new, out_chunk, out0);
+    }
+    let mut residual: f64 = 0.0;
+    for i in range {
+        let ki = mrf.num_states[i] as usize;
+        let base = mrf.msg_base[i];
+        let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
+        let b = &mut b[..ki];
+        b.copy_from_slice(&mrf.eff_unary[mrf.state_off[i]..mrf.state_off[i + 1]]);
+        if ki == 2 {
+            let (mut x0, mut x1) = (b[0], b[1]);
+            for p in (base..base + 2 * (s1 - s0)).step_by(2) {
+                x0 += load(p);
+                x1 += load(p + 1);
+            }
+            b[0] = x0;
+            b[1] = x1;
+        } else {
+            for p in (base..base + ki * (s1 - s0)).step_by(ki) {
+                for (a, x) in b.iter_mut().enumerate() {
+                    *x += load(p + a);
+                }
+            }
+        }
+        for s in s0..s1 {
+            let kj = if mrf.uniform_k > 0 {
+                mrf.uniform_k
+            } else {
+                mrf.num_states[mrf.in_src[s] as usize] as usize
+            };
+            let so = base + (s - s0) * ki;
+            for a in 0..ki {
+                cav[a] = b[a] - load(so + a);
+            }
+            let out = &mut out[..kj];
+            message(
+                mode,
+                &mrf.kernels,
+                (mrf.in_kernel[s] ^ 1) as usize,
+                &cav[..ki],
+                out,
+                u,
+            );
+            let oo = mrf.out_off[s] - out0;
+            let prev = &mut out_chunk[oo..oo + kj];
+            residual = residual.max(finish(out, prev, damping));
+            prev.copy_from_slice(out);
+            let to = mrf.rev_off[s];
+            for (x, &v) in new[to..to + kj].iter().zip(out.iter()) {
+                x.store(v.to_bits(), Relaxed);
+            }
+        }
+    }
+    residual
+}
+
+/// [`push_block`] specialised to sum-product with two states everywhere and exp-safe
+/// kernels: one `exp` and one `ln` per message, no slices in the inner loop.
+#[allow(clippy::too_many_arguments)]
+fn push_block_binary(
+    mrf: &PairwiseMrf,
+    damping: f64,
+    range: Range<usize>,
+    old: &[AtomicU64],
+    new: &[AtomicU64],
+    out_chunk: &mut [f64],
+    out0: usize,
+) -> f64 {
+    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let ker = &mrf.kernels;
+    let mut residual: f64 = 0.0;
+    for i in range {
+        let base = mrf.msg_base[i];
+        let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
+        let u = &mrf.eff_unary[2 * i..2 * i + 2];
+        let (mut b0, mut b1) = (u[0], u[1]);
+        for p in (base..base + 2 * (s1 - s0)).step_by(2) {
+            b0 += load(p);
+            b1 += load(p + 1);
+        }
+        for s in s0..s1 {
+            let so = base + 2 * (s - s0);
+            let c0 = b0 - load(so);
+            let c1 = b1 - load(so + 1);
+            let q = (mrf.in_kernel[s] ^ 1) as usize;
+            let e = &ker.exp[ker.off[q]..ker.off[q] + 4];
+            let (n0, n1) = if c0 >= c1 {
+                let w = (c1 - c0).exp();
+                (e[0] + w * e[2], e[1] + w * e[3])
+            } else {
+                let w = (c0 - c1).exp();
+                (e[2] + w * e[0], e[3] + w * e[1])
+            };
+            let lr = (n1 / n0).ln();
+            let (mut m0, mut m1) = if lr >= 0.0 { (-lr, 0.0) } else { (0.0, lr) };
+            // Uniform k = 2: the source-grouped offset of slot `s` is `2 s`, the
+            // target-grouped offset of its reverse slot `2 in_rev[s]`.
+            let oo = 2 * s - out0;
+            let (p0, p1) = (out_chunk[oo], out_chunk[oo + 1]);
+            if damping > 0.0 {
+                m0 = (1.0 - damping) * m0 + damping * p0;
+                m1 = (1.0 - damping) * m1 + damping * p1;
+                let mx = m0.max(m1);
+                m0 -= mx;
+                m1 -= mx;
+            }
+            residual = residual.max((m0 - p0).abs()).max((m1 - p1).abs());
+            out_chunk[oo] = m0;
+            out_chunk[oo + 1] = m1;
+            let to = 2 * mrf.in_rev[s] as usize;
+            new[to].store(m0.to_bits(), Relaxed);
+            new[to + 1].store(m1.to_bits(), Relaxed);
+        }
+    }
+    residual
+}
+
+/// Computes the log-message for kernel `q` from the sender's cavity `cav` (length
+/// `k_src`) into `out` (length `k_tgt`), normalised to `max = 0`.
+#[inline(always)]
+pub(crate) fn message(
+    mode: BpMode,
+    ker: &Kernels,
+    q: usize,
+    cav: &[f64],
+    out: &mut [f64],
+    u: &mut [f64],
+) {
+    let ki = cav.len();
+    let kj = out.len();
+    let off = ker.off[q];
+    match mode {
+        BpMode::SumProduct if ker.safe[q] => {
+            if ki == 2 && kj == 2 {
+                let e = &ker.exp[off..off + 4];
+                let (c0, c1) = (cav[0], cav[1]);
+                let (n0, n1) = if c0 >= c1 {
+                    let w = (c1 - c0).exp();
+                    (e[0] + w * e[2], e[1] + w * e[3])
+                } else {
+                    let w = (c0 - c1).exp();
+                    (e[2] + w * e[0], e[3] + w * e[1])
+                };
+                let lr = (n1 / n0).ln();
+                if lr >= 0.0 {
+                    out[0] = -lr;
+                    out[1] = 0.0;
+                } else {
+                    out[0] = 0.0;
+                    out[1] = lr;
+                }
+                return;
+            }
+            let cmax = cav.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            for (w, &c) in u[..ki].iter_mut().zip(cav) {
+                *w = (c - cmax).exp();
+            }
+            out.iter_mut().for_each(|o| *o = 0.0);
+            let table = &ker.exp[off..off + ki * kj];
+            for (row, &w) in table.chunks_exact(kj).zip(&u[..ki]) {
+                if w == 0.0 {
+                    continue;
+                }
+                for (o, &t) in out.iter_mut().zip(row) {
+                    *o += w * t;
+                }
+            }
+            out.iter_mut().for_each(|o| *o = o.ln());
+        }
+        BpMode::SumProduct => {
+            let table = &ker.log[off..off + ki * kj];
+            for (b, o) in out.iter_mut().enumerate() {
+                let mut mx = f64::NEG_INFINITY;
+                for a in 0..ki {
+                    mx = mx.max(cav[a] + table[a * kj + b]);
+                }
+                let mut sum = 0.0;
+                for a in 0..ki {
+                    sum += (cav[a] + table[a * kj + b] - mx).exp();
+                }
+                *o = mx + sum.ln();
+            }
+        }
+        BpMode::MaxProduct => {
+            let table = &ker.log[off..off + ki * kj];
+            out.iter_mut().for_each(|o| *o = f64::NEG_INFINITY);
+            for (row, &c) in table.chunks_exact(kj).zip(cav) {
+                for (o, &t) in out.iter_mut().zip(row) {
+                    *o = o.max(c + t);
+                }
+            }
+        }
+    }
+    let mx = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    out.iter_mut().for_each(|o| *o -= mx);
+}
+
+/// Applies damping against the old message, renormalises, returns `max |new − old|`.
+#[inline]
+fn finish(out: &mut [f64], old: &[f64], damping: f64) -> f64 {
+    if damping > 0.0 {
+        let mut mx = f64::NEG_INFINITY;
+        for (o, &p) in out.iter_mut().zip(old) {
+            *o = (1.0 - damping) * *o + damping * p;
+            mx = mx.max(*o);
+        }
+        out.iter_mut().for_each(|o| *o -= mx);
+    }
+    let mut r: f64 = 0.0;
+    for (o, &p) in out.iter().zip(old) {
+        r = r.max((o - p).abs());
+    }
+    r
+}
+
+/// Unnormalised log edge beliefs `θ_uv(a,b) + cavity_u(a) + cavity_v(b)`.
+pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<f64> {
+    let off = edge_offsets(mrf);
+    let mut out = vec![0.0; off[off.len() - 1]];
+    let m = mrf.num_edges();
+    let bounds: Vec<usize> = (0..m)
+        .step_by(BLOCK_SLOTS)
+        .chain(std::iter::once(m))
+        .collect();
+    let chunks = split_by(&mut out, &bounds, &off);
+    chunks
+        .into_par_iter()
+        .zip(bounds.par_windows(2))
+        .for_each(|(chunk, w)| {
+            let base = off[w[0]];
+            for e in w[0]..w[1] {
+                let (u, v) = mrf.edges[e];
+                let (u, v) = (u as usize, v as usize);
+                let (ku, kv) = (mrf.num_states[u] as usize, mrf.num_states[v] as usize);
+                let s = mrf.edge_slot[e] as usize;
+                let r = mrf.in_rev[s] as usize;
+                let (mo_u, mo_v) = (mrf.slot_offset(u, r), mrf.slot_offset(v, s));
+                let (bu, bv) = (mrf.state_off[u], mrf.state_off[v]);
+                let tab = &mrf.tables[mrf.edge_tables[e] as usize].log_values;
+                let dst = &mut chunk[off[e] - base..off[e + 1] - base];
+                for a in 0..ku {
+                    let cu = bel[bu + a] - msgs[mo_u + a];
+                    for b in 0..kv {
+                        let cv = bel[bv + b] - msgs[mo_v + b];
+                        dst[a * kv + b] = cu + cv + tab[a * kv + b];
+                    }
+                }
+            }
+        });
+    out
+}
+
+/// Indexed binary max-heap over slots (for residual BP).
+struct IndexedMaxHeap {
+    heap: Vec<u32>,
+    pos: Vec<u32>,
+    key: Vec<f64>,
+}
+
+impl IndexedMaxHeap {
+    fn new(key: Vec<f64>) -> Self {
+        let n = key.len();
+        let mut h = Self {
+            heap: (0..n as u32).collect(),
+            pos: (0..n as u32).collect(),
+            key,
+        };
+        for i in (0..n / 2).rev() {
+            h.sift_down(i);
+        }
+        h
+    }
+
+    fn top(&self) -> (usize, f64) {
+        let i = self.heap[0] as usize;
+        (i, self.key[i])
+    }
+
+    fn update(&mut self, item: usize, k: f64) {
+        let old = self.key[item];
+        self.key[item] = k;
+        let p = self.pos[item] as usize;
+        if k > old {
+            self.sift_up(p);
+        } else {
+            self.sift_down(p);
+        }
+    }
+
+    fn less(&self, a: usize, b: usize) -> bool {
+        // Max-heap order with ties broken by smaller item first (deterministic).
+        let (ia, ib) = (self.heap[a] as usize, self.heap[b] as usize);
+        let (ka, kb) = (self.key[ia], self.key[ib]);
+        ka < kb || (ka == kb && ia > ib)
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        self.heap.swap(a, b);
+        self.pos[self.heap[a] as usize] = a as u32;
+        self.pos[self.heap[b] as usize] = b as u32;
+    }
+
+    fn sift_up(&mut self, mut p: usize) {
+        while p > 0 {
+            let parent = (p - 1) / 2;
+            if self.less(parent, p) {
+                self.swap(parent, p);
+                p = parent;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn sift_down(&mut self, mut p: usize) {
+        let n = self.heap.len();
+        loop {
+            let (l, r) = (2 * p + 1, 2 * p + 2);
+            let mut best = p;
+            if l < n && self.less(best, l) {
+                best = l;
+            }
+            if r < n && self.less(best, r) {
+                best = r;
+            }
+            if best == p {
+                break;
+            }
+            self.swap(p, best);
+            p = best;
+        }
+    }
+}

@@ -1,0 +1,623 @@
+//! Collective classification with local classifiers: the iterative classification
+//! algorithm (ICA) and collective Gibbs sampling (GS), as in the slides ("Local methods")
+//! and Sen et al., "Collective classification in network data", AI Magazine 2008,
+//! Algorithms 1 and 2.
+
+use rand::seq::SliceRandom;
+use rand::{Rng, RngExt};
+use serde::{Deserialize, Serialize};
+use srl_graph::{AttributeRow, NodeId, RelationalGraph};
+
+use crate::error::InferError;
+use crate::marginals::{Convergence, argmax};
+
+/// How neighbour labels are turned into a fixed-length feature vector (length `k`, one
+/// entry per class), the slides' "choice of aggregation".
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Aggregator {
+    /// `r_c` = number of labelled neighbours with label `c` (the slides' experiments).
+    #[default]
+    Count,
+    /// `r_c` = that count divided by the number of labelled neighbours (0 if none).
+    Proportion,
+    /// `r_c` = 1 if some neighbour has label `c`, else 0.
+    Exists,
+    /// One-hot of the most frequent neighbour label (ties: smallest label; all 0 if no
+    /// labelled neighbour).
+    Mode,
+}
+
+/// Computes the aggregated neighbour-label features of `v` into `out` (length `k`).
+///
+/// # Arguments
+/// - `labels`: current label of every node (`None`: unknown, skipped).
+/// - Neighbours are [`RelationalGraph::neighbors`] (both directions for directed graphs).
+///
+/// # Panics
+/// If `v` is out of range or a label is `>= out.len()`.
+pub fn aggregate_neighbors(
+    aggregator: Aggregator,
+    graph: &RelationalGraph,
+    v: usize,
+    labels: &[Option<u32>],
+    out: &mut [f64],
+) {
+    out.iter_mut().for_each(|x| *x = 0.0);
+    let mut total = 0usize;
+    for &w in graph.neighbors(NodeId::new(v)) {
+        if let Some(c) = labels[w.index()] {
+            out[c as usize] += 1.0;
+            total += 1;
+        }
+    }
+    match aggregator {
+        Aggregator::Count => {}
+        Aggregator::Proportion => {
+            if total > 0 {
+                let t = total as f64;
+                out.iter_mut().for_each(|x| *x /= t);
+            }
+        }
+        Aggregator::Exists => out
+            .iter_mut()
+            .for_each(|x| *x = f64::from(u8::from(*x > 0.0))),
+        Aggregator::Mode => {
+            if total > 0 {
+                let m = argmax(out);
+                out.iter_mut().for_each(|x| *x = 0.0);
+                out[m] = 1.0;
+            }
+        }
+    }
+}
+
+/// One feature vector of a local classifier: the node's attribute row (borrowed from the
+/// graph, sparse or dense, never copied) followed by `relational.len()` aggregated
+/// neighbour-label features.
+///
+/// Feature index space: `0..num_attributes` are attribute columns,
+/// `num_attributes..num_attributes + relational.len()` the relational features.
+#[derive(Copy, Clone, Debug)]
+pub struct FeatureRow<'a> {
+    /// The node's attributes.
+    pub attributes: AttributeRow<'a>,
+    /// Number of attribute columns (the graph's `num_features()`).
+    pub num_attributes: usize,
+    /// Aggregated neighbour-label features (empty for a content-only classifier).
+    pub relational: &'a [f64],
+}
+
+impl FeatureRow<'_> {
+    /// Total dimension `num_attributes + relational.len()`.
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        self.num_attributes + self.relational.len()
+    }
+
+    /// Calls `f(j, x_j)` for every stored entry: the attribute row's entries (non-zeros
+    /// for sparse rows), then every relational feature.
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut(usize, f64)) {
+        self.attributes.for_each(&mut f);
+        for (i, &x) in self.relational.iter().enumerate() {
+            f(self.num_attributes + i, x);
+        }
+    }
+
+    /// Dot product with a dense weight vector of length at least `dim()`.
+    ///
+    /// # Panics
+    /// If `w` is shorter than `dim()`.
+    #[inline]
+    #[must_use]
+    pub fn dot(&self, w: &[f64]) -> f64 {
+        let a = self.attributes.dot(&w[..self.num_attributes]);
+        let r: f64 = self
+            .relational
+            .iter()
+            .zip(&w[self.num_attributes..self.dim()])
+            .map(|(x, y)| x * y)
+            .sum();
+        a + r
+    }
+}
+
+/// A classifier usable inside ICA and collective Gibbs sampling. Implemented above this
+/// crate (logistic regression in srl-learn, naive Bayes in srl-bayes).
+///
+/// The classifier must accept rows of one fixed [`FeatureRow::dim`] per fit; ICA fits a
+/// fresh clone of the prototype it is given.
+pub trait LocalClassifier {
+    /// The classifier's own error type (wrapped in [`InferError::LocalClassifier`]).
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Fits on `rows` with class labels in `0..num_classes` and optional non-negative
+    /// sample weights (parallel to `rows`).
+    ///
+    /// # Errors
+    /// Whatever the implementation rejects.
+    fn fit(
+        &mut self,
+        rows: &[FeatureRow<'_>],
+        labels: &[u32],
+        weights: Option<&[f64]>,
+        num_classes: usize,
+    ) -> Result<(), Self::Error>;
+
+    /// Class probabilities of `row` into `out` (length `num_classes`, summing to 1).
+    fn predict_proba(&self, row: &FeatureRow<'_>, out: &mut [f64]);
+}
+
+/// Order in which unknown nodes are visited in each iteration.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NodeOrdering {
+    /// Increasing node index.
+    Fixed,
+    /// A fresh uniformly random permutation each iteration (the slides: ICA is robust to
+    /// simple random orderings).
+    #[default]
+    Random,
+}
+
+/// How the first labels of the unknown nodes are obtained before iterating.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Bootstrap {
+    /// The relational classifier with neighbour features aggregated over the *observed*
+    /// neighbours only (unknown neighbours contribute nothing), as Sen et al. 2008,
+    /// Algorithm 1 ("compute a_i using only X ∩ N_i"). Needs one classifier.
+    #[default]
+    KnownNeighbours,
+    /// A second, content-only classifier (a clone of the prototype fitted on the
+    /// attributes alone, empty relational part) labels the unknown nodes from their
+    /// attributes ("bootstrap from attributes").
+    ContentOnly,
+}
+
+/// Output of collective classification.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CollectiveResult {
+    /// Predicted label of every node (observed nodes keep their label).
+    pub labels: Vec<u32>,
+    /// `n x k` row-major class probabilities (observed nodes: point mass).
+    pub probabilities: Vec<f64>,
+    /// Number of classes `k`.
+    pub num_classes: usize,
+    /// How the iteration ended.
+    pub convergence: Convergence,
+}
+
+impl CollectiveResult {
+    /// Class probabilities of node `v`.
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    #[must_use]
+    pub fn proba(&self, v: usize) -> &[f64] {
+        &self.probabilities[v * self.num_classes..(v + 1) * self.num_classes]
+    }
+}
+
+/// Trained state shared by ICA and GS.
+struct Prepared<C> {
+    k: usize,
+    unknown: Vec<usize>,
+    relational: C,
+    labels: Vec<Option<u32>>,
+    probs: Vec<f64>,
+}
+
+fn wrap<E: std::error::Error + Send + Sync + 'static>(e: E) -> InferError {
+    InferError::LocalClassifier {
+        source: Box::new(e),
+    }
+}
+
+/// Trains the relational classifier on the labelled nodes (neighbour features from the
+/// observed labels) and bootstraps the unknown nodes.
+fn prepare<C: LocalClassifier + Clone>(
+    graph: &RelationalGraph,
+    prototype: &C,
+    aggregator: Aggregator,
+    bootstrap: Bootstrap,
+    weights: Option<&[f64]>,
+) -> Result<Prepared<C>, InferError> {
+    let n = graph.num_nodes();
+    let k = graph.num_labels();
+    if k == 0 {
+        return Err(InferError::InvalidLabels {
+            reason: "the graph has an empty label set".into(),
+        });
+    }
+    if let Some(w) = weights
+        && w.len() != n
+    {
+        return Err(InferError::DimensionMismatch {
+            what: "sample weights",
+            expected: n,
+            found: w.len(),
+        });
+    }
+    let observed: Vec<Option<u32>> = graph.labels().to_vec();
+    let known: Vec<usize> = (0..n).filter(|&v| observed[v].is_some()).collect();
+    if known.is_empty() {
+        return Err(InferError::NoLabelledNodes);
+    }
+    let unknown: Vec<usize> = (0..n).filter(|&v| observed[v].is_none()).collect();
+    let nf = graph.num_features();
+    let mut rel = vec![0.0; known.len() * k];
+    for (i, &v) in known.iter().enumerate() {
+        aggregate_neighbors(
+            aggregator,
+            graph,
+            v,
+            &observed,
+            &mut rel[i * k..(i + 1) * k],
+        );
+    }
+    let y: Vec<u32> = known.iter().filter_map(|&v| observed[v]).collect();
+    let w: Option<Vec<f64>> = weights.map(|w| known.iter().map(|&v| w[v]).collect());
+    let rows: Vec<FeatureRow<'_>> = known
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| FeatureRow {
+            attributes: graph.attributes_of(NodeId::new(v)),
+            num_attributes: nf,
+            relational: &rel[i * k..(i + 1) * k],
+        })
+        .collect();
+    let mut relational = prototype.clone();
+    relational.fit(&rows, &y, w.as_deref(), k).map_err(wrap)?;
+    let mut probs = vec![0.0; n * k];
+    for &v in &known {
+        if let Some(c) = observed[v] {
+            probs[v * k + c as usize] = 1.0;
+        }
+    }
+    let mut labels = observed.clone();
+    let mut buf = vec![0.0; k];
+    match bootstrap {
+        Bootstrap::KnownNeighbours => {
+            for &v in &unknown {
+                aggregate_neighbors(aggregator, graph, v, &observed, &mut buf);
+                let row = FeatureRow {
+                    attributes: graph.attributes_of(NodeId::new(v)),
+                    num_attributes: nf,
+                    relational: &buf,
+                };
+                relational.predict_proba(&row, &mut probs[v * k..(v + 1) * k]);
+            }
+        }
+        Bootstrap::ContentOnly => {
+            let content_rows: Vec<FeatureRow<'_>> = known
+                .iter()
+                .map(|&v| FeatureRow {
+                    attributes: graph.attributes_of(NodeId::new(v)),
+                    num_attributes: nf,
+                    relational: &[],
+                })
+                .collect();
+            let mut content = prototype.clone();
+            content
+                .fit(&content_rows, &y, w.as_deref(), k)
+                .map_err(wrap)?;
+            for &v in &unknown {
+                let row = FeatureRow {
+                    attributes: graph.attributes_of(NodeId::new(v)),
+                    num_attributes: nf,
+                    relational: &[],
+                };
+                content.predict_proba(&row, &mut probs[v * k..(v + 1) * k]);
+            }
+        }
+    }
+    for &v in &unknown {
+        labels[v] = Some(argmax(&probs[v * k..(v + 1) * k]) as u32);
+    }
+    Ok(Prepared {
+        k,
+        unknown,
+        relational,
+        labels,
+        probs,
+    })
+}
+
+fn order<R: Rng + ?Sized>(ordering: NodeOrdering, nodes: &mut [usize], rng: &mut R) {
+    match ordering {
+        NodeOrdering::Fixed => nodes.sort_unstable(),
+        NodeOrdering::Random => nodes.shuffle(rng),
+    }
+}
+
+/// The iterative classification algorithm (ICA; slides "ICA mechanics"; Sen et al. 2008,
+/// Algorithm 1; Lu & Getoor 2003).
+///
+/// 1. Train the local classifier on the labelled nodes, with their attributes and the
+///    aggregate of their labelled neighbours' labels.
+/// 2. Bootstrap the unknown nodes (see [`Bootstrap`]).
+/// 3. Repeat until no label changes or `max_iters`: visit the unknown nodes in `ordering`,
+///    recompute each node's neighbour aggregate from the current labels (observed and
+///    estimated) and set its label to the classifier's most probable class.
+///
+/// | field | default | meaning | valid range |
+/// |---|---|---|---|
+/// | `max_iters` | 100 | iteration cap | `≥ 0` |
+/// | `aggregator` | `Count` | neighbour-label aggregation | |
+/// | `ordering` | `Random` | node visiting order | |
+/// | `bootstrap` | `KnownNeighbours` | initial labels | |
+///
+/// `Convergence::max_residual` is the fraction of unknown labels changed in the last
+/// iteration. `probabilities` are the classifier's last outputs.
+///
+/// # Complexity
+/// Per iteration `O(m + Σ_v predict(v))`; features are never densified (attribute rows
+/// are borrowed, only the `k` relational values are computed).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IterativeClassification {
+    /// Iteration cap.
+    pub max_iters: usize,
+    /// Aggregation of neighbour labels.
+    pub aggregator: Aggregator,
+    /// Visiting order.
+    pub ordering: NodeOrdering,
+    /// Bootstrap method.
+    pub bootstrap: Bootstrap,
+}
+
+impl Default for IterativeClassification {
+    fn default() -> Self {
+        Self {
+            max_iters: 100,
+            aggregator: Aggregator::Count,
+            ordering: NodeOrdering::Random,
+            bootstrap: Bootstrap::KnownNeighbours,
+        }
+    }
+}
+
+impl IterativeClassification {
+    /// Runs ICA on `graph`: nodes with `Some` label are observed (training), nodes with
+    /// `None` are classified.
+    ///
+    /// # Arguments
+    /// - `prototype`: an unfitted classifier; clones are fitted.
+    /// - `weights`: optional per-node sample weights (length `n`; only labelled nodes'
+    ///   weights are used).
+    /// - `rng`: used for [`NodeOrdering::Random`].
+    ///
+    /// # Errors
+    /// [`InferError::InvalidLabels`] for an empty label set, [`InferError::NoLabelledNodes`],
+    /// [`InferError::DimensionMismatch`] for bad weights, [`InferError::LocalClassifier`].
+    pub fn run<C: LocalClassifier + Clone, R: Rng + ?Sized>(
+        &self,
+        graph: &RelationalGraph,
+        prototype: &C,
+        weights: Option<&[f64]>,
+        rng: &mut R,
+    ) -> Result<CollectiveResult, InferError> {
+        let Prepared {
+            k,
+            mut unknown,
+            relational,
+            mut labels,
+            mut probs,
+        } = prepare(graph, prototype, self.aggregator, self.bootstrap, weights)?;
+        let nf = graph.num_features();
+        let mut buf = vec![0.0; k];
+        let mut conv = Convergence {
+            converged: unknown.is_empty(),
+            iterations: 0,
+            max_residual: 0.0,
+        };
+        while !conv.converged && conv.iterations < self.max_iters {
+            order(self.ordering, &mut unknown, rng);
+            let mut changed = 0usize;
+            for &v in &unknown {
+                aggregate_neighbors(self.aggregator, graph, v, &labels, &mut buf);
+                let row = FeatureRow {
+                    attributes: graph.attributes_of(NodeId::new(v)),
+                    num_attributes: nf,
+                    relational: &buf,
+                };
+                let p = &mut probs[v * k..(v + 1) * k];
+                relational.predict_proba(&row, p);
+                let c = argmax(p) as u32;
+                if labels[v] != Some(c) {
+                    changed += 1;
+                    labels[v] = Some(c);
+                }
+            }
+            conv.iterations += 1;
+            conv.max_residual = changed as f64 / unknown.len() as f64;
+            conv.converged = changed == 0;
+        }
+        Ok(CollectiveResult {
+            labels: labels.iter().map(|l| l.unwrap_or(0)).collect(),
+            probabilities: probs,
+            num_classes: k,
+            convergence: conv,
+        })
+    }
+}
+
+/// Collective Gibbs sampling for classification (GS; slides "The mechanics of GS for CC";
+/// Sen et al. 2008, Algorithm 2; Macskassy & Provost 2007).
+///
+/// Training and bootstrap as [`IterativeClassification`]; then each sweep visits the
+/// unknown nodes in `ordering` and *samples* a label from the local classifier's
+/// conditional given the current neighbour labels. The first `burn_in` sweeps are
+/// discarded, the next `samples` are counted; marginals are the label frequencies and the
+/// predicted label is the most frequent one.
+///
+/// | field | default | meaning | valid range |
+/// |---|---|---|---|
+/// | `burn_in` | 200 | sweeps discarded (slides) | `≥ 0` |
+/// | `samples` | 800 | sweeps counted (slides) | `≥ 1` |
+/// | `aggregator` | `Count` | neighbour-label aggregation | |
+/// | `ordering` | `Random` | node visiting order | |
+/// | `bootstrap` | `KnownNeighbours` | initial labels | |
+/// | `split_tol` | 0.05 | split-half diagnostic threshold | `≥ 0` |
+///
+/// `Convergence`: `iterations` = sweeps, `max_residual` = largest difference between the
+/// first-half and second-half label frequencies, `converged = max_residual <= split_tol`.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CollectiveGibbs {
+    /// Sweeps discarded.
+    pub burn_in: usize,
+    /// Sweeps counted.
+    pub samples: usize,
+    /// Aggregation of neighbour labels.
+    pub aggregator: Aggregator,
+    /// Visiting order.
+    pub ordering: NodeOrdering,
+    /// Bootstrap method.
+    pub bootstrap: Bootstrap,
+    /// Split-half diagnostic threshold.
+    pub split_tol: f64,
+}
+
+impl Default for CollectiveGibbs {
+    fn default() -> Self {
+        Self {
+            burn_in: 200,
+            samples: 800,
+            aggregator: Aggregator::Count,
+            ordering: NodeOrdering::Random,
+            bootstrap: Bootstrap::KnownNeighbours,
+            split_tol: 0.05,
+        }
+    }
+}
+
+impl CollectiveGibbs {
+    /// Runs collective Gibbs sampling (arguments as [`IterativeClassification::run`]).
+    ///
+    /// # Errors
+    /// As [`IterativeClassification::run`], plus [`InferError::InvalidParameter`] if
+    /// `samples == 0`.
+    pub fn run<C: LocalClassifier + Clone, R: Rng + ?Sized>(
+        &self,
+        graph: &RelationalGraph,
+        prototype: &C,
+        weights: Option<&[f64]>,
+        rng: &mut R,
+    ) -> Result<CollectiveResult, InferError> {
+        if self.samples == 0 {
+            return Err(InferError::InvalidParameter {
+                name: "samples",
+                value: "0".into(),
+                reason: "must be at least 1",
+            });
+        }
+        let Prepared {
+            k,
+            mut unknown,
+            relational,
+            mut labels,
+            mut probs,
+        } = prepare(graph, prototype, self.aggregator, self.bootstrap, weights)?;
+        let n = graph.num_nodes();
+        let nf = graph.num_features();
+        let mut buf = vec![0.0; k];
+        let mut p = vec![0.0; k];
+        let mut counts = vec![0u32; n * k];
+        let mut first = vec![0u32; n * k];
+        let half = self.samples / 2;
+        let total = self.burn_in + self.samples;
+        for sweep in 1..=total {
+            order(self.ordering, &mut unknown, rng);
+            for &v in &unknown {
+                aggregate_neighbors(self.aggregator, graph, v, &labels, &mut buf);
+                let row = FeatureRow {
+                    attributes: graph.attributes_of(NodeId::new(v)),
+                    num_attributes: nf,
+                    relational: &buf,
+                };
+                relational.predict_proba(&row, &mut p);
+                let total_p: f64 = p.iter().sum();
+                let mut u = rng.random::<f64>() * total_p;
+                let mut c = argmax(&p);
+                for (i, &q) in p.iter().enumerate() {
+                    if u < q {
+                        c = i;
+                        break;
+                    }
+                    u -= q;
+                }
+                labels[v] = Some(c as u32);
+            }
+            if sweep > self.burn_in {
+                for &v in &unknown {
+                    if let Some(c) = labels[v] {
+                        counts[v * k + c as usize] += 1;
+                    }
+                }
+                if sweep - self.burn_in == half {
+                    first.copy_from_slice(&counts);
+                }
+            }
+        }
+        let ns = self.samples as f64;
+        let mut max_residual: f64 = 0.0;
+        for &v in &unknown {
+            let row = &mut probs[v * k..(v + 1) * k];
+            for c in 0..k {
+                let all = counts[v * k + c];
+                row[c] = f64::from(all) / ns;
+                if half > 0 {
+                    let f1 = f64::from(first[v * k + c]) / half as f64;
+                    let f2 = f64::from(all - first[v * k + c]) / (self.samples - half) as f64;
+                    max_residual = max_residual.max((f1 - f2).abs());
+                }
+            }
+            labels[v] = Some(argmax(row) as u32);
+        }
+        if half == 0 && !unknown.is_empty() {
+            max_residual = f64::INFINITY;
+        }
+        Ok(CollectiveResult {
+            labels: labels.iter().map(|l| l.unwrap_or(0)).collect(),
+            probabilities: probs,
+            num_classes: k,
+            convergence: Convergence {
+                converged: max_residual <= self.split_tol,
+                iterations: total,
+                max_residual,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use srl_graph::{Attributes, Directedness, LabelSet};
+
+    #[test]
+    fn aggregators() {
+        let n = |i| NodeId::new(i);
+        let g = RelationalGraph::new(
+            Vec::new(),
+            Attributes::none(5),
+            vec![None; 5],
+            LabelSet::numbered(3),
+            vec![(n(0), n(1)), (n(0), n(2)), (n(0), n(3)), (n(0), n(4))],
+            Directedness::Undirected,
+        )
+        .unwrap();
+        let labels = [None, Some(2), Some(0), Some(2), None];
+        let mut out = [0.0; 3];
+        aggregate_neighbors(Aggregator::Count, &g, 0, &labels, &mut out);
+        assert_eq!(out, [1.0, 0.0, 2.0]);
+        aggregate_neighbors(Aggregator::Proportion, &g, 0, &labels, &mut out);
+        assert_eq!(out, [1.0 / 3.0, 0.0, 2.0 / 3.0]);
+        aggregate_neighbors(Aggregator::Exists, &g, 0, &labels, &mut out);
+        assert_eq!(out, [1.0, 0.0, 1.0]);
+        aggregate_neighbors(Aggregator::Mode, &g, 0, &labels, &mut out);
+        assert_eq!(out, [0.0, 0.0, 1.0]);
+        aggregate_neighbors(Aggregator::Mode, &g, 4, &labels, &mut out);
+        assert_eq!(out, [0.0, 0.0, 0.0]);
+        aggregate_neighbors(Aggregator::Proportion, &g, 1, &labels, &mut out);
+        assert_eq!(out, [0.0, 0.0, 0.0]);
+    }
+}

@@ -1,0 +1,891 @@
+//! Pairwise Markov random fields with log-potentials, shared pairwise tables and evidence.
+
+use serde::{Deserialize, Serialize};
+use srl_graph::RelationalGraph;
+
+use crate::error::InferError;
+
+/// A pairwise log-potential table `log ψ(x_u, x_v)` of shape `rows x cols`, row-major:
+/// `log_values[a * cols + b]` is the log-potential of `x_u = a, x_v = b` where `u` is the
+/// first endpoint of the edge using the table.
+///
+/// Tables live in a pool ([`MrfParts::tables`]); edges refer to them by index, so a model
+/// with 10^6 edges and one shared (e.g. Potts) table stores one table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairTable {
+    /// Number of states of the edge's first endpoint.
+    pub rows: usize,
+    /// Number of states of the edge's second endpoint.
+    pub cols: usize,
+    /// `rows * cols` log-potentials, row-major (finite, checked by [`PairwiseMrf::new`]).
+    pub log_values: Vec<f64>,
+}
+
+impl PairTable {
+    /// A table from its row-major log-values (validated later by [`PairwiseMrf::new`]).
+    #[must_use]
+    pub fn new(rows: usize, cols: usize, log_values: Vec<f64>) -> Self {
+        Self {
+            rows,
+            cols,
+            log_values,
+        }
+    }
+
+    /// The `k x k` Potts table: `log ψ(a, b) = same` if `a == b`, else `different`.
+    ///
+    /// ```
+    /// let t = srl_infer::PairTable::potts(2, 1.0, 0.0);
+    /// assert_eq!(t.log_values, vec![1.0, 0.0, 0.0, 1.0]);
+    /// ```
+    #[must_use]
+    pub fn potts(k: usize, same: f64, different: f64) -> Self {
+        Self::from_fn(k, k, |a, b| if a == b { same } else { different })
+    }
+
+    /// A table with `log ψ(a, b) = f(a, b)`.
+    #[must_use]
+    pub fn from_fn(rows: usize, cols: usize, mut f: impl FnMut(usize, usize) -> f64) -> Self {
+        let mut log_values = Vec::with_capacity(rows * cols);
+        for a in 0..rows {
+            for b in 0..cols {
+                log_values.push(f(a, b));
+            }
+        }
+        Self::new(rows, cols, log_values)
+    }
+
+    /// `log ψ(a, b)`.
+    ///
+    /// # Panics
+    /// If `a >= rows` or `b >= cols`.
+    #[inline]
+    #[must_use]
+    pub fn get(&self, a: usize, b: usize) -> f64 {
+        assert!(a < self.rows && b < self.cols, "table index out of range");
+        self.log_values[a * self.cols + b]
+    }
+
+    /// The transposed table (`cols x rows`).
+    #[must_use]
+    pub fn transposed(&self) -> Self {
+        Self::from_fn(self.cols, self.rows, |a, b| {
+            self.log_values[b * self.cols + a]
+        })
+    }
+}
+
+/// The raw description of a pairwise MRF, validated by [`PairwiseMrf::new`].
+///
+/// The model is `P(x) ∝ exp( Σ_v θ_v(x_v) + Σ_{e=(u,v)} θ_e(x_u, x_v) )` restricted to the
+/// assignments that agree with the evidence.
+///
+/// All fields are public so a learner can build or modify a model freely (e.g. add cost
+/// terms, as the CSMN learner of Sen & Getoor 2006, §5, needs) and have it checked once.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MrfParts {
+    /// `k_v >= 1` states per variable.
+    pub num_states: Vec<usize>,
+    /// Unary log-potentials, flat: variable `v` owns `Σ_{w<v} k_w ..` the next `k_v` entries.
+    pub unary: Vec<f64>,
+    /// Edges `(u, v)`, `u != v`, both `< num_states.len()`. Parallel edges are allowed
+    /// (their potentials multiply).
+    pub edges: Vec<(u32, u32)>,
+    /// For each edge, the index of its table in `tables` (shape `k_u x k_v`).
+    pub edge_tables: Vec<u32>,
+    /// The pool of pairwise tables.
+    pub tables: Vec<PairTable>,
+    /// Observed (clamped) variables: `Some(state)`; empty means no evidence, otherwise
+    /// length `num_states.len()`.
+    pub evidence: Vec<Option<u32>>,
+}
+
+/// Pairwise kernels (each table in both orientations) flattened for message passing.
+#[derive(Clone, Debug)]
+pub(crate) struct Kernels {
+    /// Kernel `q` occupies `off[q]..off[q + 1]` of `log` and `exp`.
+    pub off: Vec<usize>,
+    /// `log[off + a * tgt_k + b] = θ(x_src = a, x_tgt = b)`.
+    pub log: Vec<f64>,
+    /// `exp(log - max_q)`, entries in `(0, 1]` when `safe[q]`.
+    pub exp: Vec<f64>,
+    /// Whether the dynamic range of kernel `q` is small enough (`< 600` nats) for the
+    /// exp-domain sum-product kernel to be exact to rounding.
+    pub safe: Vec<bool>,
+    /// Every kernel is `safe`.
+    pub all_safe: bool,
+}
+
+/// A validated pairwise Markov random field over discrete variables, plus the flat
+/// directed-message layout used by the message-passing algorithms.
+///
+/// Build it with [`PairwiseMrf::new`] (from [`MrfParts`]), [`PairwiseMrf::from_graph`] or
+/// [`PairwiseMrf::read_uai`]; construction is the only fallible step. Evidence is kept as
+/// clamps: a clamped variable behaves as if its unary log-potential were `-∞` outside its
+/// observed state.
+///
+/// # Layout
+/// Directed messages are grouped by target variable: the messages *into* `v` occupy slots
+/// `in_off[v]..in_off[v+1]`, so a belief is a contiguous sum. Each slot knows its source,
+/// the slot of the reverse message and its pairwise kernel. Memory is
+/// `O(Σ k_v + 32 · 2m + pool)` bytes on top of the parts.
+#[derive(Clone, Debug)]
+pub struct PairwiseMrf {
+    pub(crate) num_states: Vec<u32>,
+    pub(crate) state_off: Vec<usize>,
+    pub(crate) unary: Vec<f64>,
+    /// Unary with evidence applied (`-∞` outside observed states).
+    pub(crate) eff_unary: Vec<f64>,
+    pub(crate) edges: Vec<(u32, u32)>,
+    pub(crate) edge_tables: Vec<u32>,
+    pub(crate) tables: Vec<PairTable>,
+    pub(crate) evidence: Vec<Option<u32>>,
+    pub(crate) in_off: Vec<usize>,
+    pub(crate) in_src: Vec<u32>,
+    pub(crate) in_rev: Vec<u32>,
+    pub(crate) in_kernel: Vec<u32>,
+    pub(crate) in_edge: Vec<u32>,
+    /// Slot of the message `u → v` of edge `e = (u, v)`.
+    pub(crate) edge_slot: Vec<u32>,
+    /// Message storage offset of node `v`'s incoming block; slot `s` of `v` starts at
+    /// `msg_base[v] + (s - in_off[v]) * k_v`.
+    pub(crate) msg_base: Vec<usize>,
+    pub(crate) kernels: Kernels,
+    pub(crate) max_states: usize,
+    /// Offset (in the target-grouped message layout) of the reverse slot `in_rev[s]`.
+    pub(crate) rev_off: Vec<usize>,
+    /// Source-grouped layout of outgoing messages: the message *sent back* along slot `s`
+    /// (i.e. `in_rev[s]`, over the states of `in_src[s]`) occupies
+    /// `out_off[s]..out_off[s + 1]`.
+    pub(crate) out_off: Vec<usize>,
+    /// `k` if every variable has `k` states, else 0.
+    pub(crate) uniform_k: usize,
+}
+
+impl PairwiseMrf {
+    /// Validates `parts` and builds the model.
+    ///
+    /// # Errors
+    /// - [`InferError::ZeroStates`] for `k_v == 0`;
+    /// - [`InferError::DimensionMismatch`] when `unary`, `edge_tables` or `evidence` have the
+    ///   wrong length;
+    /// - [`InferError::NonFinite`] for a NaN or infinite log-potential;
+    /// - [`InferError::NodeOutOfRange`] / [`InferError::SelfLoop`] for a bad edge;
+    /// - [`InferError::TableOutOfRange`], [`InferError::TableSize`], [`InferError::TableShape`]
+    ///   for a bad pairwise table;
+    /// - [`InferError::EvidenceOutOfRange`];
+    /// - [`InferError::TooLarge`] past `u32::MAX` variables, edges or states.
+    ///
+    /// # Complexity
+    /// `O(n + m + Σ k_v + pool size)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use srl_infer::{InferError, MrfParts, PairTable, PairwiseMrf};
+    /// let parts = MrfParts {
+    ///     num_states: vec![2, 2],
+    ///     unary: vec![0.0, 0.5, 0.0, 0.0],
+    ///     edges: vec![(0, 1)],
+    ///     edge_tables: vec![0],
+    ///     tables: vec![PairTable::potts(2, 1.0, 0.0)],
+    ///     evidence: vec![],
+    /// };
+    /// let mrf = PairwiseMrf::new(parts.clone())?;
+    /// assert_eq!(mrf.num_edges(), 1);
+    /// let mut bad = parts;
+    /// bad.unary[1] = f64::NAN;
+    /// assert!(matches!(PairwiseMrf::new(bad), Err(InferError::NonFinite { .. })));
+    /// # Ok::<(), InferError>(())
+    /// ```
+    pub fn new(parts: MrfParts) -> Result<Self, InferError> {
+        let MrfParts {
+            num_states,
+            unary,
+            edges,
+            edge_tables,
+            tables,
+            evidence,
+        } = parts;
+        let n = num_states.len();
+        if n > u32::MAX as usize {
+            return Err(InferError::TooLarge {
+                what: "variables",
+                count: n,
+            });
+        }
+        let mut state_off = Vec::with_capacity(n + 1);
+        state_off.push(0usize);
+        let mut ks = Vec::with_capacity(n);
+        let mut max_states = 0usize;
+        for (v, &k) in num_states.iter().enumerate() {
+            if k == 0 {
+                return Err(InferError::ZeroStates { node: v });
+            }
+            if k > u32::MAX as usize {
+                return Err(InferError::TooLarge {
+                    what: "states of one variable",
+                    count: k,
+                });
+            }
+            max_states = max_states.max(k);
+            ks.push(k as u32);
+            state_off.push(state_off[v] + k);
+        }
+        let total = state_off[n];
+        if unary.len() != total {
+            return Err(InferError::DimensionMismatch {
+                what: "unary log-potentials",
+                expected: total,
+                found: unary.len(),
+            });
+        }
+        if let Some(i) = unary.iter().position(|x| !x.is_finite()) {
+            return Err(InferError::NonFinite {
+                what: "unary log-potential",
+                index: i,
+                value: unary[i],
+            });
+        }
+        let m = edges.len();
+        if 2 * m > u32::MAX as usize {
+            return Err(InferError::TooLarge {
+                what: "edges",
+                count: m,
+            });
+        }
+        if edge_tables.len() != m {
+            return Err(InferError::DimensionMismatch {
+                what: "edge table indices",
+                expected: m,
+                found: edge_tables.len(),
+            });
+        }
+        for (t, tab) in tables.iter().enumerate() {
+            if tab.log_values.len() != tab.rows * tab.cols {
+                return Err(InferError::TableSize {
+                    table: t,
+                    rows: tab.rows,
+                    cols: tab.cols,
+                    found: tab.log_values.len(),
+                });
+            }
+            if let Some(i) = tab.log_values.iter().position(|x| !x.is_finite()) {
+                return Err(InferError::NonFinite {
+                    what: "pairwise log-potential",
+                    index: i,
+                    value: tab.log_values[i],
+                });
+            }
+        }
+        for (e, (&(u, v), &t)) in edges.iter().zip(&edge_tables).enumerate() {
+            for w in [u, v] {
+                if w as usize >= n {
+                    return Err(InferError::NodeOutOfRange {
+                        edge: e,
+                        node: w as usize,
+                        num_nodes: n,
+                    });
+                }
+            }
+            if u == v {
+                return Err(InferError::SelfLoop {
+                    edge: e,
+                    node: u as usize,
+                });
+            }
+            let tab = tables.get(t as usize).ok_or(InferError::TableOutOfRange {
+                edge: e,
+                table: t as usize,
+                num_tables: tables.len(),
+            })?;
+            let (rows, cols) = (num_states[u as usize], num_states[v as usize]);
+            if tab.rows != rows || tab.cols != cols {
+                return Err(InferError::TableShape {
+                    edge: e,
+                    table: t as usize,
+                    rows,
+                    cols,
+                    found_rows: tab.rows,
+                    found_cols: tab.cols,
+                });
+            }
+        }
+        let evidence = if evidence.is_empty() {
+            vec![None; n]
+        } else {
+            evidence
+        };
+        if evidence.len() != n {
+            return Err(InferError::DimensionMismatch {
+                what: "evidence",
+                expected: n,
+                found: evidence.len(),
+            });
+        }
+        for (v, ev) in evidence.iter().enumerate() {
+            if let Some(s) = *ev
+                && s as usize >= num_states[v]
+            {
+                return Err(InferError::EvidenceOutOfRange {
+                    node: v,
+                    state: s as usize,
+                    num_states: num_states[v],
+                });
+            }
+        }
+        Ok(Self::build(
+            ks,
+            state_off,
+            unary,
+            edges,
+            edge_tables,
+            tables,
+            evidence,
+            max_states,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        num_states: Vec<u32>,
+        state_off: Vec<usize>,
+        unary: Vec<f64>,
+        edges: Vec<(u32, u32)>,
+        edge_tables: Vec<u32>,
+        tables: Vec<PairTable>,
+        evidence: Vec<Option<u32>>,
+        max_states: usize,
+    ) -> Self {
+        let n = num_states.len();
+        let mut eff_unary = unary.clone();
+        for (v, ev) in evidence.iter().enumerate() {
+            if let Some(s) = *ev {
+                for (x, val) in eff_unary[state_off[v]..state_off[v + 1]]
+                    .iter_mut()
+                    .enumerate()
+                {
+                    if x != s as usize {
+                        *val = f64::NEG_INFINITY;
+                    }
+                }
+            }
+        }
+        // Incoming CSR grouped by target, slots in edge order within each block.
+        let mut in_off = vec![0usize; n + 1];
+        for &(u, v) in &edges {
+            in_off[u as usize + 1] += 1;
+            in_off[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            in_off[v + 1] += in_off[v];
+        }
+        let slots = in_off[n];
+        let mut cursor = in_off[..n].to_vec();
+        let mut in_src = vec![0u32; slots];
+        let mut in_rev = vec![0u32; slots];
+        let mut in_kernel = vec![0u32; slots];
+        let mut in_edge = vec![0u32; slots];
+        let mut edge_slot = vec![0u32; edges.len()];
+        for (e, (&(u, v), &t)) in edges.iter().zip(&edge_tables).enumerate() {
+            let s_uv = cursor[v as usize];
+            cursor[v as usize] += 1;
+            let s_vu = cursor[u as usize];
+            cursor[u as usize] += 1;
+            in_src[s_uv] = u;
+            in_src[s_vu] = v;
+            in_rev[s_uv] = s_vu as u32;
+            in_rev[s_vu] = s_uv as u32;
+            in_kernel[s_uv] = 2 * t;
+            in_kernel[s_vu] = 2 * t + 1;
+            in_edge[s_uv] = e as u32;
+            in_edge[s_vu] = e as u32;
+            edge_slot[e] = s_uv as u32;
+        }
+        let mut msg_base = Vec::with_capacity(n + 1);
+        msg_base.push(0usize);
+        for v in 0..n {
+            msg_base.push(msg_base[v] + (in_off[v + 1] - in_off[v]) * num_states[v] as usize);
+        }
+        let rev_off: Vec<usize> = (0..slots)
+            .map(|s| {
+                let t = in_rev[s] as usize;
+                let j = in_src[s] as usize;
+                msg_base[j] + (t - in_off[j]) * num_states[j] as usize
+            })
+            .collect();
+        let mut out_off = Vec::with_capacity(slots + 1);
+        out_off.push(0usize);
+        for s in 0..slots {
+            out_off.push(out_off[s] + num_states[in_src[s] as usize] as usize);
+        }
+        let uniform_k = match num_states.first() {
+            Some(&k) if num_states.iter().all(|&x| x == k) => k as usize,
+            _ => 0,
+        };
+        let mut off = vec![0usize];
+        let mut log = Vec::new();
+        let mut exp = Vec::new();
+        let mut safe = Vec::new();
+        for tab in &tables {
+            for transposed in [false, true] {
+                let (r, c) = if transposed {
+                    (tab.cols, tab.rows)
+                } else {
+                    (tab.rows, tab.cols)
+                };
+                let start = log.len();
+                for a in 0..r {
+                    for b in 0..c {
+                        let x = if transposed {
+                            tab.log_values[b * tab.cols + a]
+                        } else {
+                            tab.log_values[a * tab.cols + b]
+                        };
+                        log.push(x);
+                    }
+                }
+                let slice = &log[start..];
+                let mx = slice.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let mn = slice.iter().copied().fold(f64::INFINITY, f64::min);
+                let is_safe = slice.is_empty() || mx - mn < 600.0;
+                exp.extend(slice.iter().map(|&x| (x - mx).exp()));
+                safe.push(is_safe);
+                off.push(log.len());
+            }
+        }
+        Self {
+            num_states,
+            state_off,
+            unary,
+            eff_unary,
+            edges,
+            edge_tables,
+            tables,
+            evidence,
+            in_off,
+            in_src,
+            in_rev,
+            in_kernel,
+            in_edge,
+            edge_slot,
+            msg_base,
+            kernels: Kernels {
+                off,
+                log,
+                exp,
+                all_safe: safe.iter().all(|&x| x),
+                safe,
+            },
+            max_states,
+            rev_off,
+            out_off,
+            uniform_k,
+        }
+    }
+
+    /// A model over the nodes and edges of `graph`, each variable with `num_states` states
+    /// (usually `graph.num_labels()`).
+    ///
+    /// # Arguments
+    /// - `unary`: `n * num_states` log-potentials, node-major.
+    /// - `edge_tables`: one index into `tables` per graph edge (in `EdgeId` order), or empty
+    ///   to use table 0 for every edge.
+    /// - `tables`: the pool of `num_states x num_states` tables.
+    /// - `evidence`: see [`MrfParts::evidence`]; pass `graph.labels().to_vec()` to clamp
+    ///   the labelled nodes.
+    ///
+    /// Edge `e` of the graph becomes edge `e` of the model (same endpoints and order).
+    ///
+    /// # Errors
+    /// As [`PairwiseMrf::new`].
+    pub fn from_graph(
+        graph: &RelationalGraph,
+        num_states: usize,
+        unary: Vec<f64>,
+        edge_tables: Vec<u32>,
+        tables: Vec<PairTable>,
+        evidence: Vec<Option<u32>>,
+    ) -> Result<Self, InferError> {
+        let m = graph.num_edges();
+        let edge_tables = if edge_tables.is_empty() {
+            vec![0; m]
+        } else {
+            edge_tables
+        };
+        Self::new(MrfParts {
+            num_states: vec![num_states; graph.num_nodes()],
+            unary,
+            edges: graph.edge_list().iter().map(|&(u, v)| (u.0, v.0)).collect(),
+            edge_tables,
+            tables,
+            evidence,
+        })
+    }
+
+    /// A copy of the model's description, for modification and re-validation.
+    #[must_use]
+    pub fn to_parts(&self) -> MrfParts {
+        MrfParts {
+            num_states: self.num_states.iter().map(|&k| k as usize).collect(),
+            unary: self.unary.clone(),
+            edges: self.edges.clone(),
+            edge_tables: self.edge_tables.clone(),
+            tables: self.tables.clone(),
+            evidence: self.evidence.clone(),
+        }
+    }
+
+    /// A copy with `extra[i]` added to every unary log-potential (same flat layout as
+    /// [`PairwiseMrf::unary_all`]), e.g. expected-cost terms.
+    ///
+    /// # Errors
+    /// [`InferError::DimensionMismatch`] or [`InferError::NonFinite`].
+    pub fn with_extra_unary(&self, extra: &[f64]) -> Result<Self, InferError> {
+        if extra.len() != self.unary.len() {
+            return Err(InferError::DimensionMismatch {
+                what: "extra unary terms",
+                expected: self.unary.len(),
+                found: extra.len(),
+            });
+        }
+        let mut parts = self.to_parts();
+        for (u, x) in parts.unary.iter_mut().zip(extra) {
+            *u += x;
+        }
+        Self::new(parts)
+    }
+
+    /// A copy where edge `e`'s table becomes `table(e) + extra_tables[extra_of_edge[e]]`
+    /// (entrywise sum of log-potentials). Sharing is kept: edges with the same
+    /// `(base table, extra table)` pair share one table in the result.
+    ///
+    /// # Errors
+    /// [`InferError::DimensionMismatch`] if `extra_of_edge.len() != num_edges()`, and the
+    /// table errors of [`PairwiseMrf::new`] (index range, shape, finiteness).
+    pub fn with_extra_pairwise(
+        &self,
+        extra_of_edge: &[u32],
+        extra_tables: &[PairTable],
+    ) -> Result<Self, InferError> {
+        if extra_of_edge.len() != self.edges.len() {
+            return Err(InferError::DimensionMismatch {
+                what: "extra pairwise table indices",
+                expected: self.edges.len(),
+                found: extra_of_edge.len(),
+            });
+        }
+        let mut pool: Vec<PairTable> = Vec::new();
+        let mut seen = std::collections::HashMap::new();
+        let mut new_idx = Vec::with_capacity(self.edges.len());
+        for (e, (&t, &x)) in self.edge_tables.iter().zip(extra_of_edge).enumerate() {
+            let idx = match seen.get(&(t, x)) {
+                Some(&i) => i,
+                None => {
+                    let base = &self.tables[t as usize];
+                    let add = extra_tables
+                        .get(x as usize)
+                        .ok_or(InferError::TableOutOfRange {
+                            edge: e,
+                            table: x as usize,
+                            num_tables: extra_tables.len(),
+                        })?;
+                    if add.rows != base.rows
+                        || add.cols != base.cols
+                        || add.log_values.len() != base.log_values.len()
+                    {
+                        return Err(InferError::TableShape {
+                            edge: e,
+                            table: x as usize,
+                            rows: base.rows,
+                            cols: base.cols,
+                            found_rows: add.rows,
+                            found_cols: add.cols,
+                        });
+                    }
+                    let sum = base
+                        .log_values
+                        .iter()
+                        .zip(&add.log_values)
+                        .map(|(a, b)| a + b)
+                        .collect();
+                    pool.push(PairTable::new(base.rows, base.cols, sum));
+                    let i = (pool.len() - 1) as u32;
+                    seen.insert((t, x), i);
+                    i
+                }
+            };
+            new_idx.push(idx);
+        }
+        let mut parts = self.to_parts();
+        parts.tables = pool;
+        parts.edge_tables = new_idx;
+        Self::new(parts)
+    }
+
+    /// A copy with different evidence (`Some(state)` clamps; empty clears all evidence).
+    ///
+    /// # Errors
+    /// [`InferError::DimensionMismatch`] or [`InferError::EvidenceOutOfRange`].
+    pub fn with_evidence(&self, evidence: Vec<Option<u32>>) -> Result<Self, InferError> {
+        let mut parts = self.to_parts();
+        parts.evidence = evidence;
+        Self::new(parts)
+    }
+
+    /// Number of variables `n`.
+    #[inline]
+    #[must_use]
+    pub fn num_nodes(&self) -> usize {
+        self.num_states.len()
+    }
+
+    /// Number of edges `m`.
+    #[inline]
+    #[must_use]
+    pub fn num_edges(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// Number of directed messages, `2m`.
+    #[inline]
+    #[must_use]
+    pub fn num_directed_edges(&self) -> usize {
+        2 * self.edges.len()
+    }
+
+    /// Number of states `k_v` of variable `v`.
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    #[inline]
+    #[must_use]
+    pub fn num_states(&self, v: usize) -> usize {
+        self.num_states[v] as usize
+    }
+
+    /// Largest `k_v` (0 for an empty model).
+    #[must_use]
+    pub fn max_states(&self) -> usize {
+        self.max_states
+    }
+
+    /// Offsets of the flat per-state layout: variable `v` owns `offsets[v]..offsets[v+1]`
+    /// (length `n + 1`).
+    #[must_use]
+    pub fn state_offsets(&self) -> &[usize] {
+        &self.state_off
+    }
+
+    /// Unary log-potentials `θ_v(·)` of variable `v` (length `k_v`; evidence not applied).
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    #[must_use]
+    pub fn unary(&self, v: usize) -> &[f64] {
+        &self.unary[self.state_off[v]..self.state_off[v + 1]]
+    }
+
+    /// All unary log-potentials, flat (see [`PairwiseMrf::state_offsets`]).
+    #[must_use]
+    pub fn unary_all(&self) -> &[f64] {
+        &self.unary
+    }
+
+    /// Endpoints `(u, v)` of edge `e`.
+    ///
+    /// # Panics
+    /// If `e >= m`.
+    #[must_use]
+    pub fn edge(&self, e: usize) -> (usize, usize) {
+        let (u, v) = self.edges[e];
+        (u as usize, v as usize)
+    }
+
+    /// All edges.
+    #[must_use]
+    pub fn edges(&self) -> &[(u32, u32)] {
+        &self.edges
+    }
+
+    /// The pairwise table of edge `e` (`k_u x k_v`).
+    ///
+    /// # Panics
+    /// If `e >= m`.
+    #[must_use]
+    pub fn pair_table(&self, e: usize) -> &PairTable {
+        &self.tables[self.edge_tables[e] as usize]
+    }
+
+    /// Table index of each edge.
+    #[must_use]
+    pub fn edge_tables(&self) -> &[u32] {
+        &self.edge_tables
+    }
+
+    /// The table pool.
+    #[must_use]
+    pub fn tables(&self) -> &[PairTable] {
+        &self.tables
+    }
+
+    /// Observed state of `v`, if clamped.
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    #[must_use]
+    pub fn evidence(&self, v: usize) -> Option<usize> {
+        self.evidence[v].map(|s| s as usize)
+    }
+
+    /// Evidence of all variables.
+    #[must_use]
+    pub fn evidence_all(&self) -> &[Option<u32>] {
+        &self.evidence
+    }
+
+    /// Neighbours of `v` with the edge joining them, in edge order (a neighbour appears once
+    /// per parallel edge).
+    pub fn neighbors(&self, v: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (self.in_off[v]..self.in_off[v + 1])
+            .map(move |s| (self.in_src[s] as usize, self.in_edge[s] as usize))
+    }
+
+    /// Unnormalised log-probability `Σ_v θ_v(x_v) + Σ_e θ_e(x_u, x_v)` of a full
+    /// assignment; `-∞` if it contradicts the evidence.
+    ///
+    /// # Panics
+    /// If `x.len() != n` or a state is out of range.
+    #[must_use]
+    pub fn log_score(&self, x: &[u32]) -> f64 {
+        assert_eq!(x.len(), self.num_nodes(), "assignment length");
+        let mut s = 0.0;
+        for (v, &xv) in x.iter().enumerate() {
+            assert!(xv < self.num_states[v], "state out of range");
+            s += self.eff_unary[self.state_off[v] + xv as usize];
+        }
+        for (&(u, v), &t) in self.edges.iter().zip(&self.edge_tables) {
+            let tab = &self.tables[t as usize];
+            s += tab.log_values[x[u as usize] as usize * tab.cols + x[v as usize] as usize];
+        }
+        s
+    }
+
+    /// Offset into the message array of slot `s` whose target is `v`.
+    #[inline]
+    pub(crate) fn slot_offset(&self, v: usize, s: usize) -> usize {
+        self.msg_base[v] + (s - self.in_off[v]) * self.num_states[v] as usize
+    }
+
+    /// Total length of a flat message array.
+    pub(crate) fn message_len(&self) -> usize {
+        self.msg_base[self.num_nodes()]
+    }
+
+    /// Target of slot `s` is the node whose block contains it; the source of the reverse
+    /// slot. Used where only the slot is known.
+    #[inline]
+    pub(crate) fn slot_target(&self, s: usize) -> usize {
+        self.in_src[self.in_rev[s] as usize] as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts() -> MrfParts {
+        MrfParts {
+            num_states: vec![2, 3, 2],
+            unary: vec![0.0; 7],
+            edges: vec![(0, 1), (2, 1)],
+            edge_tables: vec![0, 1],
+            tables: vec![
+                PairTable::from_fn(2, 3, |a, b| (a * 3 + b) as f64),
+                PairTable::from_fn(2, 3, |a, b| -((a * 3 + b) as f64)),
+            ],
+            evidence: vec![],
+        }
+    }
+
+    #[test]
+    fn layout_and_scores() {
+        let mrf = PairwiseMrf::new(parts()).unwrap();
+        assert_eq!(mrf.num_directed_edges(), 4);
+        assert_eq!(mrf.message_len(), 2 + 3 * 2 + 2);
+        let nb: Vec<_> = mrf.neighbors(1).collect();
+        assert_eq!(nb, vec![(0, 0), (2, 1)]);
+        assert_eq!(mrf.neighbors(2).collect::<Vec<_>>(), vec![(1, 1)]);
+        assert_eq!(mrf.log_score(&[1, 2, 0]), 5.0 - 2.0);
+        for s in 0..4 {
+            let t = mrf.slot_target(s);
+            assert!(mrf.in_off[t] <= s && s < mrf.in_off[t + 1]);
+        }
+    }
+
+    #[test]
+    fn rejects_bad_parts() {
+        let mut p = parts();
+        p.edges[1] = (1, 1);
+        assert!(matches!(
+            PairwiseMrf::new(p),
+            Err(InferError::SelfLoop { edge: 1, node: 1 })
+        ));
+        let mut p = parts();
+        p.edge_tables[0] = 5;
+        assert!(matches!(
+            PairwiseMrf::new(p),
+            Err(InferError::TableOutOfRange { table: 5, .. })
+        ));
+        let mut p = parts();
+        p.tables[1].log_values[2] = f64::INFINITY;
+        assert!(matches!(
+            PairwiseMrf::new(p),
+            Err(InferError::NonFinite { .. })
+        ));
+        let mut p = parts();
+        p.edges[1] = (1, 2);
+        assert!(matches!(
+            PairwiseMrf::new(p),
+            Err(InferError::TableShape { .. })
+        ));
+        let mut p = parts();
+        p.evidence = vec![None, Some(3), None];
+        assert!(matches!(
+            PairwiseMrf::new(p),
+            Err(InferError::EvidenceOutOfRange { .. })
+        ));
+        let mut p = parts();
+        p.num_states[0] = 0;
+        assert!(matches!(
+            PairwiseMrf::new(p),
+            Err(InferError::ZeroStates { node: 0 })
+        ));
+        let mut p = parts();
+        p.unary.pop();
+        assert!(matches!(
+            PairwiseMrf::new(p),
+            Err(InferError::DimensionMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn extra_terms_keep_sharing() {
+        let mrf = PairwiseMrf::new(MrfParts {
+            num_states: vec![2; 4],
+            unary: vec![0.0; 8],
+            edges: vec![(0, 1), (1, 2), (2, 3)],
+            edge_tables: vec![0, 0, 0],
+            tables: vec![PairTable::potts(2, 1.0, 0.0)],
+            evidence: vec![],
+        })
+        .unwrap();
+        let extra = [PairTable::potts(2, 0.0, 2.0), PairTable::potts(2, 0.5, 0.0)];
+        let m2 = mrf.with_extra_pairwise(&[0, 1, 0], &extra).unwrap();
+        assert_eq!(m2.tables().len(), 2);
+        assert_eq!(m2.pair_table(2).log_values, vec![1.0, 2.0, 2.0, 1.0]);
+        assert_eq!(m2.pair_table(1).log_values, vec![1.5, 0.0, 0.0, 1.5]);
+        let m3 = mrf.with_extra_unary(&[1.0; 8]).unwrap();
+        assert_eq!(m3.unary(3), &[1.0, 1.0]);
+        assert!(mrf.with_extra_unary(&[1.0; 3]).is_err());
+    }
+}
