@@ -88,13 +88,92 @@ pub enum GraphError {
         source: std::io::Error,
     },
     /// A line of an input file could not be parsed.
-    #[error("{path}:{line}: {message}")]
+    #[error("{path}:{line}: {kind}")]
     Parse {
         /// The file.
         path: PathBuf,
-        /// 1-based line number.
+        /// 1-based line number (0 when the problem concerns the file as a whole, e.g. an
+        /// empty file).
         line: usize,
         /// What is wrong with it.
-        message: String,
+        kind: ParseErrorKind,
     },
+    /// Parameters that are each valid but do not fit together (e.g. a cost matrix for
+    /// `k = 3` given to a graph with 2 labels).
+    #[error("{what}: {reason}")]
+    Incompatible {
+        /// What does not fit.
+        what: &'static str,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What is wrong with one line of an input file (see [`GraphError::Parse`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The line has fewer fields than the format needs (e.g. a `.content` line with only an
+    /// id, a `.cites` line with one id).
+    #[error("truncated line: expected {expected} fields, found {found}")]
+    Truncated {
+        /// Minimum number of fields.
+        expected: usize,
+        /// Fields found.
+        found: usize,
+    },
+    /// The line has a different number of fields than the format or the first line fixed.
+    #[error("wrong field count: expected {expected} fields, found {found}")]
+    FieldCount {
+        /// Expected number of fields.
+        expected: usize,
+        /// Fields found.
+        found: usize,
+    },
+    /// A row has a different number of features than the first row.
+    #[error("wrong feature count: expected {expected}, found {found}")]
+    FeatureCount {
+        /// Features of the first row (or of the header).
+        expected: usize,
+        /// Features of this row.
+        found: usize,
+    },
+    /// A label not in the label set the caller fixed.
+    #[error("unknown label {label:?}")]
+    UnknownLabel {
+        /// The label text.
+        label: String,
+    },
+    /// The line is not valid UTF-8.
+    #[error("line is not valid UTF-8")]
+    NonUtf8,
+    /// A field that should be a number is not one (or is not finite).
+    #[error("bad number {text:?} in field {field}")]
+    BadNumber {
+        /// The field text.
+        text: String,
+        /// 1-based field index.
+        field: usize,
+    },
+    /// A node id defined twice.
+    #[error("duplicate node id {id:?}")]
+    DuplicateNode {
+        /// The id.
+        id: String,
+    },
+    /// An edge names a node id the node file does not define (formats that forbid it).
+    #[error("unknown node id {id:?}")]
+    UnknownNode {
+        /// The id.
+        id: String,
+    },
+    /// A header line is missing or differs from what the format requires.
+    #[error("bad header: {reason}")]
+    BadHeader {
+        /// What was expected.
+        reason: String,
+    },
+    /// The file holds no data rows.
+    #[error("no data rows")]
+    Empty,
 }

@@ -1,0 +1,138 @@
+//! Loaders: the only library code of srl that reads files.
+//!
+//! - [`linqs`]: the LINQS citation graphs (Cora, Citeseer): `NAME.content` + `NAME.cites`,
+//!   plain or gzip-compressed.
+//! - [`csv`]: a plain `nodes.csv` / `edges.csv` pair.
+//! - [`intel`]: the Intel Berkeley lab sensor readings and mote locations, turned into the
+//!   snapshot graphs of Sen & Getoor (2006, Section 6.3).
+//!
+//! Every parse error is a [`GraphError::Parse`] naming the file and the 1-based line, with
+//! a [`crate::ParseErrorKind`] saying what is wrong; a missing file is a
+//! [`GraphError::Io`] naming the path. Files are read line by line; a file whose first two
+//! bytes are the gzip magic `1f 8b` is decompressed on the fly, whatever its name.
+
+pub mod csv;
+pub mod intel;
+pub mod linqs;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use crate::error::{GraphError, ParseErrorKind};
+
+/// Reads a (possibly gzip-compressed) text file line by line, tracking 1-based line
+/// numbers and rejecting non-UTF-8 lines with the file and line.
+pub(crate) struct Lines {
+    path: PathBuf,
+    reader: Box<dyn BufRead>,
+    buf: Vec<u8>,
+    line: usize,
+}
+
+impl Lines {
+    /// Opens `path`; gzip is detected from the magic bytes.
+    pub(crate) fn open(path: &Path) -> Result<Self, GraphError> {
+        let io = |source| GraphError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = BufReader::new(File::open(path).map_err(io)?);
+        let gz = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+        let reader: Box<dyn BufRead> = if gz {
+            Box::new(BufReader::with_capacity(
+                1 << 16,
+                flate2::bufread::MultiGzDecoder::new(file),
+            ))
+        } else {
+            Box::new(file)
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            reader,
+            buf: Vec::with_capacity(1 << 12),
+            line: 0,
+        })
+    }
+
+    /// The file being read.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The next line without its `\n` / `\r\n`, with its 1-based number; `None` at the end.
+    pub(crate) fn next_line(&mut self) -> Result<Option<(usize, &str)>, GraphError> {
+        self.buf.clear();
+        let read = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|source| GraphError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+            if self.buf.last() == Some(&b'\r') {
+                self.buf.pop();
+            }
+        }
+        let line = self.line;
+        match std::str::from_utf8(&self.buf) {
+            Ok(s) => Ok(Some((line, s))),
+            Err(_) => Err(GraphError::Parse {
+                path: self.path.clone(),
+                line,
+                kind: ParseErrorKind::NonUtf8,
+            }),
+        }
+    }
+
+    /// The line last returned by [`Lines::next_line`] (empty before the first call).
+    pub(crate) fn current(&self) -> Option<&str> {
+        std::str::from_utf8(&self.buf).ok()
+    }
+}
+
+/// A parse error at 1-based `line` of `path`.
+pub(crate) fn perr(path: &Path, line: usize, kind: ParseErrorKind) -> GraphError {
+    GraphError::Parse {
+        path: path.to_path_buf(),
+        line,
+        kind,
+    }
+}
+
+/// Parses a finite `f64` from field `field` (1-based) of a line.
+pub(crate) fn parse_f64(text: &str, field: usize) -> Result<f64, ParseErrorKind> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(ParseErrorKind::BadNumber {
+            text: text.to_string(),
+            field,
+        }),
+    }
+}
+
+/// The first of `dir/name` and `dir/name.gz` that exists, else an `Io` error naming the
+/// plain path.
+pub(crate) fn find_plain_or_gz(dir: &Path, name: &str) -> Result<PathBuf, GraphError> {
+    let plain = dir.join(name);
+    if plain.is_file() {
+        return Ok(plain);
+    }
+    let gz = dir.join(format!("{name}.gz"));
+    if gz.is_file() {
+        return Ok(gz);
+    }
+    Err(GraphError::Io {
+        path: plain,
+        source: std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("neither {name} nor {name}.gz exists"),
+        ),
+    })
+}
