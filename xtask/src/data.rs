@@ -79,7 +79,10 @@ pub fn report(dir: &Path) -> anyhow::Result<usize> {
     for (name, used_by) in DATASETS {
         let folder = dir.join(name);
         if !folder.is_dir() {
-            println!("{name:22} missing  (looked for {}; used by {used_by})", folder.display());
+            println!(
+                "{name:22} missing  (looked for {}; used by {used_by})",
+                folder.display()
+            );
             continue;
         }
         let Ok(md) = std::fs::read_to_string(folder.join("SOURCE.md")) else {
@@ -105,8 +108,16 @@ pub fn report(dir: &Path) -> anyhow::Result<usize> {
         println!(
             "{name:22} present  {ok}/{} sums ok{}{}",
             sums.len(),
-            if absent > 0 { format!(", {absent} listed file(s) absent") } else { String::new() },
-            if failures.is_empty() { String::new() } else { format!(", {} FAILED", failures.len()) }
+            if absent > 0 {
+                format!(", {absent} listed file(s) absent")
+            } else {
+                String::new()
+            },
+            if failures.is_empty() {
+                String::new()
+            } else {
+                format!(", {} FAILED", failures.len())
+            }
         );
         for f in failures {
             println!("    {f}");

@@ -106,14 +106,22 @@ fn main() -> anyhow::Result<()> {
                             Some(e) => v.push(e),
                             None => bail!(
                                 "unknown experiment {n:?}; known: {}",
-                                registry.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+                                registry
+                                    .iter()
+                                    .map(|e| e.name)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
                             ),
                         }
                     }
                     v
                 };
             let data_dir = resolve_data_dir(data_dir, &root);
-            let out = if out.is_absolute() { out } else { root.join(out) };
+            let out = if out.is_absolute() {
+                out
+            } else {
+                root.join(out)
+            };
             eprintln!(
                 "reproduce: {} experiment(s), data dir {}, seed {seed}, {}",
                 wanted.len(),

@@ -30,8 +30,13 @@ pub fn line_plot(
         let root = SVGBackend::with_string(&mut svg, (720, 480)).into_drawing_area();
         root.fill(&WHITE)?;
         let finite = |v: f64| v.is_finite();
-        let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).filter(|v| finite(*v));
-        let (xmin, xmax) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+        let xs = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .filter(|v| finite(*v));
+        let (xmin, xmax) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
         let ys = series.iter().flat_map(|s| {
             s.points.iter().enumerate().flat_map(move |(i, p)| {
                 let e = s.errors.get(i).copied().unwrap_or(0.0);
@@ -40,8 +45,13 @@ pub fn line_plot(
         });
         let (ymin, ymax) = ys
             .filter(|v| finite(*v))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
-        anyhow::ensure!(xmin.is_finite() && ymin.is_finite(), "no finite points to plot");
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+                (a.min(y), b.max(y))
+            });
+        anyhow::ensure!(
+            xmin.is_finite() && ymin.is_finite(),
+            "no finite points to plot"
+        );
         let pad = ((ymax - ymin) * 0.08).max(1e-9);
         let xpad = ((xmax - xmin) * 0.02).max(1e-9);
         let mut chart = ChartBuilder::on(&root)
@@ -50,13 +60,22 @@ pub fn line_plot(
             .x_label_area_size(40)
             .y_label_area_size(60)
             .build_cartesian_2d((xmin - xpad)..(xmax + xpad), (ymin - pad)..(ymax + pad))?;
-        chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()?;
         for (i, s) in series.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))?
+                .draw_series(LineSeries::new(
+                    s.points.iter().copied(),
+                    color.stroke_width(2),
+                ))?
                 .label(s.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
             chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
             for (p, e) in s.points.iter().zip(&s.errors) {
                 chart.draw_series(std::iter::once(PathElement::new(
