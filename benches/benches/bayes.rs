@@ -1,2 +1,161 @@
-//! Criterion benches for srl-bayes (filled in by its issue).
-fn main() {}
+//! Criterion benches for srl-bayes: branch-and-bound trimming of the seven TrimBN naive
+//! Bayes models (T = 0.5, unit costs, budget floor(n/3)), with both branching orders; the
+//! two naive-Bayes MPA algorithms on hepatitis; the general (joint-table) path and
+//! variable elimination on seeded random networks.
+//!
+//! The TrimBN models are read from `$SRL_DATA_DIR/trimbn_networks` (default
+//! `/work/shared/data`); those benches are skipped when absent. Run with short settings:
+//! `cargo bench -p srl-benches --bench bayes -- --warm-up-time 1 --measurement-time 3`.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use rand::{RngExt as _, SeedableRng as _};
+use rand_chacha::ChaCha8Rng;
+use srl_bayes::io::read_trimbn_json;
+use srl_bayes::trim::{
+    AgreementModel, BranchAndBound, FeatureOrder, JointAgreement, NaiveBayesAgreement,
+};
+use srl_bayes::{BayesianNetwork, Cpt, ThresholdClassifier, Variable, VariableElimination};
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("SRL_DATA_DIR")
+        .map_or_else(|| PathBuf::from("/work/shared/data"), PathBuf::from)
+}
+
+fn trimbn(c: &mut Criterion) {
+    let dir = data_dir().join("trimbn_networks/derived");
+    if !dir.is_dir() {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("{} missing: skipping trim/*", dir.display());
+        }
+        return;
+    }
+    let mut g = c.benchmark_group("trim");
+    g.sample_size(10);
+    for name in [
+        "bupa",
+        "pima",
+        "ident",
+        "anatomy",
+        "heart",
+        "voting",
+        "hepatitis",
+    ] {
+        let Ok(p) = read_trimbn_json(&dir.join(format!("{name}.nb.json"))) else {
+            continue;
+        };
+        let n = p.feature_names.len();
+        let budget = (n / 3) as f64;
+        let Ok(model) = NaiveBayesAgreement::new(&p.model, p.positive_state, 0.5) else {
+            continue;
+        };
+        for (order, label) in [
+            (FeatureOrder::DecreasingMpa, "decreasing_mpa"),
+            (FeatureOrder::Given, "given"),
+        ] {
+            let id = BenchmarkId::new(format!("bnb/{label}"), format!("{name}/n={n}/T=0.5"));
+            g.bench_function(id, |b| {
+                b.iter(|| BranchAndBound { order }.run(black_box(&model), &p.costs, budget));
+            });
+        }
+        if name == "hepatitis" {
+            let all = (1u64 << n) - 1;
+            for k in [6usize, 12, 17] {
+                let s = (1u64 << k) - 1;
+                g.bench_function(
+                    BenchmarkId::new("mpa_enumerated/hepatitis", format!("y={k}")),
+                    |b| {
+                        b.iter(|| model.mpa_enumerated(black_box(s)));
+                    },
+                );
+                g.bench_function(
+                    BenchmarkId::new("mpa_segmented/hepatitis", format!("y={k}")),
+                    |b| {
+                        b.iter(|| model.mpa_segmented(black_box(s)));
+                    },
+                );
+            }
+            let _ = all;
+        }
+    }
+    g.finish();
+}
+
+/// A seeded random network: variable 0 binary root, the rest with up to two earlier
+/// parents, cardinality 2.
+fn random_network(n: usize, seed: u64) -> BayesianNetwork {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut vars = Vec::new();
+    let mut cpts = Vec::new();
+    for i in 0..n {
+        vars.push(Variable::numbered(format!("v{i}"), 2));
+        let mut parents: Vec<usize> = Vec::new();
+        if i > 0 {
+            parents.push(rng.random_range(0..i));
+            let q = rng.random_range(0..i);
+            if !parents.contains(&q) {
+                parents.push(q);
+            }
+        }
+        let rows = 1usize << parents.len();
+        let mut probs = Vec::new();
+        for _ in 0..rows {
+            let p: f64 = rng.random_range(0.05..0.95);
+            probs.extend([p, 1.0 - p]);
+        }
+        cpts.push(Cpt { parents, probs });
+    }
+    BayesianNetwork::new(vars, cpts).expect("valid network")
+}
+
+fn general(c: &mut Criterion) {
+    let mut g = c.benchmark_group("general");
+    g.sample_size(10);
+    let ve = VariableElimination::default();
+    for n in [20usize, 40] {
+        let net = random_network(n, 5);
+        let leaves = net.leaves();
+        let features: Vec<usize> = leaves
+            .iter()
+            .copied()
+            .filter(|&v| v != 0)
+            .take(12)
+            .collect();
+        let clf = ThresholdClassifier {
+            class: 0,
+            positive_state: 0,
+            features: features.clone(),
+            threshold: 0.5,
+        };
+        g.bench_function(
+            BenchmarkId::new("ve_joint", format!("n={n}/features={}", features.len())),
+            |b| {
+                b.iter(|| JointAgreement::new(black_box(&net), &clf, &ve, 1 << 20));
+            },
+        );
+        let Ok(model) = JointAgreement::new(&net, &clf, &ve, 1 << 20) else {
+            continue;
+        };
+        let f = features.len();
+        g.bench_function(
+            BenchmarkId::new("maa", format!("n={n}/features={f}")),
+            |b| {
+                b.iter(|| model.maa(black_box(0b1011)));
+            },
+        );
+        let costs = vec![1.0; f];
+        g.bench_function(
+            BenchmarkId::new("bnb", format!("n={n}/features={f}/budget={}", f / 3)),
+            |b| {
+                b.iter(|| BranchAndBound::default().run(black_box(&model), &costs, (f / 3) as f64));
+            },
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, trimbn, general);
+criterion_main!(benches);

@@ -1,0 +1,89 @@
+//! The error type of srl-bayes.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in srl-bayes: malformed model files, invalid networks,
+/// bad queries and bad training tables.
+#[derive(Debug, thiserror::Error)]
+pub enum BayesError {
+    /// A file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A model or data file is malformed.
+    #[error("{file}:{line}: {message}")]
+    Parse {
+        /// The file name (or `<string>` for in-memory input).
+        file: String,
+        /// 1-based line number of the offending token.
+        line: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// A network is structurally invalid (unknown parent, cycle, wrong table size,
+    /// negative or non-finite probability, ...).
+    #[error("invalid network: {message}")]
+    InvalidNetwork {
+        /// What was wrong.
+        message: String,
+    },
+    /// A variable name was not found.
+    #[error("unknown variable `{name}`")]
+    UnknownVariable {
+        /// The name asked for.
+        name: String,
+    },
+    /// A query or classifier is ill-formed (class not binary, class among the features,
+    /// duplicate feature, evidence out of range, threshold outside [0, 1], ...).
+    #[error("invalid query: {message}")]
+    InvalidQuery {
+        /// What was wrong.
+        message: String,
+    },
+    /// An exact computation would need a table larger than the allowed number of entries.
+    #[error("table too large: {entries} entries exceed the limit of {limit}")]
+    TooLarge {
+        /// The entries the computation would need (saturating).
+        entries: u128,
+        /// The limit.
+        limit: u128,
+    },
+    /// Training data is unusable (no rows, label out of range, wrong row length, ...).
+    #[error("invalid data: {message}")]
+    InvalidData {
+        /// What was wrong.
+        message: String,
+    },
+    /// The evidence has probability zero, so a conditional is undefined.
+    #[error("evidence has probability zero")]
+    ZeroProbabilityEvidence,
+}
+
+impl BayesError {
+    pub(crate) fn parse(file: &str, line: usize, message: impl Into<String>) -> Self {
+        Self::Parse {
+            file: file.to_string(),
+            line,
+            message: message.into(),
+        }
+    }
+    pub(crate) fn network(message: impl Into<String>) -> Self {
+        Self::InvalidNetwork {
+            message: message.into(),
+        }
+    }
+    pub(crate) fn query(message: impl Into<String>) -> Self {
+        Self::InvalidQuery {
+            message: message.into(),
+        }
+    }
+    pub(crate) fn data(message: impl Into<String>) -> Self {
+        Self::InvalidData {
+            message: message.into(),
+        }
+    }
+}

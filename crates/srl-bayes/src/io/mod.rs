@@ -1,0 +1,250 @@
+//! Readers for model files: BIF (plain or gzip), Hugin NET, UAI, and the TrimBN
+//! `nb.json` naive Bayes files. The only code in this crate that touches the file system
+//! (together with [`crate::data::CsvTable::read`]).
+
+mod bif;
+mod hugin;
+mod nbjson;
+mod uai;
+
+pub use bif::{parse_bif, read_bif};
+pub use hugin::{parse_hugin_net, read_hugin_net};
+pub use nbjson::{TrimProblem, parse_trimbn_json, read_trimbn_json};
+pub use uai::{UaiModel, UaiNetworkType, parse_uai, read_uai};
+
+use std::io::Read as _;
+use std::path::Path;
+
+use crate::error::BayesError;
+
+/// Reads a whole file as UTF-8 text, gunzipping it when it starts with the gzip magic
+/// bytes.
+///
+/// # Errors
+/// [`BayesError::Io`] if the file cannot be read or decompressed;
+/// [`BayesError::Parse`] (line 1) if it is not UTF-8.
+pub fn read_text(path: &Path) -> Result<String, BayesError> {
+    let io = |source| BayesError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .map_err(io)?;
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes)
+        .map_err(|_| BayesError::parse(&path.display().to_string(), 1, "file is not UTF-8"))
+}
+
+/// A token with its 1-based line.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Tok {
+    pub text: String,
+    pub line: usize,
+    pub quoted: bool,
+}
+
+/// Comment syntax of a format.
+#[derive(Clone, Copy)]
+pub(crate) enum Comments {
+    /// `//` to end of line and `/* ... */` (BIF).
+    CStyle,
+    /// `%` to end of line (Hugin NET).
+    Percent,
+}
+
+/// Splits `text` into words, quoted strings and the punctuation `{}()[];,|` (plus `=` for
+/// Hugin NET; BIF state names such as `>=7.5` keep their `=`).
+pub(crate) fn tokenize(text: &str, comments: Comments, file: &str) -> Result<Vec<Tok>, BayesError> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    let mut line = 1;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        match comments {
+            Comments::CStyle if c == '/' && chars.get(i + 1) == Some(&'/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            Comments::CStyle if c == '/' && chars.get(i + 1) == Some(&'*') => {
+                i += 2;
+                while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                    if chars[i] == '\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            Comments::Percent if c == '%' => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if c == '"' {
+            let start_line = line;
+            let mut s = String::new();
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\n' {
+                    line += 1;
+                }
+                s.push(chars[i]);
+                i += 1;
+            }
+            if i >= chars.len() {
+                return Err(BayesError::parse(file, start_line, "unterminated string"));
+            }
+            i += 1;
+            out.push(Tok {
+                text: s,
+                line: start_line,
+                quoted: true,
+            });
+            continue;
+        }
+        let punct = match comments {
+            Comments::CStyle => "{}()[];,|",
+            Comments::Percent => "{}()[];,|=",
+        };
+        if punct.contains(c) {
+            out.push(Tok {
+                text: c.to_string(),
+                line,
+                quoted: false,
+            });
+            i += 1;
+            continue;
+        }
+        let mut s = String::new();
+        while i < chars.len()
+            && !chars[i].is_whitespace()
+            && !punct.contains(chars[i])
+            && chars[i] != '"'
+        {
+            s.push(chars[i]);
+            i += 1;
+        }
+        out.push(Tok {
+            text: s,
+            line,
+            quoted: false,
+        });
+    }
+    Ok(out)
+}
+
+/// A cursor over tokens with error helpers.
+pub(crate) struct Cursor<'a> {
+    toks: &'a [Tok],
+    pos: usize,
+    file: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(toks: &'a [Tok], file: &'a str) -> Self {
+        Self { toks, pos: 0, file }
+    }
+    pub fn peek(&self) -> Option<&'a Tok> {
+        self.toks.get(self.pos)
+    }
+    pub fn line(&self) -> usize {
+        self.toks
+            .get(self.pos)
+            .or_else(|| self.toks.last())
+            .map_or(1, |t| t.line)
+    }
+    pub fn err(&self, msg: impl Into<String>) -> BayesError {
+        BayesError::parse(self.file, self.line(), msg)
+    }
+    pub fn next(&mut self) -> Result<&'a Tok, BayesError> {
+        let t = self
+            .toks
+            .get(self.pos)
+            .ok_or_else(|| self.err("unexpected end of file"))?;
+        self.pos += 1;
+        Ok(t)
+    }
+    pub fn expect(&mut self, s: &str) -> Result<(), BayesError> {
+        let t = self.next()?;
+        if t.text == s && !t.quoted {
+            Ok(())
+        } else {
+            self.pos -= 1;
+            Err(self.err(format!("expected `{s}`, found `{}`", t.text)))
+        }
+    }
+    pub fn eat(&mut self, s: &str) -> bool {
+        if self.peek().is_some_and(|t| t.text == s && !t.quoted) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    pub fn word(&mut self) -> Result<String, BayesError> {
+        let t = self.next()?;
+        if !t.quoted && "{}()[];,|=".contains(t.text.as_str()) {
+            self.pos -= 1;
+            return Err(self.err(format!("expected a name, found `{}`", t.text)));
+        }
+        Ok(t.text.clone())
+    }
+    pub fn number(&mut self) -> Result<f64, BayesError> {
+        let t = self.next()?;
+        t.text.parse::<f64>().map_err(|_| {
+            BayesError::parse(
+                self.file,
+                t.line,
+                format!("expected a number, found `{}`", t.text),
+            )
+        })
+    }
+    /// Skips a balanced `{ ... }` block (the cursor is at `{`).
+    pub fn skip_block(&mut self) -> Result<(), BayesError> {
+        self.expect("{")?;
+        let mut depth = 1;
+        while depth > 0 {
+            let t = self.next()?;
+            if !t.quoted {
+                if t.text == "{" {
+                    depth += 1;
+                } else if t.text == "}" {
+                    depth -= 1;
+                }
+            }
+        }
+        Ok(())
+    }
+    /// Skips to just after the next `;`.
+    pub fn skip_statement(&mut self) -> Result<(), BayesError> {
+        loop {
+            let t = self.next()?;
+            if t.text == ";" && !t.quoted {
+                return Ok(());
+            }
+        }
+    }
+}

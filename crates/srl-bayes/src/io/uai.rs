@@ -1,0 +1,226 @@
+//! The UAI inference-competition model format (`MARKOV` and `BAYES` preambles).
+
+use std::path::Path;
+
+use super::read_text;
+use crate::error::BayesError;
+use crate::factor::Factor;
+use crate::network::{BayesianNetwork, Cpt, Variable};
+
+/// The preamble keyword of a UAI file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UaiNetworkType {
+    /// `BAYES`: one conditional table per variable.
+    Bayes,
+    /// `MARKOV`: arbitrary non-negative factors.
+    Markov,
+}
+
+/// A parsed UAI model: variable cardinalities and factors (scopes as written, tables
+/// row-major with the last scope variable fastest, as the format specifies).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UaiModel {
+    /// The preamble keyword.
+    pub network_type: UaiNetworkType,
+    /// Cardinality of each variable (variables are numbered from 0).
+    pub cardinalities: Vec<usize>,
+    /// The factors, in file order.
+    pub factors: Vec<Factor>,
+}
+
+/// Reads a UAI model file.
+///
+/// # Errors
+/// [`BayesError::Io`] if unreadable; otherwise as [`parse_uai`].
+pub fn read_uai(path: &Path) -> Result<UaiModel, BayesError> {
+    let text = read_text(path)?;
+    parse_uai(&text, &path.display().to_string())
+}
+
+/// Parses UAI text: the preamble (`MARKOV` or `BAYES`, variable count, cardinalities,
+/// factor count, one scope line per factor) then each factor's table (entry count, values).
+///
+/// # Errors
+/// [`BayesError::Parse`] with the file and 1-based line for a bad token, a wrong count,
+/// an out-of-range variable or a bad table.
+pub fn parse_uai(text: &str, file: &str) -> Result<UaiModel, BayesError> {
+    let mut toks = text
+        .lines()
+        .enumerate()
+        .flat_map(|(i, l)| l.split_whitespace().map(move |w| (w, i + 1)))
+        .peekable();
+    let mut last_line = 1;
+    let mut next = |what: &str| -> Result<(String, usize), BayesError> {
+        match toks.next() {
+            Some((w, l)) => {
+                last_line = l;
+                Ok((w.to_string(), l))
+            }
+            None => Err(BayesError::parse(
+                file,
+                last_line,
+                format!("unexpected end of file, expected {what}"),
+            )),
+        }
+    };
+    let int = |(w, l): (String, usize)| -> Result<usize, BayesError> {
+        w.parse::<usize>().map_err(|_| {
+            BayesError::parse(
+                file,
+                l,
+                format!("expected a non-negative integer, found `{w}`"),
+            )
+        })
+    };
+    let (kind, l) = next("the preamble")?;
+    let network_type = match kind.as_str() {
+        "BAYES" => UaiNetworkType::Bayes,
+        "MARKOV" => UaiNetworkType::Markov,
+        _ => {
+            return Err(BayesError::parse(
+                file,
+                l,
+                format!("expected MARKOV or BAYES, found `{kind}`"),
+            ));
+        }
+    };
+    let n = int(next("the variable count")?)?;
+    let mut cardinalities = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = next("a cardinality")?;
+        let line = t.1;
+        let c = int(t)?;
+        if c == 0 {
+            return Err(BayesError::parse(file, line, "cardinality 0"));
+        }
+        cardinalities.push(c);
+    }
+    let m = int(next("the factor count")?)?;
+    let mut scopes = Vec::with_capacity(m);
+    for _ in 0..m {
+        let arity = int(next("a scope size")?)?;
+        let mut scope = Vec::with_capacity(arity);
+        for _ in 0..arity {
+            let t = next("a variable id")?;
+            let line = t.1;
+            let v = int(t)?;
+            if v >= n {
+                return Err(BayesError::parse(
+                    file,
+                    line,
+                    format!("variable {v} out of range"),
+                ));
+            }
+            scope.push(v);
+        }
+        scopes.push(scope);
+    }
+    let mut factors = Vec::with_capacity(m);
+    for scope in scopes {
+        let t = next("a table size")?;
+        let line = t.1;
+        let size = int(t)?;
+        let cards: Vec<usize> = scope.iter().map(|&v| cardinalities[v]).collect();
+        if size != cards.iter().product::<usize>() {
+            return Err(BayesError::parse(
+                file,
+                line,
+                format!("table size {size} does not match its scope"),
+            ));
+        }
+        let mut values = Vec::with_capacity(size);
+        for _ in 0..size {
+            let (w, l) = next("a table value")?;
+            values.push(w.parse::<f64>().map_err(|_| {
+                BayesError::parse(file, l, format!("expected a number, found `{w}`"))
+            })?);
+        }
+        factors.push(
+            Factor::new(scope, cards, values)
+                .map_err(|e| BayesError::parse(file, line, e.to_string()))?,
+        );
+    }
+    Ok(UaiModel {
+        network_type,
+        cardinalities,
+        factors,
+    })
+}
+
+impl UaiModel {
+    /// Interprets the factors as the CPTs of a Bayesian network (variables named `v0`,
+    /// `v1`, …, states `s0`, `s1`, …).
+    ///
+    /// Each factor must be a conditional table of exactly one variable: the standard `BAYES`
+    /// convention puts the child **last** in the scope; files written column-major (e.g. by
+    /// TensorInference.jl, whose `asia.uai` says `MARKOV` but holds CPTs with the child
+    /// first) are accepted too. For each factor the child is the last scope variable if the
+    /// table sums to 1 over it for every parent state (tolerance 1e-6), else the first one
+    /// if that holds; each variable must be the child of exactly one factor.
+    ///
+    /// # Errors
+    /// [`BayesError::InvalidNetwork`] if some factor is not a conditional table, a variable
+    /// is the child of no factor or of two, or the result has a cycle.
+    pub fn to_bayesian_network(&self) -> Result<BayesianNetwork, BayesError> {
+        let n = self.cardinalities.len();
+        let mut cpts: Vec<Option<Cpt>> = vec![None; n];
+        for (fi, f) in self.factors.iter().enumerate() {
+            let vars = f.vars();
+            if vars.is_empty() {
+                return Err(BayesError::network(format!(
+                    "factor {fi} has an empty scope"
+                )));
+            }
+            let mut candidates = vec![vars.len() - 1];
+            if vars.len() > 1 {
+                candidates.push(0);
+            }
+            let mut chosen = None;
+            for &pos in &candidates {
+                let child = vars[pos];
+                let mut order: Vec<usize> = vars.iter().copied().filter(|&v| v != child).collect();
+                order.push(child);
+                let g = f.permute(&order)?;
+                let k = self.cardinalities[child];
+                if g.values()
+                    .chunks(k)
+                    .all(|r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-6)
+                {
+                    chosen = Some((
+                        child,
+                        order[..order.len() - 1].to_vec(),
+                        g.values().to_vec(),
+                    ));
+                    break;
+                }
+            }
+            let (child, parents, probs) = chosen.ok_or_else(|| {
+                BayesError::network(format!(
+                    "factor {fi} is not a conditional table of its first or last variable"
+                ))
+            })?;
+            if cpts[child].is_some() {
+                return Err(BayesError::network(format!(
+                    "variable {child} is the child of two factors"
+                )));
+            }
+            cpts[child] = Some(Cpt { parents, probs });
+        }
+        let cpts = cpts
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                c.ok_or_else(|| {
+                    BayesError::network(format!("variable {i} has no conditional table"))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let variables = self
+            .cardinalities
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| Variable::numbered(format!("v{i}"), k))
+            .collect();
+        BayesianNetwork::new(variables, cpts)
+    }
+}

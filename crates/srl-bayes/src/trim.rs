@@ -1,0 +1,1097 @@
+//! Threshold classifiers, same-decision probability, expected classification agreement
+//! (ECA), MPA / MAA, and branch-and-bound trimming (Choi & Van den Broeck, IJCAI 2018).
+//!
+//! Everything here follows `shared/specs/trimming.md` (the paper's formulas, restored):
+//! for a feature subset `Y` (bit mask over the classifier's features, bit `i` = feature
+//! `i`) each instantiation `y` contributes three weights — `Pr(y, d)`, `Pr(y, ¬d)` and
+//! `Pr(y) Q(y)` with `Q(y) = Σ_z Pr(z | y) α(y, z)` — and
+//! - `MPA(Y) = Σ_y Pr(y) max(Q(y), 1 − Q(y))` (Definition 4, Eq. 2),
+//! - `ECA(Y, T') = Σ_{y: Pr(d|y) ≥ T'} Pr(y) Q(y) + Σ_{y: Pr(d|y) < T'} Pr(y)(1 − Q(y))`
+//!   (Eq. 3; with `T' = T` this is the E-SDP of Definition 6 / Proposition 4),
+//! - `MAA(Y) = max_{T'} ECA(Y, T')` by the threshold sweep of Algorithm 2.
+//!
+//! **Normalisation.** Two CPT rows of the TrimBN models do not sum to 1 (heart
+//! `CL12 | CL=s1`, hepatitis `HE15 | HE=s1`), so the model's total weight is not exactly 1.
+//! Like the authors' tool, every agreement value here is the agreeing weight divided by the
+//! total weight `Σ_x Pr(x)` (all "probabilities" are the network's weights, normalised
+//! once at the end); posteriors `Pr(d | ·)` are ratios of weights and are unaffected.
+//!
+//! **Decision rule.** `α(x) = 1` iff `Pr(d | x) ≥ T`, evaluated as
+//! `w_d (1 − T) ≥ T w_¬d e^{−10⁻⁹}` (a tolerance of 10⁻⁹ in log-odds so that both paths —
+//! products of weights and sums of log-likelihood ratios — agree on exact ties).
+
+use rayon::prelude::*;
+
+use crate::error::BayesError;
+use crate::naive_bayes::{FeatureKind, NaiveBayes};
+use crate::network::BayesianNetwork;
+use crate::ve::VariableElimination;
+
+/// Log-odds tolerance of the decision rule (see the module docs).
+pub const DECISION_TOL: f64 = 1e-9;
+
+/// The decision `Pr(d) ≥ t` from the weights of `d` and `¬d`.
+#[inline]
+#[must_use]
+pub fn decide(w_pos: f64, w_neg: f64, t: f64) -> bool {
+    if t <= 0.0 {
+        return true;
+    }
+    w_pos * (1.0 - t) >= t * w_neg * (-DECISION_TOL).exp()
+}
+
+/// A binary Bayesian classifier `α = (D, X, T)` over a network: `α(x) = 1` iff
+/// `Pr(D = positive_state | x) ≥ threshold` (the class may have more than two states: the
+/// test is the positive state against the rest).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThresholdClassifier {
+    /// Class variable id `D`.
+    pub class: usize,
+    /// The positive class state `d`.
+    pub positive_state: usize,
+    /// Feature variable ids `X` (order defines feature indices 0..n).
+    pub features: Vec<usize>,
+    /// The threshold `T ∈ [0, 1]`.
+    pub threshold: f64,
+}
+
+impl ThresholdClassifier {
+    /// Validates the classifier against `net`.
+    ///
+    /// # Errors
+    /// [`BayesError::InvalidQuery`] if an id or state is out of range, the class is a
+    /// feature, a feature repeats, there are more than 63 features, or the threshold is
+    /// outside `[0, 1]`.
+    pub fn validate(&self, net: &BayesianNetwork) -> Result<(), BayesError> {
+        if self.class >= net.len() || self.positive_state >= net.cardinality(self.class) {
+            return Err(BayesError::query("class or positive state out of range"));
+        }
+        if !(0.0..=1.0).contains(&self.threshold) {
+            return Err(BayesError::query("threshold outside [0, 1]"));
+        }
+        if self.features.len() > 63 {
+            return Err(BayesError::query("at most 63 features"));
+        }
+        for (k, &f) in self.features.iter().enumerate() {
+            if f >= net.len() || f == self.class || self.features[..k].contains(&f) {
+                return Err(BayesError::query(format!(
+                    "feature {f} out of range, the class, or repeated"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Classifies a full instantiation `x` of the features (`x[i]` = state of feature
+    /// `i`) by variable elimination.
+    ///
+    /// # Errors
+    /// As [`VariableElimination::joint`]; [`BayesError::ZeroProbabilityEvidence`].
+    pub fn classify(
+        &self,
+        net: &BayesianNetwork,
+        ve: &VariableElimination,
+        x: &[usize],
+    ) -> Result<bool, BayesError> {
+        let ev: Vec<(usize, usize)> = self
+            .features
+            .iter()
+            .copied()
+            .zip(x.iter().copied())
+            .collect();
+        let post = ve.posterior(net, self.class, &ev)?;
+        let pos = post[self.positive_state];
+        Ok(decide(pos, 1.0 - pos, self.threshold))
+    }
+
+    /// The same-decision probability (Definition 5):
+    /// `SDP(d, T | H, e) = Σ_h Pr(h | e) 1[(Pr(d | h, e) ≥ T) = (Pr(d | e) ≥ T)]`.
+    ///
+    /// # Arguments
+    /// - `evidence`: observed `(variable, state)` pairs `e`;
+    /// - `hidden`: the variables `H` still to be observed (disjoint from `e` and the class).
+    ///
+    /// # Errors
+    /// As [`VariableElimination::joint`]; [`BayesError::ZeroProbabilityEvidence`].
+    pub fn same_decision_probability(
+        &self,
+        net: &BayesianNetwork,
+        ve: &VariableElimination,
+        evidence: &[(usize, usize)],
+        hidden: &[usize],
+    ) -> Result<f64, BayesError> {
+        let mut scope = hidden.to_vec();
+        scope.push(self.class);
+        let f = ve.joint(net, &scope, evidence)?;
+        let k = net.cardinality(self.class);
+        let total = f.total();
+        if total <= 0.0 {
+            return Err(BayesError::ZeroProbabilityEvidence);
+        }
+        let (mut wd_all, mut wn_all) = (0.0, 0.0);
+        for row in f.values().chunks(k) {
+            let wd = row[self.positive_state];
+            wd_all += wd;
+            wn_all += row.iter().sum::<f64>() - wd;
+        }
+        let current = decide(wd_all, wn_all, self.threshold);
+        let mut same = 0.0;
+        for row in f.values().chunks(k) {
+            let wd = row[self.positive_state];
+            let m: f64 = row.iter().sum();
+            if decide(wd, m - wd, self.threshold) == current {
+                same += m;
+            }
+        }
+        Ok(same / total)
+    }
+}
+
+/// The three weights of one instantiation `y` of a feature subset.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct YStat {
+    /// `Pr(y, d)` (unnormalised weight).
+    pub pos_class: f64,
+    /// `Pr(y, ¬d)`.
+    pub neg_class: f64,
+    /// `Pr(y) Q(y)`: the weight of completions `z` the original classifier calls positive.
+    pub agree_pos: f64,
+}
+
+/// The value and a threshold attaining the maximum achievable agreement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Agreement {
+    /// `MAA(Y)` (normalised by the total weight).
+    pub value: f64,
+    /// A threshold `T'` realising it (midpoint of the optimal gap in the sweep).
+    pub threshold: f64,
+}
+
+/// What branch-and-bound and the baselines need from a classifier: the per-instantiation
+/// weights of any feature subset. Implemented by [`JointAgreement`] (any network, exact
+/// tables) and [`NaiveBayesAgreement`] (naive Bayes, log-likelihood ratios).
+pub trait AgreementModel: Sync {
+    /// Number of features `n` (subsets are masks below `1 << n`).
+    fn n_features(&self) -> usize;
+    /// The original threshold `T`.
+    fn threshold(&self) -> f64;
+    /// `Σ_x Pr(x)`, the total weight (1 for a normalised network).
+    fn total_weight(&self) -> f64;
+    /// Whether the features are independent given the class (naive Bayes): then
+    /// MAA = MPA and MAA is monotone (Proposition 3).
+    fn conditionally_independent(&self) -> bool;
+    /// Writes one [`YStat`] per instantiation `y` of `subset` into `out` (cleared first).
+    fn subset_stats(&self, subset: u64, out: &mut Vec<YStat>);
+
+    /// `MPA(subset)`, Definition 4 / Eq. 2.
+    fn mpa(&self, subset: u64) -> f64 {
+        let mut buf = Vec::new();
+        self.subset_stats(subset, &mut buf);
+        mpa_of(&buf) / self.total_weight()
+    }
+    /// `ECA(α, (D, Y, t))` with the trimmed threshold fixed at `t` (E-SDP when `t = T`).
+    fn eca(&self, subset: u64, t: f64) -> f64 {
+        let mut buf = Vec::new();
+        self.subset_stats(subset, &mut buf);
+        eca_of(&buf, t) / self.total_weight()
+    }
+    /// `MAA(subset)` and a threshold attaining it (Algorithm 2).
+    fn maa(&self, subset: u64) -> Agreement {
+        let mut buf = Vec::new();
+        self.subset_stats(subset, &mut buf);
+        let (v, t) = sweep(&mut buf);
+        Agreement {
+            value: v / self.total_weight(),
+            threshold: t,
+        }
+    }
+    /// The information gain `I(D; Y)` in nats.
+    fn information_gain(&self, subset: u64) -> f64 {
+        let mut buf = Vec::new();
+        self.subset_stats(subset, &mut buf);
+        info_gain_of(&buf)
+    }
+}
+
+/// `Σ_y max(P⁺, M − P⁺)` (unnormalised).
+#[must_use]
+pub fn mpa_of(stats: &[YStat]) -> f64 {
+    stats
+        .iter()
+        .map(|s| {
+            let m = s.pos_class + s.neg_class;
+            s.agree_pos.max(m - s.agree_pos)
+        })
+        .sum()
+}
+
+/// `Σ_y [Pr(d|y) ≥ t] P⁺ + [else] (M − P⁺)` (unnormalised).
+#[must_use]
+pub fn eca_of(stats: &[YStat], t: f64) -> f64 {
+    stats
+        .iter()
+        .map(|s| {
+            if decide(s.pos_class, s.neg_class, t) {
+                s.agree_pos
+            } else {
+                s.pos_class + s.neg_class - s.agree_pos
+            }
+        })
+        .sum()
+}
+
+/// The threshold sweep of Algorithm 2 (unnormalised value, threshold). Reorders `stats`.
+#[must_use]
+pub fn sweep(stats: &mut [YStat]) -> (f64, f64) {
+    let post = |s: &YStat| {
+        let m = s.pos_class + s.neg_class;
+        if m > 0.0 { s.pos_class / m } else { 0.0 }
+    };
+    stats.sort_by(|a, b| post(a).total_cmp(&post(b)));
+    let mut eca: f64 = stats.iter().map(|s| s.agree_pos).sum();
+    let (mut best, mut best_t) = (eca, 0.0);
+    let mut i = 0;
+    while i < stats.len() {
+        let p = post(&stats[i]);
+        let mut j = i;
+        while j < stats.len() && post(&stats[j]) - p <= 1e-12 * p.max(1e-300) {
+            let s = &stats[j];
+            eca += s.pos_class + s.neg_class - 2.0 * s.agree_pos;
+            j += 1;
+        }
+        let next = if j < stats.len() {
+            post(&stats[j])
+        } else {
+            1.0
+        };
+        if eca > best && (j < stats.len() || p < 1.0) {
+            best = eca;
+            best_t = 0.5 * (p + next);
+        }
+        i = j;
+    }
+    (best, best_t)
+}
+
+fn info_gain_of(stats: &[YStat]) -> f64 {
+    let h = |a: f64, b: f64| {
+        let m = a + b;
+        if m <= 0.0 {
+            return 0.0;
+        }
+        let mut e = 0.0;
+        for x in [a / m, b / m] {
+            if x > 0.0 {
+                e -= x * x.ln();
+            }
+        }
+        e
+    };
+    let (mut wd, mut wn) = (0.0, 0.0);
+    for s in stats {
+        wd += s.pos_class;
+        wn += s.neg_class;
+    }
+    let w = wd + wn;
+    if w <= 0.0 {
+        return 0.0;
+    }
+    let cond: f64 = stats
+        .iter()
+        .map(|s| (s.pos_class + s.neg_class) / w * h(s.pos_class, s.neg_class))
+        .sum();
+    h(wd, wn) - cond
+}
+
+/// The general-network path: the exact joint weights `Pr(x, d)`, `Pr(x, ¬d)` over every
+/// instantiation `x` of the features, computed once by variable elimination; each subset
+/// is then one pass over that table.
+#[derive(Clone, Debug)]
+pub struct JointAgreement {
+    cards: Vec<usize>,
+    w_pos: Vec<f64>,
+    w_neg: Vec<f64>,
+    alpha: Vec<bool>,
+    total: f64,
+    threshold: f64,
+}
+
+impl JointAgreement {
+    /// Builds the table `Pr(X, D)` by [`VariableElimination`].
+    ///
+    /// # Errors
+    /// As [`ThresholdClassifier::validate`]; [`BayesError::TooLarge`] if the features have
+    /// more than `max_instantiations` joint states or an intermediate factor is too big.
+    ///
+    /// # Complexity
+    /// One VE run plus O(Π|X_i|) memory; each subset evaluation is O(Π|X_i|).
+    pub fn new(
+        net: &BayesianNetwork,
+        clf: &ThresholdClassifier,
+        ve: &VariableElimination,
+        max_instantiations: usize,
+    ) -> Result<Self, BayesError> {
+        clf.validate(net)?;
+        let cards: Vec<usize> = clf.features.iter().map(|&f| net.cardinality(f)).collect();
+        crate::factor::checked_size(&cards, max_instantiations)?;
+        let mut scope = clf.features.clone();
+        scope.push(clf.class);
+        let f = ve.joint(net, &scope, &[])?;
+        let k = net.cardinality(clf.class);
+        let mut w_pos = Vec::with_capacity(f.values().len() / k);
+        let mut w_neg = Vec::with_capacity(f.values().len() / k);
+        let mut alpha = Vec::with_capacity(f.values().len() / k);
+        for row in f.values().chunks(k) {
+            let wd = row[clf.positive_state];
+            let wn = row.iter().sum::<f64>() - wd;
+            w_pos.push(wd);
+            w_neg.push(wn);
+            alpha.push(decide(wd, wn, clf.threshold));
+        }
+        let total = f.total();
+        if total <= 0.0 {
+            return Err(BayesError::ZeroProbabilityEvidence);
+        }
+        Ok(Self {
+            cards,
+            w_pos,
+            w_neg,
+            alpha,
+            total,
+            threshold: clf.threshold,
+        })
+    }
+
+    /// `α(x)` for the instantiation with flat index `x` (mixed radix over the features,
+    /// last fastest).
+    #[must_use]
+    pub fn original_decision(&self, x: usize) -> bool {
+        self.alpha[x]
+    }
+}
+
+impl AgreementModel for JointAgreement {
+    fn n_features(&self) -> usize {
+        self.cards.len()
+    }
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+    fn total_weight(&self) -> f64 {
+        self.total
+    }
+    fn conditionally_independent(&self) -> bool {
+        false
+    }
+    fn subset_stats(&self, subset: u64, out: &mut Vec<YStat>) {
+        let n = self.cards.len();
+        // y strides: mixed radix over the subset's features in order, last fastest
+        let mut ystride = vec![0usize; n];
+        let mut size = 1usize;
+        for i in (0..n).rev() {
+            if subset >> i & 1 == 1 {
+                ystride[i] = size;
+                size *= self.cards[i];
+            }
+        }
+        out.clear();
+        out.resize(size, YStat::default());
+        let mut digits = vec![0usize; n];
+        let mut y = 0usize;
+        for x in 0..self.w_pos.len() {
+            let s = &mut out[y];
+            let (a, b) = (self.w_pos[x], self.w_neg[x]);
+            s.pos_class += a;
+            s.neg_class += b;
+            if self.alpha[x] {
+                s.agree_pos += a + b;
+            }
+            for k in (0..n).rev() {
+                digits[k] += 1;
+                y += ystride[k];
+                if digits[k] < self.cards[k] {
+                    break;
+                }
+                y -= ystride[k] * self.cards[k];
+                digits[k] = 0;
+            }
+        }
+    }
+}
+
+/// The naive Bayes path: `Pr(d | y, z)` is a sum of per-feature log-likelihood ratios and
+/// `Z` is independent of `Y` given `D`, so
+/// `Pr(y) Q(y) = Σ_c Pr(y, c) Pr(LLR(Z) ≥ τ − LLR(y) | c)`; the distribution of `LLR(Z)`
+/// is enumerated meet-in-the-middle (`Z = Z₁ ∪ Z₂`, `Z₂` sorted once with suffix sums,
+/// one binary search per `(y, z₁)`), so an evaluation costs
+/// `O(|y| · |z₁| · log |z₂| + |z₂| log |z₂|)` instead of `O(|x|)`.
+#[derive(Clone, Debug)]
+pub struct NaiveBayesAgreement {
+    cards: Vec<usize>,
+    /// per feature, per state: (llr, θ_pos, θ_neg)
+    theta: Vec<Vec<(f64, f64, f64)>>,
+    mass_pos: Vec<f64>,
+    mass_neg: Vec<f64>,
+    prior_pos: f64,
+    prior_neg: f64,
+    tau: f64,
+    total: f64,
+    threshold: f64,
+    has_zero: bool,
+}
+
+impl NaiveBayesAgreement {
+    /// Prepares the trimming of a binary-class categorical naive Bayes.
+    ///
+    /// # Arguments
+    /// - `positive_state`: the class state `d` the rule tests;
+    /// - `threshold`: `T ∈ [0, 1]`.
+    ///
+    /// # Errors
+    /// [`BayesError::InvalidQuery`] if the class is not binary, a feature is a count
+    /// feature, there are more than 63 features, or `T ∉ [0, 1]`.
+    pub fn new(nb: &NaiveBayes, positive_state: usize, threshold: f64) -> Result<Self, BayesError> {
+        if nb.n_classes() != 2 || positive_state > 1 {
+            return Err(BayesError::query(
+                "the naive Bayes path needs a binary class",
+            ));
+        }
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(BayesError::query("threshold outside [0, 1]"));
+        }
+        if nb.n_features() > 63 {
+            return Err(BayesError::query("at most 63 features"));
+        }
+        let neg = 1 - positive_state;
+        let mut cards = Vec::new();
+        let mut theta = Vec::new();
+        let mut mass_pos = Vec::new();
+        let mut mass_neg = Vec::new();
+        for (i, k) in nb.feature_kinds().iter().enumerate() {
+            let FeatureKind::Categorical { states } = *k else {
+                return Err(BayesError::query(
+                    "the naive Bayes path needs categorical features",
+                ));
+            };
+            cards.push(states);
+            let mut t = Vec::with_capacity(states);
+            for s in 0..states {
+                let (a, b) = (nb.prob(i, positive_state, s), nb.prob(i, neg, s));
+                let llr = if a == 0.0 && b == 0.0 {
+                    0.0
+                } else {
+                    a.ln() - b.ln()
+                };
+                t.push((llr, a, b));
+            }
+            mass_pos.push(t.iter().map(|e| e.1).sum());
+            mass_neg.push(t.iter().map(|e| e.2).sum());
+            theta.push(t);
+        }
+        let prior_pos = nb.class_prior()[positive_state];
+        let prior_neg = nb.class_prior()[neg];
+        let logit = if threshold <= 0.0 {
+            f64::NEG_INFINITY
+        } else if threshold >= 1.0 {
+            f64::INFINITY
+        } else {
+            (threshold / (1.0 - threshold)).ln()
+        };
+        let tau = logit - DECISION_TOL - prior_pos.ln() + prior_neg.ln();
+        let total = prior_pos * mass_pos.iter().product::<f64>()
+            + prior_neg * mass_neg.iter().product::<f64>();
+        if total <= 0.0 {
+            return Err(BayesError::ZeroProbabilityEvidence);
+        }
+        let has_zero = prior_pos <= 0.0
+            || prior_neg <= 0.0
+            || theta
+                .iter()
+                .flatten()
+                .any(|t: &(f64, f64, f64)| t.1 <= 0.0 || t.2 <= 0.0);
+        Ok(Self {
+            has_zero,
+            cards,
+            theta,
+            mass_pos,
+            mass_neg,
+            prior_pos,
+            prior_neg,
+            tau,
+            total,
+            threshold,
+        })
+    }
+
+    /// `(llr, w_pos, w_neg)` for every instantiation of `features` (first feature slowest).
+    fn enumerate(&self, features: &[usize], start: (f64, f64, f64)) -> Vec<(f64, f64, f64)> {
+        let size: usize = features.iter().map(|&f| self.cards[f]).product();
+        let mut v = Vec::with_capacity(size);
+        v.push(start);
+        for &f in features {
+            let old = std::mem::take(&mut v);
+            v.reserve(old.len() * self.cards[f]);
+            for e in &old {
+                for t in &self.theta[f] {
+                    v.push((e.0 + t.0, e.1 * t.1, e.2 * t.2));
+                }
+            }
+        }
+        v
+    }
+
+    /// `MPA(subset)` by the segment algorithm (see [`AgreementModel::mpa`], which picks
+    /// the cheaper of this and [`NaiveBayesAgreement::mpa_enumerated`]); exposed for tests
+    /// and benches. Requires no zero CPT entries for exactness at `±∞` log-ratios.
+    #[must_use]
+    pub fn mpa_segmented(&self, subset: u64) -> f64 {
+        let n = self.cards.len();
+        let ys: Vec<usize> = (0..n).filter(|&i| subset >> i & 1 == 1).collect();
+        let zs: Vec<usize> = (0..n).filter(|&i| subset >> i & 1 == 0).collect();
+        self.mpa_by_segments(&ys, &zs) / self.total
+    }
+
+    /// `MPA(subset)` by enumerating `y` with the meet-in-the-middle `LLR(Z)` distribution.
+    #[must_use]
+    pub fn mpa_enumerated(&self, subset: u64) -> f64 {
+        let mut buf = Vec::new();
+        self.subset_stats(subset, &mut buf);
+        mpa_of(&buf) / self.total
+    }
+
+    /// Estimated work of the two MPA algorithms for `|Y|`, `|Z|` instantiation counts.
+    fn costs(&self, ys: &[usize], zs: &[usize]) -> (f64, f64) {
+        let ysize: f64 = ys.iter().map(|&i| self.cards[i] as f64).product();
+        let zsize: f64 = zs.iter().map(|&i| self.cards[i] as f64).product();
+        let z2 = zsize.sqrt().max(1.0);
+        let z1 = zsize / z2;
+        let a = ysize * (ysize.log2() + 1.0) + z1 * (ysize + z2) + z2 * (z2.log2() + 1.0);
+        let y2 = ysize.sqrt().max(1.0);
+        let y1 = ysize / y2;
+        let subs = 2.0 * (zsize + 1.0);
+        let b = zsize * (zsize.log2() + 1.0)
+            + subs * (y1 + y2)
+            + y1 * (y1.log2() + 1.0)
+            + y2 * (y2.log2() + 1.0);
+        (a, b)
+    }
+
+    /// Unnormalised `MPA(Y)` without enumerating `y`'s instantiations one by one: `Y` is
+    /// split meet-in-the-middle (`Y₁` enumerated, `Y₂` sorted by LLR with prefix sums of
+    /// its class weights). `Q` depends on `y` only through `L = LLR(y)` and is a step
+    /// function of `L` with a break at each `τ − LLR(z)`; between breaks,
+    /// `max(Pr(y)Q(y), Pr(y)(1 − Q(y)))` is the larger of two linear forms in
+    /// `(Pr(y, d), Pr(y, ¬d))`, whose crossing (`Pr(y,d)/Pr(y,¬d) = ρ e^L`) adds at most one
+    /// more break. Each `(y₁, segment)` pair is then two binary searches in `Y₂`.
+    fn mpa_by_segments(&self, ys: &[usize], zs: &[usize]) -> f64 {
+        let (mz_pos, mz_neg) = zs.iter().fold((1.0, 1.0), |(a, b), &i| {
+            (a * self.mass_pos[i], b * self.mass_neg[i])
+        });
+        let mut zl = self.enumerate(zs, (0.0, 1.0, 1.0));
+        // breakpoints b = τ − L_z ascending (L_z descending)
+        zl.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        // segments: (lo, gp, gn) with g = weight of z with τ − L_z ≤ L, for L ≥ lo
+        let mut segs: Vec<(f64, f64, f64)> = vec![(f64::NEG_INFINITY, 0.0, 0.0)];
+        let (mut gp, mut gn) = (0.0, 0.0);
+        let mut k = 0;
+        while k < zl.len() {
+            let b = self.tau - zl[k].0;
+            while k < zl.len() && self.tau - zl[k].0 == b {
+                gp += zl[k].1;
+                gn += zl[k].2;
+                k += 1;
+            }
+            segs.push((b, gp, gn));
+        }
+        // sub-segments with a fixed decision: (lo, coef_pos, coef_neg)
+        let ln_rho = self.prior_pos.ln() - self.prior_neg.ln();
+        let mut subs: Vec<(f64, f64, f64)> = Vec::with_capacity(2 * segs.len());
+        for (j, &(lo, gp, gn)) in segs.iter().enumerate() {
+            let hi = segs.get(j + 1).map_or(f64::INFINITY, |s| s.0);
+            let pos = (gp, gn);
+            let neg = (mz_pos - gp, mz_neg - gn);
+            // positive wins iff a_p (2gp − Mp) + a_n (2gn − Mn) ≥ 0, a_p/a_n = ρ e^L
+            let (a, b) = (2.0 * gp - mz_pos, 2.0 * gn - mz_neg);
+            if a > 0.0 && b < 0.0 {
+                // positive for L ≥ ln(−b/a) − ln ρ
+                let s = (-b / a).ln() - ln_rho;
+                if s <= lo {
+                    subs.push((lo, pos.0, pos.1));
+                } else if s >= hi {
+                    subs.push((lo, neg.0, neg.1));
+                } else {
+                    subs.push((lo, neg.0, neg.1));
+                    subs.push((s, pos.0, pos.1));
+                }
+            } else if a < 0.0 && b > 0.0 {
+                // positive for L ≤ ln(b/−a) − ln ρ (does not happen by Claim 1, kept exact)
+                let s = (b / -a).ln() - ln_rho;
+                if s <= lo {
+                    subs.push((lo, neg.0, neg.1));
+                } else if s >= hi {
+                    subs.push((lo, pos.0, pos.1));
+                } else {
+                    subs.push((lo, pos.0, pos.1));
+                    subs.push((s, neg.0, neg.1));
+                }
+            } else if a >= 0.0 && b >= 0.0 {
+                subs.push((lo, pos.0, pos.1));
+            } else {
+                subs.push((lo, neg.0, neg.1));
+            }
+        }
+        // split Y: Y2 about sqrt(|Y|) instantiations
+        let ysize: f64 = ys.iter().map(|&i| self.cards[i] as f64).product();
+        let mut split = ys.len();
+        let mut y2size = 1.0;
+        while split > 0 && y2size * y2size < ysize {
+            split -= 1;
+            y2size *= self.cards[ys[split]] as f64;
+        }
+        let (y1f, y2f) = ys.split_at(split);
+        let mut y2 = self.enumerate(y2f, (0.0, 1.0, 1.0));
+        y2.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut pre_pos = vec![0.0; y2.len() + 1];
+        let mut pre_neg = vec![0.0; y2.len() + 1];
+        for k in 0..y2.len() {
+            pre_pos[k + 1] = pre_pos[k] + y2[k].1;
+            pre_neg[k + 1] = pre_neg[k] + y2[k].2;
+        }
+        let mut y1 = self.enumerate(y1f, (0.0, self.prior_pos, self.prior_neg));
+        y1.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        // ptr[j] = first index in Y2 with L ≥ subs[j + 1].lo − L1; falls as L1 rises
+        let mut ptr = vec![y2.len(); subs.len().saturating_sub(1)];
+        let mut total = 0.0;
+        for &(l1, ap, an) in &y1 {
+            let mut lo_idx = 0;
+            for (j, &(_, cp, cn)) in subs.iter().enumerate() {
+                let hi_idx = if j + 1 < subs.len() {
+                    let t = subs[j + 1].0 - l1;
+                    let p = &mut ptr[j];
+                    while *p > 0 && y2[*p - 1].0 >= t {
+                        *p -= 1;
+                    }
+                    (*p).max(lo_idx)
+                } else {
+                    y2.len()
+                };
+                if hi_idx > lo_idx {
+                    total += ap * cp * (pre_pos[hi_idx] - pre_pos[lo_idx])
+                        + an * cn * (pre_neg[hi_idx] - pre_neg[lo_idx]);
+                }
+                lo_idx = hi_idx;
+            }
+        }
+        total
+    }
+}
+
+impl AgreementModel for NaiveBayesAgreement {
+    fn mpa(&self, subset: u64) -> f64 {
+        let n = self.cards.len();
+        let ys: Vec<usize> = (0..n).filter(|&i| subset >> i & 1 == 1).collect();
+        let zs: Vec<usize> = (0..n).filter(|&i| subset >> i & 1 == 0).collect();
+        let (a, b) = self.costs(&ys, &zs);
+        if self.has_zero || a <= b {
+            self.mpa_enumerated(subset)
+        } else {
+            self.mpa_by_segments(&ys, &zs) / self.total
+        }
+    }
+
+    fn n_features(&self) -> usize {
+        self.cards.len()
+    }
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+    fn total_weight(&self) -> f64 {
+        self.total
+    }
+    fn conditionally_independent(&self) -> bool {
+        true
+    }
+    fn subset_stats(&self, subset: u64, out: &mut Vec<YStat>) {
+        let n = self.cards.len();
+        let ys: Vec<usize> = (0..n).filter(|&i| subset >> i & 1 == 1).collect();
+        let zs: Vec<usize> = (0..n).filter(|&i| subset >> i & 1 == 0).collect();
+        let (mz_pos, mz_neg) = zs.iter().fold((1.0, 1.0), |(a, b), &i| {
+            (a * self.mass_pos[i], b * self.mass_neg[i])
+        });
+        // split Z: Z2 gets features until its size reaches about sqrt(|Z|)
+        let zsize: f64 = zs.iter().map(|&i| self.cards[i] as f64).product();
+        let mut split = zs.len();
+        let mut z2size = 1.0;
+        while split > 0 && z2size * z2size < zsize {
+            split -= 1;
+            z2size *= self.cards[zs[split]] as f64;
+        }
+        let (z1f, z2f) = zs.split_at(split);
+        let mut z2 = self.enumerate(z2f, (0.0, 1.0, 1.0));
+        z2.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut suf_pos = vec![0.0; z2.len() + 1];
+        let mut suf_neg = vec![0.0; z2.len() + 1];
+        for k in (0..z2.len()).rev() {
+            suf_pos[k] = suf_pos[k + 1] + z2[k].1;
+            suf_neg[k] = suf_neg[k + 1] + z2[k].2;
+        }
+        let z1 = self.enumerate(z1f, (0.0, 1.0, 1.0));
+        let mut yl = self.enumerate(&ys, (0.0, self.prior_pos, self.prior_neg));
+        // y ascending by LLR: for a fixed z1 the threshold τ − L_y − L_z1 falls as L_y
+        // rises, so the cut in Z2 only moves left (two pointers instead of searches)
+        yl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut agree = vec![0.0; yl.len()];
+        for &(l1, w1p, w1n) in &z1 {
+            let mut k = z2.len();
+            for (j, &(ly, ap, an)) in yl.iter().enumerate() {
+                let t = self.tau - ly - l1;
+                while k > 0 && z2[k - 1].0 >= t {
+                    k -= 1;
+                }
+                agree[j] += ap * w1p * suf_pos[k] + an * w1n * suf_neg[k];
+            }
+        }
+        out.clear();
+        out.extend(yl.iter().zip(&agree).map(|(&(_, ap, an), &a)| YStat {
+            pos_class: ap * mz_pos,
+            neg_class: an * mz_neg,
+            agree_pos: a,
+        }));
+    }
+}
+
+/// The answer of a trimming search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trimming {
+    /// The chosen features (indices into the classifier's features, ascending).
+    pub subset: Vec<usize>,
+    /// The trimmed classifier's threshold `T'`.
+    pub threshold: f64,
+    /// Its ECA with the original classifier (normalised by the total weight).
+    pub eca: f64,
+    /// Number of MAA (or, for fixed-threshold search, E-SDP) evaluations.
+    pub criterion_evaluations: u64,
+    /// Number of MPA upper-bound evaluations.
+    pub bound_evaluations: u64,
+}
+
+impl Trimming {
+    /// All evaluations (criterion + bound), the paper's "# Eval".
+    #[must_use]
+    pub fn evaluations(&self) -> u64 {
+        self.criterion_evaluations + self.bound_evaluations
+    }
+}
+
+/// The subset `subset` as ascending indices.
+#[must_use]
+pub fn mask_to_vec(subset: u64) -> Vec<usize> {
+    (0..64).filter(|&i| subset >> i & 1 == 1).collect()
+}
+
+/// The mask of the indices `features`.
+///
+/// # Panics
+/// If an index is ≥ 64.
+#[must_use]
+pub fn vec_to_mask(features: &[usize]) -> u64 {
+    features.iter().fold(0u64, |m, &i| m | (1u64 << i))
+}
+
+fn check_costs(n: usize, costs: &[f64], budget: f64) -> Result<(), BayesError> {
+    if costs.len() != n {
+        return Err(BayesError::query(format!(
+            "{} costs for {n} features",
+            costs.len()
+        )));
+    }
+    if costs.iter().any(|c| !(c.is_finite() && *c > 0.0)) || !budget.is_finite() || budget < 0.0 {
+        return Err(BayesError::query(
+            "costs must be positive and the budget non-negative",
+        ));
+    }
+    Ok(())
+}
+
+const COST_EPS: f64 = 1e-9;
+
+/// The order in which [`BranchAndBound`] branches on features (the paper does not fix one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FeatureOrder {
+    /// The classifier's own feature order.
+    Given,
+    /// Decreasing single-feature `MPA({X_i})` (ties by index): strong features are
+    /// included first, so a good incumbent is found at once, and excluded early in the
+    /// other branches, where the bound `MPA(X \ E)` then drops fastest.
+    #[default]
+    DecreasingMpa,
+}
+
+/// Branch-and-bound trimming (Algorithm 1 of Choi & Van den Broeck 2018).
+///
+/// Depth-first over a binary tree (at depth `i`, first include the `i`-th feature of the
+/// branching order, then exclude it). At an include node with subset `I` within budget,
+/// `MAA(I)` is computed — for every such node in general networks, and for naive Bayes
+/// (`model.conditionally_independent()`) only when `I` exhausts the budget (no feature
+/// outside `I` still fits), since there MAA = MPA is monotone (Proposition 3). At an
+/// exclude node with excluded set `E`, the bound `MPA(X \ E)` (Corollary 1) is computed
+/// even if `X \ E` is over budget, and the subtree is pruned when it is `≤` the best MAA
+/// so far. In naive Bayes, when `X \ E` itself fits the budget, the bound *is* the
+/// subtree's optimum (`MAA(X \ E) = MPA(X \ E)`, monotone), so it is taken as a candidate
+/// and the subtree is closed.
+///
+/// | field | default | meaning |
+/// |---|---|---|
+/// | `order` | [`FeatureOrder::DecreasingMpa`] | branching order (its `n` single-feature MPAs count as bound evaluations) |
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BranchAndBound {
+    /// The branching order.
+    pub order: FeatureOrder,
+}
+
+/// [`BranchAndBound::run`] with the default settings.
+///
+/// # Errors
+/// As [`BranchAndBound::run`].
+pub fn branch_and_bound<M: AgreementModel + ?Sized>(
+    model: &M,
+    costs: &[f64],
+    budget: f64,
+) -> Result<Trimming, BayesError> {
+    BranchAndBound::default().run(model, costs, budget)
+}
+
+impl BranchAndBound {
+    /// Finds the feasible subset of maximum MAA and a threshold realising it.
+    ///
+    /// # Arguments
+    /// - `costs[i] > 0` per feature, `budget ≥ 0` (a subset is feasible iff its cost sum
+    ///   is `≤ budget + 1e-9`).
+    ///
+    /// # Returns
+    /// The optimal subset, a threshold realising it (from the sweep, Algorithm 2), its ECA,
+    /// and the evaluation counts.
+    ///
+    /// # Errors
+    /// [`BayesError::InvalidQuery`] for bad costs or budget.
+    ///
+    /// # Complexity
+    /// Worst case `O(2^n)` evaluations; in practice far fewer (see `docs/srl-bayes.md`).
+    pub fn run<M: AgreementModel + ?Sized>(
+        &self,
+        model: &M,
+        costs: &[f64],
+        budget: f64,
+    ) -> Result<Trimming, BayesError> {
+        let n = model.n_features();
+        check_costs(n, costs, budget)?;
+        let mut mpa_evals = 0u64;
+        let order: Vec<usize> = match self.order {
+            FeatureOrder::Given => (0..n).collect(),
+            FeatureOrder::DecreasingMpa => {
+                let single: Vec<f64> = (0..n).map(|i| model.mpa(1u64 << i)).collect();
+                mpa_evals += n as u64;
+                let mut o: Vec<usize> = (0..n).collect();
+                o.sort_by(|&a, &b| single[b].total_cmp(&single[a]).then(a.cmp(&b)));
+                o
+            }
+        };
+        let mut st = State {
+            model,
+            costs,
+            budget,
+            n,
+            order,
+            independent: model.conditionally_independent(),
+            best: f64::NEG_INFINITY,
+            best_subset: 0,
+            found: false,
+            maa_evals: 0,
+            mpa_evals,
+            buf: Vec::new(),
+        };
+        st.evaluate(0, 0.0);
+        st.search(0, 0, 0, 0.0, f64::INFINITY);
+        let a = model.maa(st.best_subset);
+        Ok(Trimming {
+            subset: mask_to_vec(st.best_subset),
+            threshold: a.threshold,
+            eca: a.value,
+            criterion_evaluations: st.maa_evals,
+            bound_evaluations: st.mpa_evals,
+        })
+    }
+}
+
+struct State<'a, M: ?Sized> {
+    model: &'a M,
+    costs: &'a [f64],
+    budget: f64,
+    n: usize,
+    order: Vec<usize>,
+    independent: bool,
+    best: f64,
+    best_subset: u64,
+    found: bool,
+    maa_evals: u64,
+    mpa_evals: u64,
+    buf: Vec<YStat>,
+}
+
+impl<M: AgreementModel + ?Sized> State<'_, M> {
+    fn exhausts(&self, subset: u64, cost: f64) -> bool {
+        (0..self.n).all(|j| subset >> j & 1 == 1 || cost + self.costs[j] > self.budget + COST_EPS)
+    }
+    fn offer(&mut self, subset: u64, v: f64) {
+        if !self.found || v > self.best {
+            self.best = v;
+            self.best_subset = subset;
+            self.found = true;
+        }
+    }
+    fn evaluate(&mut self, subset: u64, cost: f64) {
+        if self.independent && !self.exhausts(subset, cost) {
+            return;
+        }
+        self.maa_evals += 1;
+        let v = if self.independent {
+            self.model.mpa(subset)
+        } else {
+            self.model.subset_stats(subset, &mut self.buf);
+            sweep(&mut self.buf).0 / self.model.total_weight()
+        };
+        self.offer(subset, v);
+    }
+    fn search(&mut self, i: usize, inc: u64, exc: u64, cost: f64, ub: f64) {
+        if i == self.n || (self.found && ub <= self.best) {
+            return;
+        }
+        let f = self.order[i];
+        if cost + self.costs[f] <= self.budget + COST_EPS {
+            let inc2 = inc | 1 << f;
+            self.evaluate(inc2, cost + self.costs[f]);
+            self.search(i + 1, inc2, exc, cost + self.costs[f], ub);
+        }
+        let exc2 = exc | 1 << f;
+        let rest = ((0..self.n).fold(0u64, |m, j| m | 1 << j)) & !exc2;
+        self.mpa_evals += 1;
+        let ub2 = self.model.mpa(rest);
+        if self.found && ub2 <= self.best {
+            return;
+        }
+        let rest_cost: f64 = (0..self.n)
+            .filter(|&j| rest >> j & 1 == 1)
+            .map(|j| self.costs[j])
+            .sum();
+        if self.independent && rest_cost <= self.budget + COST_EPS {
+            // MAA(X \ E) = MPA(X \ E) bounds and attains the subtree's optimum
+            self.offer(rest, ub2);
+            return;
+        }
+        self.search(i + 1, inc, exc2, cost, ub2);
+    }
+}
+
+/// Every subset whose cost is within budget (including the empty set), ascending masks.
+///
+/// # Errors
+/// [`BayesError::InvalidQuery`] for bad costs or more than 30 features.
+pub fn feasible_subsets(costs: &[f64], budget: f64) -> Result<Vec<u64>, BayesError> {
+    let n = costs.len();
+    check_costs(n, costs, budget)?;
+    if n > 30 {
+        return Err(BayesError::query(
+            "exhaustive search is limited to 30 features",
+        ));
+    }
+    Ok((0u64..1 << n)
+        .filter(|&m| {
+            let c: f64 = (0..n).filter(|&i| m >> i & 1 == 1).map(|i| costs[i]).sum();
+            c <= budget + COST_EPS
+        })
+        .collect())
+}
+
+fn best_of<F: Fn(u64) -> f64 + Sync>(subsets: &[u64], f: F) -> (u64, f64) {
+    subsets.par_iter().map(|&m| (m, f(m))).reduce(
+        || (0, f64::NEG_INFINITY),
+        |a, b| {
+            if b.1 > a.1 || (b.1 == a.1 && b.0 < a.0) {
+                b
+            } else {
+                a
+            }
+        },
+    )
+}
+
+/// Exhaustive trimming: `MAA` of every feasible subset (parallel with rayon); the oracle
+/// for [`branch_and_bound`].
+///
+/// # Errors
+/// As [`feasible_subsets`].
+pub fn exhaustive_maa<M: AgreementModel + ?Sized>(
+    model: &M,
+    costs: &[f64],
+    budget: f64,
+) -> Result<Trimming, BayesError> {
+    check_costs(model.n_features(), costs, budget)?;
+    let subsets = feasible_subsets(costs, budget)?;
+    let (m, _) = best_of(&subsets, |m| model.maa(m).value);
+    let a = model.maa(m);
+    Ok(Trimming {
+        subset: mask_to_vec(m),
+        threshold: a.threshold,
+        eca: a.value,
+        criterion_evaluations: subsets.len() as u64,
+        bound_evaluations: 0,
+    })
+}
+
+/// FS-SDD (Chen, Choi & Darwiche 2015; Choi et al. 2017): exhaustive feature selection by
+/// expected same-decision probability, i.e. ECA with the threshold held at `T`, over every
+/// feasible subset (the empty set included; the paper's counts exclude it).
+///
+/// # Errors
+/// As [`feasible_subsets`].
+pub fn fs_sdd<M: AgreementModel + ?Sized>(
+    model: &M,
+    costs: &[f64],
+    budget: f64,
+) -> Result<Trimming, BayesError> {
+    check_costs(model.n_features(), costs, budget)?;
+    let subsets = feasible_subsets(costs, budget)?;
+    let t = model.threshold();
+    let (m, v) = best_of(&subsets, |m| model.eca(m, t));
+    Ok(Trimming {
+        subset: mask_to_vec(m),
+        threshold: t,
+        eca: v,
+        criterion_evaluations: subsets.len() as u64,
+        bound_evaluations: 0,
+    })
+}
+
+/// Feature selection by information gain: the feasible subset maximising `I(D; Y)`
+/// (exhaustive; ties to the smaller mask). Returned with its own `MAA` and threshold, so
+/// the comparison with trimming is on agreement with an optimised threshold.
+///
+/// # Errors
+/// As [`feasible_subsets`].
+pub fn information_gain_selection<M: AgreementModel + ?Sized>(
+    model: &M,
+    costs: &[f64],
+    budget: f64,
+) -> Result<Trimming, BayesError> {
+    check_costs(model.n_features(), costs, budget)?;
+    let subsets = feasible_subsets(costs, budget)?;
+    let (m, _) = best_of(&subsets, |m| model.information_gain(m));
+    let a = model.maa(m);
+    Ok(Trimming {
+        subset: mask_to_vec(m),
+        threshold: a.threshold,
+        eca: a.value,
+        criterion_evaluations: subsets.len() as u64,
+        bound_evaluations: 0,
+    })
+}
