@@ -1,1 +1,45 @@
-//! placeholder
+//! # srl-learn: learners for statistical relational learning
+//!
+//! Sits beside srl-boost and srl-bayes, above srl-infer and srl-graph; it depends on
+//! neither sibling. So far it holds:
+//! - [`LogisticRegression`]: multinomial logistic regression with an L2 prior, fitted by
+//!   argmin's L-BFGS (the *LOGREG* baseline of Sen & Getoor 2006), also usable as srl-infer's
+//!   `LocalClassifier` ([`LocalLogisticRegression`]);
+//! - [`RelationalMarkovNetwork`] (*MN*, Taskar et al. 2002) and [`CostSensitiveMarkovNetwork`]
+//!   (*CSMN*, Sen & Getoor 2006, §5), log-linear models over node and edge cliques trained
+//!   with marginals from any `srl_infer::MarginalInference`;
+//! - [`expected_cost_decision`]: the expected-cost labelling of Sen & Getoor (2006, §4) from
+//!   node and edge marginals, a pairwise energy minimised by MAP inference;
+//! - [`uknn`]: uK-NN, K-nearest neighbours with per-example context weights
+//!   (Zadrozny et al. 2009): weighted voting, weighted distance, or both. The weights
+//!   `P(c = c_t | x, y) / P(c = c_t)` are an input: any probabilistic classifier may supply
+//!   them (the experiments use srl-bayes' naive Bayes, combined in xtask).
+//!
+//! ```
+//! use srl_learn::uknn::{Metric, UknnParams, Weighting};
+//! let x = vec![1.0, 0.0, 0.9, 0.1, 0.0, 1.0];
+//! let model = UknnParams { k: 1, metric: Metric::Cosine, weighting: Weighting::Voting }
+//!     .fit(x, 2, vec![0, 0, 1], 2)?;
+//! let p = model.predict(&[1.0, 0.05], &[1.0, 1.0, 1.0])?;
+//! assert_eq!(p.class, 0);
+//! # Ok::<(), srl_learn::LearnError>(())
+//! ```
+
+pub mod csmn;
+pub mod decision;
+pub mod error;
+pub mod logreg;
+pub mod mn;
+mod optim;
+pub mod relational;
+pub mod uknn;
+
+pub use csmn::{
+    CostSensitiveMarkovNetwork, CostSensitiveMarkovNetworkParams, CsmnInference, CsmnPrediction,
+};
+pub use decision::{CostCliques, Decision, PolishedMaxProduct, expected_cost_decision};
+pub use error::LearnError;
+pub use logreg::{Lambda, LocalLogisticRegression, LogisticRegression, LogisticRegressionParams};
+pub use mn::{RelationalMarkovNetwork, RelationalMarkovNetworkParams};
+pub use optim::FitReport;
+pub use relational::{EdgeWeights, GraphMarginals, Layout};
