@@ -1,1 +1,61 @@
-//! srl-boost (placeholder, filled in by its issue).
+//! # srl-boost: relational regression trees, RFGB and Soft-RFGB
+//!
+//! First-order learning on BoostSRL-format data. Sits beside srl-learn and srl-bayes
+//! (it depends on none of them; see ARCHITECTURE.md): xtask feeds it files and scores
+//! its probabilities with srl-eval.
+//!
+//! * Data ([`logic`]): constants interned per [`Database`], predicates, ground facts with
+//!   argument-position indexes, [`Examples`] of a target, [`ModeDecl`]s and the rest of a
+//!   [`Background`] file.
+//! * Reading ([`reader`]): [`read_atoms`], [`read_background`], [`load_split`] accept the
+//!   BoostSRL files as shipped; errors name file and line.
+//! * Retargeting ([`retarget`]): a fact predicate as target with closed-world negatives
+//!   ([`retarget_closed_world`], WebKB `courseta`), a UCI table as facts
+//!   ([`heart_from_uci`]).
+//! * [`RelationalRegressionTree`] via [`TreeParams::fit`]: TILDE-style first-order
+//!   regression trees, best-first, at most L leaves.
+//! * [`SoftRfgb`] via [`SoftRfgbParams::fit`]: RFGB (α = β = 0) and Soft-RFGB
+//!   (Yang et al. 2014, Eq. 3, Fig. 1a).
+//!
+//! ```
+//! use rand::SeedableRng as _;
+//! use srl_boost::{parse_atoms, parse_background, build_split, OtherTargets, SoftRfgbParams};
+//! use std::path::Path;
+//!
+//! let bk = parse_background("mode: smokes(+person).\nmode: friends(+person,-person).\nmode: cancer(+person).", Path::new("bk.txt")).unwrap();
+//! let facts = parse_atoms("smokes(a).\nsmokes(b).\nfriends(c,a).\nfriends(d,e).", Path::new("facts.txt")).unwrap();
+//! let pos = parse_atoms("cancer(a).\ncancer(b).\ncancer(c).", Path::new("pos.txt")).unwrap();
+//! let neg = parse_atoms("cancer(d).\ncancer(e).\ncancer(f).", Path::new("neg.txt")).unwrap();
+//! let split = build_split(&facts, &pos, &neg, "cancer", &bk, OtherTargets::Ignore, Path::new("facts.txt")).unwrap();
+//! let mut params = SoftRfgbParams::rfgb();
+//! params.tree.min_leaf_examples = 1;
+//! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+//! let model = params.fit(&split.db, &bk, &split.examples, &mut rng).unwrap();
+//! let p = model.predict_proba(&split.db, &split.examples).unwrap();
+//! assert!(p[0] > 0.5 && p[5] < 0.5);
+//! ```
+
+pub mod boost;
+pub mod error;
+pub mod logic;
+pub mod reader;
+pub mod retarget;
+pub mod tree;
+
+pub use boost::{
+    NegativeSampling, Rfgb, RfgbParams, SoftRfgb, SoftRfgbParams, sigmoid, soft_gradient,
+};
+pub use error::BoostError;
+pub use logic::{
+    ArgKind, Background, Database, DatabaseBuilder, Examples, Interner, ModeArg, ModeDecl, PredId,
+    Relation,
+};
+pub use reader::{
+    Atom, OtherTargets, Split, SplitSummary, build_split, load_split, parse_atoms,
+    parse_background, read_atoms, read_background,
+};
+pub use retarget::{
+    HEART_COLUMNS, HeartData, heart_from_uci, positives_into_facts, retarget_closed_world,
+    retarget_with_domains,
+};
+pub use tree::{Literal, RelationalRegressionTree, Term, TreeNode, TreeParams};

@@ -1,0 +1,1293 @@
+//! First-order regression trees (TILDE-style, Blockeel & De Raedt 1998), grown the way
+//! RFGB's FITRELREGRESSIONTREE grows them (Natarajan et al. 2012; Yang et al. 2014,
+//! Sec. III): each inner node tests a conjunction of literals produced by the mode
+//! declarations, with variables bound along the path from the root; the split score is
+//! the squared error of the regression values around each branch's mean; leaves hold the
+//! mean value; at most `max_leaves` leaves, expanded best-first.
+//!
+//! Evaluation works on *binding tables*: each node keeps, per example, the substitutions
+//! of the path's variables that satisfy the path's true-branch literals. A candidate test
+//! is checked by a depth-first join from each substitution using the argument-position
+//! indexes of [`Relation`], stopping at the first solution; no memory is
+//! allocated per example. Candidate tests are scored in parallel with rayon.
+
+use std::fmt;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::BoostError;
+use crate::logic::{ArgKind, Background, Database, Examples, Relation};
+
+/// A term of a learned literal: a clause variable (0.. = the head's arguments, then
+/// variables introduced along the path) or a named constant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Term {
+    /// Variable number `v` (printed `A`, `B`, ...).
+    Var(u16),
+    /// A constant, by name.
+    Const(String),
+}
+
+/// A literal `pred(t1, ..., tn)` of a learned node test.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Literal {
+    /// Predicate name.
+    pub pred: String,
+    /// Arguments.
+    pub args: Vec<Term>,
+}
+
+/// A node of a [`RelationalRegressionTree`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TreeNode {
+    /// A leaf with its regression value.
+    Leaf {
+        /// Mean (weighted) target value of the training examples that reached it.
+        value: f64,
+        /// Number of training examples that reached it.
+        n_examples: usize,
+    },
+    /// An inner node: if the conjunction `test` (with the path's variables bound) has a
+    /// solution, go to `yes`, else to `no`. New variables of `test` are in scope below
+    /// `yes` only.
+    Split {
+        /// The conjunction tested.
+        test: Vec<Literal>,
+        /// Index of the child for examples satisfying `test`.
+        yes: usize,
+        /// Index of the child for the others.
+        no: usize,
+        /// Reduction of squared error obtained by the split.
+        gain: f64,
+    },
+}
+
+/// Hyperparameters of [`RelationalRegressionTree`] induction.
+///
+/// | field | default | meaning | valid range |
+/// |---|---|---|---|
+/// | `max_leaves` | 8 | L, leaves expanded best-first (BoostSRL `numOfClauses=8`) | ≥ 1 |
+/// | `max_depth` | 3 | tests on a root-leaf path (BoostSRL `treeDepth=3`) | ≥ 0 |
+/// | `max_node_literals` | 2 | literals in one node test (BoostSRL `nodeSize`) | 1 or 2 |
+/// | `max_clause_length` | 6 | true-branch literals on a path (clause body length) | ≥ 1 |
+/// | `min_leaf_examples` | 2 | examples each branch of a split must receive | ≥ 1 |
+/// | `max_bindings_per_example` | 10 000 | substitutions kept per example in a true branch | ≥ 1 |
+/// | `outputs_bind_existing` | true | a `-type` argument may also reuse a variable of that type | bool |
+///
+/// A two-literal test is a literal introducing new variables followed by one that uses
+/// at least one of them (a bridger, as BoostSRL's lookahead); single literals of
+/// `bridger:` predicates are not tried alone. When more than
+/// `max_bindings_per_example` substitutions satisfy an example's path, only the first
+/// ones are kept (reported by [`RelationalRegressionTree::truncated_examples`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TreeParams {
+    /// Maximum number of leaves L.
+    pub max_leaves: usize,
+    /// Maximum number of tests from root to leaf.
+    pub max_depth: usize,
+    /// Maximum literals in one node test (1 or 2).
+    pub max_node_literals: usize,
+    /// Maximum number of true-branch literals on a path.
+    pub max_clause_length: usize,
+    /// Minimum examples per branch.
+    pub min_leaf_examples: usize,
+    /// Cap on materialised substitutions per example.
+    pub max_bindings_per_example: usize,
+    /// Whether a `-type` argument may also reuse an existing variable of its type
+    /// (Aleph's reading of output modes) besides introducing a new one.
+    pub outputs_bind_existing: bool,
+}
+
+impl Default for TreeParams {
+    fn default() -> Self {
+        Self {
+            max_leaves: 8,
+            max_depth: 3,
+            max_node_literals: 2,
+            max_clause_length: 6,
+            min_leaf_examples: 2,
+            max_bindings_per_example: 10_000,
+            outputs_bind_existing: true,
+        }
+    }
+}
+
+impl TreeParams {
+    /// Applies BoostSRL `setParam:` settings that shape trees (`numOfClauses` →
+    /// `max_leaves`, `treeDepth`/`maxTreeDepth` → `max_depth`, `nodeSize` →
+    /// `max_node_literals`, capped to 2); returns the settings not applied.
+    pub fn apply_settings(&mut self, bk: &Background) -> Vec<String> {
+        let mut unused = Vec::new();
+        for (k, v) in &bk.settings {
+            let n: Option<usize> = v.parse().ok();
+            match (k.to_ascii_lowercase().as_str(), n) {
+                ("numofclauses", Some(n)) if n >= 1 => self.max_leaves = n,
+                ("treedepth" | "maxtreedepth", Some(n)) => self.max_depth = n,
+                ("nodesize", Some(n)) if n >= 1 => self.max_node_literals = n.min(2),
+                _ => unused.push(format!("{k}={v}")),
+            }
+        }
+        unused
+    }
+
+    fn validate(&self) -> Result<(), BoostError> {
+        let bad = |name, message: &str| {
+            Err(BoostError::InvalidParam {
+                name,
+                message: message.to_owned(),
+            })
+        };
+        if self.max_leaves == 0 {
+            return bad("max_leaves", "must be at least 1");
+        }
+        if !(1..=2).contains(&self.max_node_literals) {
+            return bad("max_node_literals", "must be 1 or 2");
+        }
+        if self.max_clause_length == 0 {
+            return bad("max_clause_length", "must be at least 1");
+        }
+        if self.min_leaf_examples == 0 {
+            return bad("min_leaf_examples", "must be at least 1");
+        }
+        if self.max_bindings_per_example == 0 {
+            return bad("max_bindings_per_example", "must be at least 1");
+        }
+        Ok(())
+    }
+
+    /// Fits a regression tree to `targets` (one per example) over the facts of `db`,
+    /// refining through the modes of `bk`.
+    ///
+    /// # Arguments
+    /// * `db` — indexed facts; the examples' constants are ids of `db`.
+    /// * `bk` — mode declarations (the target's own modes type the head variables and
+    ///   are never used in the body: no recursion).
+    /// * `examples` — ground atoms of the target (labels are not used here).
+    /// * `targets` — regression values, `examples.len()` of them.
+    /// * `weights` — optional non-negative example weights (default all 1).
+    ///
+    /// # Returns
+    /// The tree; `predict` on the training examples gives each one's leaf value.
+    ///
+    /// # Errors
+    /// [`BoostError::InvalidParam`] for bad parameters or mismatched lengths,
+    /// [`BoostError::NoExamples`] for an empty example set.
+    ///
+    /// # Complexity
+    /// Per expanded node: O(candidate tests × substitutions × join cost); the join on a
+    /// bound argument is a CSR lookup.
+    ///
+    /// # References
+    /// Blockeel & De Raedt (1998), top-down induction of first-order logical decision
+    /// trees; Natarajan et al. (2012) FITRELREGRESSIONTREE; Yang et al. (2014) Sec. III.
+    pub fn fit(
+        &self,
+        db: &Database,
+        bk: &Background,
+        examples: &Examples,
+        targets: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<RelationalRegressionTree, BoostError> {
+        self.fit_assign(db, bk, examples, targets, weights)
+            .map(|(t, _)| t)
+    }
+
+    /// [`fit`](Self::fit) that also returns each training example's leaf value.
+    pub(crate) fn fit_assign(
+        &self,
+        db: &Database,
+        bk: &Background,
+        examples: &Examples,
+        targets: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<(RelationalRegressionTree, Vec<f64>), BoostError> {
+        self.validate()?;
+        let n = examples.len();
+        if n == 0 {
+            return Err(BoostError::NoExamples {
+                reason: "empty example set".into(),
+            });
+        }
+        if targets.len() != n || weights.is_some_and(|w| w.len() != n) {
+            return Err(BoostError::InvalidParam {
+                name: "targets",
+                message: format!("expected {n} values (one per example)"),
+            });
+        }
+        let ones;
+        let w = match weights {
+            Some(w) => w,
+            None => {
+                ones = vec![1.0; n];
+                &ones
+            }
+        };
+        let learner = Learner::new(self, db, bk, examples, targets, w);
+        Ok(learner.grow())
+    }
+}
+
+/// A first-order regression tree over one target predicate. Node 0 is the root.
+///
+/// Printing (`Display`) shows the tree as nested tests; [`clauses`](Self::clauses) gives
+/// one clause per leaf (false branches as `\+ (...)`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RelationalRegressionTree {
+    target: String,
+    arity: usize,
+    nodes: Vec<TreeNode>,
+    truncated: usize,
+}
+
+impl RelationalRegressionTree {
+    /// The nodes; index 0 is the root.
+    pub fn nodes(&self) -> &[TreeNode] {
+        &self.nodes
+    }
+
+    /// Target predicate name.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// Number of leaves.
+    pub fn n_leaves(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| matches!(n, TreeNode::Leaf { .. }))
+            .count()
+    }
+
+    /// Training examples whose substitutions were cut at `max_bindings_per_example`
+    /// somewhere in the tree (0 means the joins were exact).
+    pub fn truncated_examples(&self) -> usize {
+        self.truncated
+    }
+
+    /// The leaf value of each example.
+    ///
+    /// # Errors
+    /// [`BoostError::TargetMismatch`] if the examples are of another predicate/arity.
+    pub fn predict(&self, db: &Database, examples: &Examples) -> Result<Vec<f64>, BoostError> {
+        let leaves = self.leaf_of(db, examples)?;
+        Ok(leaves
+            .iter()
+            .map(|&l| match self.nodes[l] {
+                TreeNode::Leaf { value, .. } => value,
+                TreeNode::Split { .. } => 0.0,
+            })
+            .collect())
+    }
+
+    /// The leaf (node index) each example reaches.
+    ///
+    /// # Errors
+    /// [`BoostError::TargetMismatch`] if the examples are of another predicate/arity.
+    pub fn leaf_of(&self, db: &Database, examples: &Examples) -> Result<Vec<usize>, BoostError> {
+        if examples.arity != self.arity || !examples.pred.eq_ignore_ascii_case(&self.target) {
+            return Err(BoostError::TargetMismatch {
+                model: self.target.clone(),
+                model_arity: self.arity,
+                examples: examples.pred.clone(),
+                examples_arity: examples.arity,
+            });
+        }
+        let mut out = vec![0usize; examples.len()];
+        let root = NodeData::root(examples, (0..examples.len() as u32).collect());
+        let mut stack = vec![(0usize, root)];
+        let cap = usize::MAX;
+        while let Some((idx, node)) = stack.pop() {
+            match &self.nodes[idx] {
+                TreeNode::Leaf { .. } => {
+                    for &e in &node.ex {
+                        out[e as usize] = idx;
+                    }
+                }
+                TreeNode::Split { test, yes, no, .. } => {
+                    let lits = compile_test(db, test, node.width);
+                    let new_width = node.width + count_free(&lits);
+                    let (y, n, _) = split_node(db, &node, &lits, new_width, cap);
+                    stack.push((*yes, y));
+                    stack.push((*no, n));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// One clause per leaf, root-to-leaf: `head :- lits, \+ (lits), ... ⇒ value`.
+    pub fn clauses(&self) -> Vec<String> {
+        let head = head_string(&self.target, self.arity);
+        let mut out = Vec::new();
+        let mut stack: Vec<(usize, Vec<String>)> = vec![(0, Vec::new())];
+        while let Some((i, body)) = stack.pop() {
+            match &self.nodes[i] {
+                TreeNode::Leaf { value, n_examples } => {
+                    let b = if body.is_empty() {
+                        "true".to_owned()
+                    } else {
+                        body.join(", ")
+                    };
+                    out.push(format!("{head} :- {b}. ⇒ {value:.4} (n={n_examples})"));
+                }
+                TreeNode::Split { test, yes, no, .. } => {
+                    let t = conj_string(test);
+                    let mut nb = body.clone();
+                    nb.push(format!("\\+ ({t})"));
+                    stack.push((*no, nb));
+                    let mut yb = body;
+                    yb.push(t);
+                    stack.push((*yes, yb));
+                }
+            }
+        }
+        out
+    }
+
+    fn fmt_node(&self, f: &mut fmt::Formatter<'_>, i: usize, indent: usize) -> fmt::Result {
+        let pad = "  ".repeat(indent);
+        match &self.nodes[i] {
+            TreeNode::Leaf { value, n_examples } => {
+                writeln!(f, "{pad}{value:.4}  (n={n_examples})")
+            }
+            TreeNode::Split { test, yes, no, .. } => {
+                writeln!(f, "{pad}if {} then", conj_string(test))?;
+                self.fmt_node(f, *yes, indent + 1)?;
+                writeln!(f, "{pad}else")?;
+                self.fmt_node(f, *no, indent + 1)
+            }
+        }
+    }
+}
+
+impl fmt::Display for RelationalRegressionTree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} :-", head_string(&self.target, self.arity))?;
+        self.fmt_node(f, 0, 1)
+    }
+}
+
+/// `A`, `B`, ..., `Z`, `A1`, ...
+pub(crate) fn var_name(v: u16) -> String {
+    let l = (b'A' + (v % 26) as u8) as char;
+    if v < 26 {
+        l.to_string()
+    } else {
+        format!("{l}{}", v / 26)
+    }
+}
+
+fn head_string(target: &str, arity: usize) -> String {
+    let vars: Vec<String> = (0..arity as u16).map(var_name).collect();
+    format!("{target}({})", vars.join(", "))
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}(", self.pred)?;
+        for (i, t) in self.args.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match t {
+                Term::Var(v) => f.write_str(&var_name(*v))?,
+                Term::Const(c) => f.write_str(c)?,
+            }
+        }
+        f.write_str(")")
+    }
+}
+
+fn conj_string(test: &[Literal]) -> String {
+    test.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+// ---------------------------------------------------------------------------------
+// Compiled literals and joins (the hot path).
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CArg {
+    /// Already bound: the value is in binding slot `.0`.
+    Bound(u16),
+    /// A constant id.
+    Const(u32),
+    /// A new variable: write the matching value into slot `.0`.
+    Free(u16),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CLit {
+    /// Relation index; `None` = never true (unknown predicate or constant).
+    rel: Option<u32>,
+    args: Vec<CArg>,
+    all_bound: bool,
+}
+
+impl CLit {
+    fn new(rel: Option<u32>, args: Vec<CArg>) -> Self {
+        let all_bound = args.iter().all(|a| !matches!(a, CArg::Free(_)));
+        Self {
+            rel,
+            args,
+            all_bound,
+        }
+    }
+}
+
+fn count_free(lits: &[CLit]) -> usize {
+    lits.iter()
+        .flat_map(|l| &l.args)
+        .filter(|a| matches!(a, CArg::Free(_)))
+        .count()
+}
+
+fn compile_test(db: &Database, test: &[Literal], width: usize) -> Vec<CLit> {
+    let mut introduced: Vec<u16> = Vec::new();
+    test.iter()
+        .map(|l| {
+            let mut rel = db
+                .pred(&l.pred)
+                .filter(|&p| db.relation(p).arity() == l.args.len())
+                .map(|p| p.0);
+            let args = l
+                .args
+                .iter()
+                .map(|t| match t {
+                    Term::Var(v) if (*v as usize) < width || introduced.contains(v) => {
+                        CArg::Bound(*v)
+                    }
+                    Term::Var(v) => CArg::Free(*v),
+                    Term::Const(c) => match db.constant(c) {
+                        Some(id) => CArg::Const(id),
+                        None => {
+                            rel = None;
+                            CArg::Const(u32::MAX)
+                        }
+                    },
+                })
+                .collect::<Vec<_>>();
+            for a in &args {
+                if let CArg::Free(v) = *a {
+                    introduced.push(v);
+                }
+            }
+            CLit::new(rel, args)
+        })
+        .collect()
+}
+
+/// The facts of `rel` that can match `lit` under binding `b`: the shortest posting
+/// list among the bound arguments, or every row if none is bound.
+#[inline]
+fn postings<'a>(rel: &'a Relation, lit: &CLit, b: &[u32]) -> Option<&'a [u32]> {
+    let mut best: Option<&[u32]> = None;
+    for (pos, a) in lit.args.iter().enumerate() {
+        let c = match *a {
+            CArg::Bound(s) => b[s as usize],
+            CArg::Const(c) => c,
+            CArg::Free(_) => continue,
+        };
+        let rows = rel.rows_with(pos, c);
+        if best.is_none_or(|r| rows.len() < r.len()) {
+            best = Some(rows);
+        }
+    }
+    best
+}
+
+#[inline]
+fn tuple_matches(lit: &CLit, t: &[u32], b: &[u32]) -> bool {
+    lit.args.iter().zip(t).all(|(a, &v)| match *a {
+        CArg::Bound(s) => b[s as usize] == v,
+        CArg::Const(c) => c == v,
+        CArg::Free(_) => true,
+    })
+}
+
+#[inline]
+fn ground_holds(rel: &Relation, lit: &CLit, b: &[u32]) -> bool {
+    let mut key = [0u32; 8];
+    if lit.args.len() <= 8 {
+        for (k, a) in lit.args.iter().enumerate() {
+            key[k] = match *a {
+                CArg::Bound(s) => b[s as usize],
+                CArg::Const(c) => c,
+                CArg::Free(_) => return false,
+            };
+        }
+        rel.contains(&key[..lit.args.len()])
+    } else {
+        let key: Vec<u32> = lit
+            .args
+            .iter()
+            .map(|a| match *a {
+                CArg::Bound(s) => b[s as usize],
+                CArg::Const(c) => c,
+                CArg::Free(_) => u32::MAX,
+            })
+            .collect();
+        rel.contains(&key)
+    }
+}
+
+/// True if `lits[k..]` has a solution extending binding `b` (slots of free variables
+/// are overwritten).
+fn conj_exists(db: &Database, lits: &[CLit], k: usize, b: &mut [u32]) -> bool {
+    let Some(lit) = lits.get(k) else {
+        return true;
+    };
+    let Some(p) = lit.rel else { return false };
+    let rel = &db.relations()[p as usize];
+    if lit.all_bound {
+        return ground_holds(rel, lit, b) && conj_exists(db, lits, k + 1, b);
+    }
+    let last = k + 1 == lits.len();
+    match postings(rel, lit, b) {
+        Some(rows) => {
+            for &r in rows {
+                let t = rel.tuple(r);
+                if tuple_matches(lit, t, b) {
+                    if last {
+                        return true;
+                    }
+                    bind(lit, t, b);
+                    if conj_exists(db, lits, k + 1, b) {
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+        None => {
+            for r in 0..rel.len() as u32 {
+                let t = rel.tuple(r);
+                if last {
+                    return true;
+                }
+                bind(lit, t, b);
+                if conj_exists(db, lits, k + 1, b) {
+                    return true;
+                }
+            }
+            false
+        }
+    }
+}
+
+#[inline]
+fn bind(lit: &CLit, t: &[u32], b: &mut [u32]) {
+    for (a, &v) in lit.args.iter().zip(t) {
+        if let CArg::Free(s) = *a {
+            b[s as usize] = v;
+        }
+    }
+}
+
+/// Appends every solution of `lits[k..]` extending `b` (its first `width` slots) to
+/// `out`, stopping after `cap` rows in `out` beyond `base`; returns false if cut.
+#[allow(clippy::too_many_arguments)]
+fn conj_collect(
+    db: &Database,
+    lits: &[CLit],
+    k: usize,
+    b: &mut [u32],
+    width: usize,
+    out: &mut Vec<u32>,
+    base: usize,
+    cap: usize,
+) -> bool {
+    if (out.len() - base) / width.max(1) >= cap {
+        return false;
+    }
+    let Some(lit) = lits.get(k) else {
+        out.extend_from_slice(&b[..width]);
+        return true;
+    };
+    let Some(p) = lit.rel else { return true };
+    let rel = &db.relations()[p as usize];
+    if lit.all_bound {
+        if ground_holds(rel, lit, b) {
+            return conj_collect(db, lits, k + 1, b, width, out, base, cap);
+        }
+        return true;
+    }
+    let all: Vec<u32>;
+    let rows = match postings(rel, lit, b) {
+        Some(r) => r,
+        None => {
+            all = (0..rel.len() as u32).collect();
+            &all
+        }
+    };
+    for &r in rows {
+        let t = rel.tuple(r);
+        if tuple_matches(lit, t, b) {
+            bind(lit, t, b);
+            if !conj_collect(db, lits, k + 1, b, width, out, base, cap) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+// ---------------------------------------------------------------------------------
+// Nodes and binding tables.
+
+/// Examples at a node with their substitutions: rows `start[i]..start[i+1]` (each
+/// `width` wide) belong to example `ex[i]`.
+struct NodeData {
+    ex: Vec<u32>,
+    start: Vec<u32>,
+    rows: Vec<u32>,
+    width: usize,
+    var_types: Vec<u16>,
+    path: Vec<CLit>,
+    depth: usize,
+    clause_len: usize,
+}
+
+impl NodeData {
+    fn root(examples: &Examples, ex: Vec<u32>) -> Self {
+        let width = examples.arity;
+        let mut rows = Vec::with_capacity(ex.len() * width);
+        let mut start = Vec::with_capacity(ex.len() + 1);
+        start.push(0);
+        for (i, &e) in ex.iter().enumerate() {
+            rows.extend_from_slice(examples.args(e as usize));
+            start.push(i as u32 + 1);
+        }
+        Self {
+            ex,
+            start,
+            rows,
+            width,
+            var_types: Vec::new(),
+            path: Vec::new(),
+            depth: 0,
+            clause_len: 0,
+        }
+    }
+
+    #[inline]
+    fn rows_of(&self, i: usize) -> std::slice::ChunksExact<'_, u32> {
+        let w = self.width.max(1);
+        let (s, e) = (self.start[i] as usize, self.start[i + 1] as usize);
+        self.rows[s * w..e * w].chunks_exact(w)
+    }
+}
+
+/// Splits `node` by `lits`: (true child with extended substitutions, false child,
+/// number of examples whose substitutions were cut at `cap`).
+fn split_node(
+    db: &Database,
+    node: &NodeData,
+    lits: &[CLit],
+    new_width: usize,
+    cap: usize,
+) -> (NodeData, NodeData, usize) {
+    let mut yes = NodeData {
+        ex: Vec::new(),
+        start: vec![0],
+        rows: Vec::new(),
+        width: new_width,
+        var_types: Vec::new(),
+        path: Vec::new(),
+        depth: node.depth + 1,
+        clause_len: node.clause_len + lits.len(),
+    };
+    let mut no = NodeData {
+        ex: Vec::new(),
+        start: vec![0],
+        rows: Vec::new(),
+        width: node.width,
+        var_types: node.var_types.clone(),
+        path: node.path.clone(),
+        depth: node.depth + 1,
+        clause_len: node.clause_len,
+    };
+    let mut scratch = vec![0u32; new_width.max(node.width)];
+    let mut truncated = 0;
+    let w = new_width.max(1);
+    for (i, &e) in node.ex.iter().enumerate() {
+        let before = yes.rows.len();
+        let mut complete = true;
+        for row in node.rows_of(i) {
+            scratch[..node.width].copy_from_slice(&row[..node.width]);
+            if !conj_collect(
+                db,
+                lits,
+                0,
+                &mut scratch,
+                new_width,
+                &mut yes.rows,
+                before,
+                cap,
+            ) {
+                complete = false;
+                break;
+            }
+        }
+        if !complete {
+            truncated += 1;
+        }
+        if yes.rows.len() > before {
+            yes.ex.push(e);
+            yes.start.push((yes.rows.len() / w) as u32);
+        } else {
+            no.ex.push(e);
+            for row in node.rows_of(i) {
+                no.rows.extend_from_slice(row);
+            }
+            no.start.push((no.rows.len() / node.width.max(1)) as u32);
+        }
+    }
+    (yes, no, truncated)
+}
+
+// ---------------------------------------------------------------------------------
+// The learner.
+
+/// The type of head argument `k` when the target has no mode: the mode type whose
+/// argument positions hold the example constants most often (first 500 examples).
+fn infer_head_type(db: &Database, bk: &Background, examples: &Examples, k: usize) -> String {
+    let mut best = (0usize, String::new());
+    let n = examples.len().min(500);
+    for m in &bk.modes {
+        let Some(p) = db.pred(&m.pred) else { continue };
+        let rel = db.relation(p);
+        if rel.arity() != m.args.len() {
+            continue;
+        }
+        for (pos, a) in m.args.iter().enumerate() {
+            if a.kind == ArgKind::Constant {
+                continue;
+            }
+            let hits = (0..n)
+                .filter(|&i| !rel.rows_with(pos, examples.args(i)[k]).is_empty())
+                .count();
+            if hits > best.0 {
+                best = (hits, a.ty.clone());
+            }
+        }
+    }
+    best.1
+}
+
+#[derive(Clone, Debug)]
+struct CMode {
+    rel: u32,
+    args: Vec<(ArgKind, u16)>,
+    consts: Vec<Vec<u32>>,
+    bridger: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Test {
+    lits: Vec<CLit>,
+    new_types: Vec<u16>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Stats {
+    n: usize,
+    w: f64,
+    y: f64,
+    q: f64,
+}
+
+impl Stats {
+    #[inline]
+    fn add(&mut self, w: f64, y: f64) {
+        self.n += 1;
+        self.w += w;
+        self.y += w * y;
+        self.q += w * y * y;
+    }
+    fn sub(&self, o: &Stats) -> Stats {
+        Stats {
+            n: self.n - o.n,
+            w: self.w - o.w,
+            y: self.y - o.y,
+            q: self.q - o.q,
+        }
+    }
+    /// Weighted squared error around the weighted mean.
+    fn sse(&self) -> f64 {
+        if self.w <= 0.0 {
+            0.0
+        } else {
+            (self.q - self.y * self.y / self.w).max(0.0)
+        }
+    }
+    fn mean(&self) -> f64 {
+        if self.w <= 0.0 { 0.0 } else { self.y / self.w }
+    }
+}
+
+struct Candidate {
+    test: Test,
+    gain: f64,
+}
+
+struct Learner<'a> {
+    p: &'a TreeParams,
+    db: &'a Database,
+    examples: &'a Examples,
+    y: &'a [f64],
+    w: &'a [f64],
+    modes: Vec<CMode>,
+    head_types: Vec<u16>,
+}
+
+impl<'a> Learner<'a> {
+    fn new(
+        p: &'a TreeParams,
+        db: &'a Database,
+        bk: &Background,
+        examples: &'a Examples,
+        y: &'a [f64],
+        w: &'a [f64],
+    ) -> Self {
+        let mut types: Vec<String> = Vec::new();
+        let mut ty = |s: &str| -> u16 {
+            if let Some(i) = types.iter().position(|t| t == s) {
+                return i as u16;
+            }
+            types.push(s.to_owned());
+            (types.len() - 1) as u16
+        };
+        let target = &examples.pred;
+        let head_types = match bk
+            .modes
+            .iter()
+            .find(|m| m.pred.eq_ignore_ascii_case(target) && m.args.len() == examples.arity)
+        {
+            Some(m) => m.args.iter().map(|a| ty(&a.ty)).collect(),
+            None => (0..examples.arity)
+                .map(|k| ty(&infer_head_type(db, bk, examples, k)))
+                .collect(),
+        };
+        let mut modes = Vec::new();
+        for m in &bk.modes {
+            if m.pred.eq_ignore_ascii_case(target) {
+                continue;
+            }
+            let Some(pid) = db.pred(&m.pred) else {
+                continue;
+            };
+            let rel = db.relation(pid);
+            if rel.arity() != m.args.len() || rel.is_empty() {
+                continue;
+            }
+            let args: Vec<(ArgKind, u16)> = m.args.iter().map(|a| (a.kind, ty(&a.ty))).collect();
+            let consts = m
+                .args
+                .iter()
+                .enumerate()
+                .map(|(pos, a)| {
+                    if a.kind != ArgKind::Constant {
+                        return Vec::new();
+                    }
+                    let mut c = rel.constants_at(pos);
+                    if let Some(r) = bk.ranges.get(&a.ty) {
+                        let allowed: Vec<u32> = r.iter().filter_map(|n| db.constant(n)).collect();
+                        c.retain(|x| allowed.contains(x));
+                    }
+                    c
+                })
+                .collect();
+            let bridger = bk
+                .bridgers
+                .iter()
+                .any(|b| b.split('/').next() == Some(m.pred.as_str()));
+            modes.push(CMode {
+                rel: pid.0,
+                args,
+                consts,
+                bridger,
+            });
+        }
+        Self {
+            p,
+            db,
+            examples,
+            y,
+            w,
+            modes,
+            head_types,
+        }
+    }
+
+    /// Literals from every mode over the variables `var_types` (slots 0..), new
+    /// variables at slots `base..`. If `must_use` is given, an input must be bound to
+    /// a slot in that range.
+    fn gen_lits(
+        &self,
+        var_types: &[u16],
+        base: usize,
+        must_use: Option<(usize, usize)>,
+    ) -> Vec<(CLit, Vec<u16>, bool)> {
+        let mut out = Vec::new();
+        for m in &self.modes {
+            let mut partial: Vec<(Vec<CArg>, Vec<u16>)> = vec![(Vec::new(), Vec::new())];
+            for (pos, &(kind, t)) in m.args.iter().enumerate() {
+                let mut next = Vec::new();
+                for (args, new_types) in &partial {
+                    match kind {
+                        ArgKind::Input => {
+                            for (v, &vt) in var_types.iter().enumerate() {
+                                if vt == t {
+                                    let mut a = args.clone();
+                                    a.push(CArg::Bound(v as u16));
+                                    next.push((a, new_types.clone()));
+                                }
+                            }
+                        }
+                        ArgKind::Output => {
+                            if self.p.outputs_bind_existing {
+                                for (v, &vt) in var_types.iter().enumerate() {
+                                    if vt == t {
+                                        let mut a = args.clone();
+                                        a.push(CArg::Bound(v as u16));
+                                        next.push((a, new_types.clone()));
+                                    }
+                                }
+                            }
+                            let mut a = args.clone();
+                            a.push(CArg::Free((base + new_types.len()) as u16));
+                            let mut nt = new_types.clone();
+                            nt.push(t);
+                            next.push((a, nt));
+                        }
+                        ArgKind::Constant => {
+                            for &c in &m.consts[pos] {
+                                let mut a = args.clone();
+                                a.push(CArg::Const(c));
+                                next.push((a, new_types.clone()));
+                            }
+                        }
+                    }
+                }
+                partial = next;
+            }
+            for (args, new_types) in partial {
+                if let Some((lo, hi)) = must_use {
+                    let uses = args.iter().any(
+                        |a| matches!(*a, CArg::Bound(s) if (s as usize) >= lo && (s as usize) < hi),
+                    );
+                    if !uses {
+                        continue;
+                    }
+                }
+                out.push((CLit::new(Some(m.rel), args), new_types, m.bridger));
+            }
+        }
+        out
+    }
+
+    /// Candidate tests grouped by their first literal: `(first, single test allowed,
+    /// two-literal tests starting with it)`.
+    fn candidate_tests(&self, node: &NodeData) -> Vec<(Test, bool, Vec<Test>)> {
+        let room = self.p.max_clause_length.saturating_sub(node.clause_len);
+        if room == 0 || node.depth >= self.p.max_depth {
+            return Vec::new();
+        }
+        let w = node.width;
+        let firsts = self.gen_lits(&node.var_types, w, None);
+        let mut groups = Vec::new();
+        for (lit, new_types, bridger) in firsts {
+            if lit.all_bound && node.path.contains(&lit) {
+                continue;
+            }
+            let mut pairs = Vec::new();
+            if self.p.max_node_literals >= 2 && room >= 2 && !new_types.is_empty() {
+                let mut scope = node.var_types.clone();
+                scope.extend_from_slice(&new_types);
+                let seconds =
+                    self.gen_lits(&scope, w + new_types.len(), Some((w, w + new_types.len())));
+                for (l2, nt2, _) in seconds {
+                    let mut all_types = new_types.clone();
+                    all_types.extend(nt2);
+                    pairs.push(Test {
+                        lits: vec![lit.clone(), l2],
+                        new_types: all_types,
+                    });
+                }
+            }
+            if bridger && pairs.is_empty() {
+                continue;
+            }
+            groups.push((
+                Test {
+                    lits: vec![lit],
+                    new_types,
+                },
+                !bridger,
+                pairs,
+            ));
+        }
+        groups
+    }
+
+    fn stats_of(&self, node: &NodeData) -> Stats {
+        let mut s = Stats::default();
+        for &e in &node.ex {
+            s.add(self.w[e as usize], self.y[e as usize]);
+        }
+        s
+    }
+
+    /// The true-branch statistics of `test` at `node`.
+    ///
+    /// A test's truth for a substitution depends only on the variables bound before it
+    /// that it reads; when it reads at most one, results are memoised per constant
+    /// (one byte per constant), so each distinct value is joined once.
+    fn eval(&self, node: &NodeData, test: &Test, scratch: &mut Vec<u32>) -> Stats {
+        let need = node.width + test.new_types.len();
+        if scratch.len() < need {
+            scratch.resize(need, 0);
+        }
+        let mut read: Option<u16> = None;
+        let mut many = false;
+        for a in test.lits.iter().flat_map(|l| &l.args) {
+            if let CArg::Bound(v) = *a
+                && (v as usize) < node.width
+            {
+                match read {
+                    None => read = Some(v),
+                    Some(r) if r == v => {}
+                    Some(_) => many = true,
+                }
+            }
+        }
+        let mut s = Stats::default();
+        if !many && node.ex.len() > 64 {
+            let memo_len = if read.is_some() {
+                self.db.n_constants()
+            } else {
+                1
+            };
+            let mut memo = vec![0u8; memo_len];
+            for (i, &e) in node.ex.iter().enumerate() {
+                for row in node.rows_of(i) {
+                    let key = read.map_or(0, |v| row[v as usize] as usize);
+                    let hit = match memo[key] {
+                        1 => true,
+                        2 => false,
+                        _ => {
+                            scratch[..node.width].copy_from_slice(&row[..node.width]);
+                            let h = conj_exists(self.db, &test.lits, 0, scratch);
+                            memo[key] = if h { 1 } else { 2 };
+                            h
+                        }
+                    };
+                    if hit {
+                        s.add(self.w[e as usize], self.y[e as usize]);
+                        break;
+                    }
+                }
+            }
+            return s;
+        }
+        for (i, &e) in node.ex.iter().enumerate() {
+            for row in node.rows_of(i) {
+                scratch[..node.width].copy_from_slice(&row[..node.width]);
+                if conj_exists(self.db, &test.lits, 0, scratch) {
+                    s.add(self.w[e as usize], self.y[e as usize]);
+                    break;
+                }
+            }
+        }
+        s
+    }
+
+    /// Scores of a group: the single test (if allowed) and every two-literal test.
+    /// The first literal's solutions are materialised once; each second literal is then
+    /// checked from them.
+    fn score_group(
+        &self,
+        node: &NodeData,
+        total: &Stats,
+        group: &(Test, bool, Vec<Test>),
+        scratch: &mut Vec<u32>,
+    ) -> Vec<Option<f64>> {
+        let min = self.p.min_leaf_examples;
+        let score = |yes: Stats| {
+            let no = total.sub(&yes);
+            (yes.n >= min && no.n >= min).then(|| yes.sse() + no.sse())
+        };
+        let (first, single, pairs) = group;
+        let mut out = Vec::with_capacity(pairs.len() + 1);
+        if pairs.is_empty() {
+            out.push(score(self.eval(node, first, scratch)));
+            return out;
+        }
+        let w1 = node.width + first.new_types.len();
+        let (t1, _, _) = split_node(
+            self.db,
+            node,
+            &first.lits,
+            w1,
+            self.p.max_bindings_per_example,
+        );
+        if *single {
+            out.push(score(self.stats_of(&t1)));
+        }
+        for t in pairs {
+            let second = Test {
+                lits: t.lits[1..].to_vec(),
+                new_types: t.new_types[first.new_types.len()..].to_vec(),
+            };
+            out.push(score(self.eval(&t1, &second, scratch)));
+        }
+        out
+    }
+
+    fn best_split(&self, node: &NodeData) -> Option<Candidate> {
+        if node.ex.len() < 2 * self.p.min_leaf_examples {
+            return None;
+        }
+        let groups = self.candidate_tests(node);
+        if groups.is_empty() {
+            return None;
+        }
+        let total = self.stats_of(node);
+        let parent = total.sse();
+        let scored: Vec<Vec<Option<f64>>> = groups
+            .par_iter()
+            .map_init(Vec::new, |scratch, g| {
+                self.score_group(node, &total, g, scratch)
+            })
+            .collect();
+        let mut best: Option<(usize, usize, f64)> = None;
+        for (gi, scores) in scored.iter().enumerate() {
+            for (k, s) in scores.iter().enumerate() {
+                if let Some(s) = *s
+                    && best.is_none_or(|(_, _, b)| s < b)
+                {
+                    best = Some((gi, k, s));
+                }
+            }
+        }
+        let (gi, k, score) = best?;
+        let (first, single, pairs) = &groups[gi];
+        let test = match (single, k) {
+            (true, 0) => first.clone(),
+            (true, k) => pairs[k - 1].clone(),
+            (false, k) => pairs[k].clone(),
+        };
+        let gain = parent - score;
+        // Ignore rounding-level gains (relative to the node's Σ w·y²).
+        (gain > 1e-10 * total.q && gain > 0.0).then_some(Candidate { test, gain })
+    }
+
+    fn literal_of(&self, lit: &CLit) -> Literal {
+        let pred = lit.rel.map_or_else(String::new, |r| {
+            self.db.relations()[r as usize].name().to_owned()
+        });
+        let args = lit
+            .args
+            .iter()
+            .map(|a| match *a {
+                CArg::Bound(s) | CArg::Free(s) => Term::Var(s),
+                CArg::Const(c) => Term::Const(self.db.constant_name(c).to_owned()),
+            })
+            .collect();
+        Literal { pred, args }
+    }
+
+    fn grow(self) -> (RelationalRegressionTree, Vec<f64>) {
+        let n = self.examples.len();
+        let mut root = NodeData::root(self.examples, (0..n as u32).collect());
+        root.var_types = self.head_types.clone();
+        let mut nodes: Vec<TreeNode> = vec![TreeNode::Leaf {
+            value: 0.0,
+            n_examples: n,
+        }];
+        let first = self.best_split(&root);
+        let mut open: Vec<(usize, NodeData, Option<Candidate>)> = vec![(0, root, first)];
+        let mut leaves = 1;
+        let mut truncated = 0;
+        while leaves < self.p.max_leaves {
+            let mut pick: Option<usize> = None;
+            for (k, (_, _, c)) in open.iter().enumerate() {
+                if let Some(c) = c
+                    && pick.is_none_or(|j| open[j].2.as_ref().is_some_and(|b| c.gain > b.gain))
+                {
+                    pick = Some(k);
+                }
+            }
+            let Some(k) = pick else { break };
+            let (idx, node, cand) = open.swap_remove(k);
+            let Some(cand) = cand else { break };
+            let new_width = node.width + cand.test.new_types.len();
+            let (mut yes, no, cut) = split_node(
+                self.db,
+                &node,
+                &cand.test.lits,
+                new_width,
+                self.p.max_bindings_per_example,
+            );
+            truncated += cut;
+            yes.var_types = node.var_types.clone();
+            yes.var_types.extend_from_slice(&cand.test.new_types);
+            yes.path = node.path.clone();
+            yes.path.extend(cand.test.lits.iter().cloned());
+            let yi = nodes.len();
+            let ni = yi + 1;
+            nodes.push(TreeNode::Leaf {
+                value: 0.0,
+                n_examples: yes.ex.len(),
+            });
+            nodes.push(TreeNode::Leaf {
+                value: 0.0,
+                n_examples: no.ex.len(),
+            });
+            nodes[idx] = TreeNode::Split {
+                test: cand.test.lits.iter().map(|l| self.literal_of(l)).collect(),
+                yes: yi,
+                no: ni,
+                gain: cand.gain,
+            };
+            leaves += 1;
+            let cy = if leaves < self.p.max_leaves {
+                self.best_split(&yes)
+            } else {
+                None
+            };
+            let cn = if leaves < self.p.max_leaves {
+                self.best_split(&no)
+            } else {
+                None
+            };
+            open.push((yi, yes, cy));
+            open.push((ni, no, cn));
+        }
+        let mut values = vec![0.0; n];
+        for (idx, node, _) in &open {
+            let s = self.stats_of(node);
+            let v = s.mean();
+            nodes[*idx] = TreeNode::Leaf {
+                value: v,
+                n_examples: node.ex.len(),
+            };
+            for &e in &node.ex {
+                values[e as usize] = v;
+            }
+        }
+        (
+            RelationalRegressionTree {
+                target: self.examples.pred.clone(),
+                arity: self.examples.arity,
+                nodes,
+                truncated,
+            },
+            values,
+        )
+    }
+}
