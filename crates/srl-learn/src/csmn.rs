@@ -353,21 +353,7 @@ impl CostSensitiveMarkovNetwork {
     }
 
     fn check_graph(&self, graph: &RelationalGraph) -> Result<(), LearnError> {
-        if graph.num_labels() != self.layout.num_labels {
-            return Err(LearnError::DimensionMismatch {
-                what: "graph labels (k)",
-                expected: self.layout.num_labels,
-                found: graph.num_labels(),
-            });
-        }
-        if graph.num_features() != self.layout.num_features {
-            return Err(LearnError::DimensionMismatch {
-                what: "graph features (d)",
-                expected: self.layout.num_features,
-                found: graph.num_features(),
-            });
-        }
-        Ok(())
+        self.layout.check_graph(graph)
     }
 
     /// Eq. 5 for a complete labelling `labels` of the nodes in `include` (no prior):

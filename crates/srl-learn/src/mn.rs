@@ -292,21 +292,7 @@ impl RelationalMarkovNetwork {
     }
 
     fn check_graph(&self, graph: &RelationalGraph) -> Result<(), LearnError> {
-        if graph.num_labels() != self.layout.num_labels {
-            return Err(LearnError::DimensionMismatch {
-                what: "graph labels (k)",
-                expected: self.layout.num_labels,
-                found: graph.num_labels(),
-            });
-        }
-        if graph.num_features() != self.layout.num_features {
-            return Err(LearnError::DimensionMismatch {
-                what: "graph features (d)",
-                expected: self.layout.num_features,
-                found: graph.num_features(),
-            });
-        }
-        Ok(())
+        self.layout.check_graph(graph)
     }
 
     /// Node and edge marginals `μ` of every node and edge of `graph`, conditioned on the

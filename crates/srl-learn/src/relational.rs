@@ -55,6 +55,28 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Checks that `graph` has the `k` labels and `d` node features this layout was built for.
+    ///
+    /// # Errors
+    /// [`LearnError::DimensionMismatch`] naming the count that differs.
+    pub fn check_graph(&self, graph: &RelationalGraph) -> Result<(), LearnError> {
+        if graph.num_labels() != self.num_labels {
+            return Err(LearnError::DimensionMismatch {
+                what: "graph labels (k)",
+                expected: self.num_labels,
+                found: graph.num_labels(),
+            });
+        }
+        if graph.num_features() != self.num_features {
+            return Err(LearnError::DimensionMismatch {
+                what: "graph features (d)",
+                expected: self.num_features,
+                found: graph.num_features(),
+            });
+        }
+        Ok(())
+    }
+
     /// Total number of weights `k d + k + k²`.
     #[must_use]
     pub fn dim(&self) -> usize {
