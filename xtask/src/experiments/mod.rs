@@ -2,6 +2,13 @@
 
 use crate::context::{Context, Report};
 
+mod collective;
+mod datasets;
+mod sen_getoor;
+mod soft_rfgb;
+mod trimming;
+mod uknn;
+
 /// One reproducible experiment.
 pub struct Experiment {
     /// The name given to `cargo xtask reproduce NAME`.
@@ -17,5 +24,12 @@ pub struct Experiment {
 pub fn all() -> Vec<Experiment> {
     vec![
         // one line per experiment module
+        datasets::experiment(),
+        sen_getoor::synthetic(),
+        sen_getoor::intel(),
+        collective::experiment(),
+        soft_rfgb::experiment(),
+        trimming::experiment(),
+        uknn::experiment(),
     ]
 }
