@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::{Lines, parse_f64, perr};
+use super::{Lines, exact_field_count, parse_f64, perr};
 use crate::error::{GraphError, ParseErrorKind};
 use crate::graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
 
@@ -177,26 +177,7 @@ pub fn load_csv(nodes: &Path, edges: &Path, options: &CsvOptions) -> Result<CsvG
     let mut edge_list = Vec::new();
     while let Some((line, text)) = next_nonempty(&mut lines)? {
         let fields = split(text);
-        if fields.len() < 2 {
-            return Err(perr(
-                &path,
-                line,
-                ParseErrorKind::Truncated {
-                    expected: 2,
-                    found: fields.len(),
-                },
-            ));
-        }
-        if fields.len() > 2 {
-            return Err(perr(
-                &path,
-                line,
-                ParseErrorKind::FieldCount {
-                    expected: 2,
-                    found: fields.len(),
-                },
-            ));
-        }
+        exact_field_count(&path, line, fields.len(), 2)?;
         let mut ends = [NodeId(0); 2];
         for (slot, id) in ends.iter_mut().zip(&fields) {
             *slot = NodeId(*index.get(*id).ok_or_else(|| {

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Lines, find_plain_or_gz, parse_f64, perr};
+use super::{Lines, exact_field_count, find_plain_or_gz, parse_f64, perr};
 use crate::error::{GraphError, ParseErrorKind};
 use crate::graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
 
@@ -227,26 +227,7 @@ pub fn load_linqs_files(
             continue;
         }
         let fields: Vec<&str> = text.split_ascii_whitespace().collect();
-        if fields.len() < 2 {
-            return Err(perr(
-                &path,
-                line,
-                ParseErrorKind::Truncated {
-                    expected: 2,
-                    found: fields.len(),
-                },
-            ));
-        }
-        if fields.len() > 2 {
-            return Err(perr(
-                &path,
-                line,
-                ParseErrorKind::FieldCount {
-                    expected: 2,
-                    found: fields.len(),
-                },
-            ));
-        }
+        exact_field_count(&path, line, fields.len(), 2)?;
         report.cite_lines += 1;
         let (cited, citing) = (fields[0], fields[1]);
         if cited == citing {

@@ -106,6 +106,32 @@ pub(crate) fn perr(path: &Path, line: usize, kind: ParseErrorKind) -> GraphError
     }
 }
 
+/// Checks that a line has exactly `expected` fields: fewer is
+/// [`ParseErrorKind::Truncated`], more is [`ParseErrorKind::FieldCount`], both naming
+/// `path` and the 1-based `line`.
+pub(crate) fn exact_field_count(
+    path: &Path,
+    line: usize,
+    found: usize,
+    expected: usize,
+) -> Result<(), GraphError> {
+    if found < expected {
+        return Err(perr(
+            path,
+            line,
+            ParseErrorKind::Truncated { expected, found },
+        ));
+    }
+    if found > expected {
+        return Err(perr(
+            path,
+            line,
+            ParseErrorKind::FieldCount { expected, found },
+        ));
+    }
+    Ok(())
+}
+
 /// Parses a finite `f64` from field `field` (1-based) of a line.
 pub(crate) fn parse_f64(text: &str, field: usize) -> Result<f64, ParseErrorKind> {
     match text.parse::<f64>() {
