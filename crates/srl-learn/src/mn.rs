@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use srl_graph::{EdgeId, NodeId, RelationalGraph};
-use srl_infer::{MapInference, MarginalInference};
+use srl_infer::{MapInference, MarginalInference, PairwiseMrf};
 
 use crate::error::LearnError;
 use crate::optim::{FitReport, minimize};
@@ -295,6 +295,26 @@ impl RelationalMarkovNetwork {
         self.layout.check_graph(graph)
     }
 
+    /// The model's MRF over the whole graph with `evidence` clamped, and its scope.
+    fn conditioned_mrf(
+        &self,
+        graph: &RelationalGraph,
+        evidence: &[Option<u32>],
+    ) -> Result<(Scope, PairwiseMrf), LearnError> {
+        self.check_graph(graph)?;
+        let k = self.layout.num_labels;
+        let scope = Scope::new(graph, &vec![true; graph.num_nodes()], evidence)?;
+        let scores = self.layout.node_scores(graph, &self.weights);
+        let table = self.layout.edge_table(&self.weights);
+        let mrf = scope.mrf(
+            graph,
+            |v, a| scores[v * k + a],
+            |_, a, b| table[a * k + b],
+            Some(&table),
+        )?;
+        Ok((scope, mrf))
+    }
+
     /// Node and edge marginals `μ` of every node and edge of `graph`, conditioned on the
     /// observed labels `evidence` (`Some(label)` clamps a node; an empty slice clamps none).
     ///
@@ -313,17 +333,7 @@ impl RelationalMarkovNetwork {
         I: MarginalInference,
         R: Rng + ?Sized,
     {
-        self.check_graph(graph)?;
-        let k = self.layout.num_labels;
-        let scope = Scope::new(graph, &vec![true; graph.num_nodes()], evidence)?;
-        let scores = self.layout.node_scores(graph, &self.weights);
-        let table = self.layout.edge_table(&self.weights);
-        let mrf = scope.mrf(
-            graph,
-            |v, a| scores[v * k + a],
-            |_, a, b| table[a * k + b],
-            Some(&table),
-        )?;
+        let (scope, mrf) = self.conditioned_mrf(graph, evidence)?;
         let m = inference.infer_marginals(&mrf, rng)?;
         let logz = log_partition(&mrf, &m);
         Ok(GraphMarginals::from_scope(graph, &scope, &m, logz))
@@ -344,17 +354,7 @@ impl RelationalMarkovNetwork {
         M: MapInference,
         R: Rng + ?Sized,
     {
-        self.check_graph(graph)?;
-        let k = self.layout.num_labels;
-        let scope = Scope::new(graph, &vec![true; graph.num_nodes()], evidence)?;
-        let scores = self.layout.node_scores(graph, &self.weights);
-        let table = self.layout.edge_table(&self.weights);
-        let mrf = scope.mrf(
-            graph,
-            |v, a| scores[v * k + a],
-            |_, a, b| table[a * k + b],
-            Some(&table),
-        )?;
+        let (scope, mrf) = self.conditioned_mrf(graph, evidence)?;
         let a = map.infer_map(&mrf, rng)?;
         Ok(scope.labels_from_states(&a.states))
     }
