@@ -14,7 +14,8 @@
 //! - [`generate`]: the Sen & Getoor (2006) synthetic generator ([`SenGetoorParams`]) and a
 //!   homophily / link-density generator ([`HomophilyParams`]) that scales to 10^6 nodes;
 //! - [`split`]: k-fold random and stratified folds ([`KFold`]), snowball sampling
-//!   ([`snowball_splits`]), train/test masks ([`Split`]).
+//!   ([`snowball_splits`], class-stratified [`stratified_snowball_splits`]), train/test
+//!   masks ([`Split`]).
 //!
 //! Library code never prints and never seeds its own random generator: randomised
 //! functions take `&mut R` with `R: rand::Rng + ?Sized`.
@@ -63,4 +64,4 @@ pub use load::intel::{
     MoteLocation, load_intel,
 };
 pub use load::linqs::{LinqsOptions, LinqsReport, load_linqs};
-pub use split::{KFold, Split, snowball_splits};
+pub use split::{KFold, Split, snowball_splits, stratified_snowball_splits};
