@@ -209,6 +209,27 @@ pub fn hamming_pairs(k: usize, a: usize, b: usize) -> usize {
     usize::from(a / k != b / k) + usize::from(a % k != b % k)
 }
 
+/// A `k² x k²` edge matrix with the two endpoints swapped: entry
+/// `[(y_v·k + y_u)·k² + (ỹ_v·k + ỹ_u)]` of the result is entry
+/// `[(y_u·k + y_v)·k² + (ỹ_u·k + ỹ_v)]` of `m`, i.e. the matrix of edge `(v, u)` when `m`
+/// is that of `(u, v)`.
+///
+/// # Panics
+/// If `m.len() != k⁴`.
+#[must_use]
+pub fn transpose_pairs(k: usize, m: &[f64]) -> Vec<f64> {
+    let d = k * k;
+    assert_eq!(m.len(), d * d, "edge cost matrix must hold k^4 values");
+    let swap = |i: usize| (i % k) * k + i / k;
+    let mut out = vec![0.0; d * d];
+    for r in 0..d {
+        for c in 0..d {
+            out[swap(r) * d + swap(c)] = m[r * d + c];
+        }
+    }
+    out
+}
+
 /// How the Intel-lab cost matrices grow with the distance between light levels.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LevelScaling {
@@ -552,6 +573,193 @@ impl CostModel {
         Ok(())
     }
 
+    /// The cost model of a disjoint union (see [`RelationalGraph::disjoint_union`]) built
+    /// from the cost models of its parts.
+    ///
+    /// Node `v` of `union` takes the matrix of its node in the part whose range
+    /// `node_offsets[p]..node_offsets[p + 1]` holds it. Edge matrices are looked up **by
+    /// node pair**, not by edge id: union edge `(a, b)` takes the matrix of the part's edge
+    /// joining `a − off` and `b − off`, **transposed** (both endpoints of the predicted and
+    /// of the true pair swapped, `Cost'((y_a, y_b), (ỹ_a, ỹ_b)) = Cost((y_b, y_a), (ỹ_b,
+    /// ỹ_a))`) when that edge is stored the other way round. So the union's costs are right
+    /// whatever order its constructor put the edges in.
+    ///
+    /// Storage: if every part shares the same node (edge) matrix, the union shares it too;
+    /// otherwise matrices are per clique. A part without edge matrices contributes zero
+    /// matrices (if no part has any, neither has the union).
+    ///
+    /// # Errors
+    /// [`GraphError::DimensionMismatch`] if `parts` and `node_offsets` disagree in length or
+    /// the offsets do not end at `union.num_nodes()`; [`GraphError::Incompatible`] if a part's
+    /// model does not fit its graph, the `k`s differ, a union node range differs in size
+    /// from its part, or a union edge has no edge in its part (or joins two parts).
+    ///
+    /// # Complexity
+    /// `O(n k² + m (k⁴ + log deg))`.
+    ///
+    /// # Examples
+    /// ```
+    /// use srl_graph::{Attributes, CostModel, Directedness, LabelSet, NodeId, RelationalGraph};
+    /// let g = RelationalGraph::new(vec![], Attributes::none(2), vec![Some(0), Some(1)],
+    ///     LabelSet::numbered(2), vec![(NodeId(0), NodeId(1))], Directedness::Undirected)?;
+    /// let c = CostModel::per_clique(2, vec![0.0, 1.0, 2.0, 0.0, 0.0, 3.0, 4.0, 0.0],
+    ///     Some((0..16).map(f64::from).collect()))?;
+    /// let (u, off) = RelationalGraph::disjoint_union(&[&g, &g])?;
+    /// let cu = CostModel::disjoint_union(&[(&g, &c), (&g, &c)], &u, &off)?;
+    /// assert_eq!(cu.node_matrix(NodeId(3)), c.node_matrix(NodeId(1)));
+    /// # Ok::<(), srl_graph::GraphError>(())
+    /// ```
+    pub fn disjoint_union(
+        parts: &[(&RelationalGraph, &CostModel)],
+        union: &RelationalGraph,
+        node_offsets: &[usize],
+    ) -> Result<Self, GraphError> {
+        if node_offsets.len() != parts.len() + 1 {
+            return Err(GraphError::DimensionMismatch {
+                what: "node offsets (parts + 1)",
+                expected: parts.len() + 1,
+                found: node_offsets.len(),
+            });
+        }
+        if node_offsets.last() != Some(&union.num_nodes()) {
+            return Err(GraphError::DimensionMismatch {
+                what: "union nodes (last node offset)",
+                expected: union.num_nodes(),
+                found: node_offsets.last().copied().unwrap_or(0),
+            });
+        }
+        for (p, (g, _)) in parts.iter().enumerate() {
+            let size = node_offsets[p + 1].saturating_sub(node_offsets[p]);
+            if node_offsets[p + 1] < node_offsets[p] || size != g.num_nodes() {
+                return Err(GraphError::Incompatible {
+                    what: "disjoint union cost model",
+                    reason: format!(
+                        "part {p} has {} nodes, its union range {}..{} does not",
+                        g.num_nodes(),
+                        node_offsets[p],
+                        node_offsets[p + 1]
+                    ),
+                });
+            }
+        }
+        let locate = |v: NodeId| -> (usize, NodeId) {
+            let p = node_offsets.partition_point(|&o| o <= v.index()) - 1;
+            (p, NodeId::new(v.index() - node_offsets[p]))
+        };
+        Self::gather(parts, union, locate)
+    }
+
+    /// The cost model of `sub`, the subgraph of `source` induced by the nodes `kept` (as
+    /// returned by [`RelationalGraph::induced_subgraph`]: `kept[t]` is the source node of
+    /// sub node `t`). Edge matrices are looked up by node pair and transposed when the
+    /// source stores the edge the other way round, as in [`CostModel::disjoint_union`].
+    ///
+    /// # Errors
+    /// [`GraphError::DimensionMismatch`] if `kept.len() != sub.num_nodes()`;
+    /// [`GraphError::Incompatible`] if `self` does not fit `source`, or an edge of `sub` is
+    /// not an edge of `source`; [`GraphError::NodeOutOfRange`] for a kept node `>= n`.
+    pub fn induced(
+        &self,
+        source: &RelationalGraph,
+        sub: &RelationalGraph,
+        kept: &[NodeId],
+    ) -> Result<Self, GraphError> {
+        if kept.len() != sub.num_nodes() {
+            return Err(GraphError::DimensionMismatch {
+                what: "kept nodes",
+                expected: sub.num_nodes(),
+                found: kept.len(),
+            });
+        }
+        if let Some(v) = kept.iter().find(|v| v.index() >= source.num_nodes()) {
+            return Err(GraphError::NodeOutOfRange {
+                node: v.index(),
+                num_nodes: source.num_nodes(),
+            });
+        }
+        Self::gather(&[(source, self)], sub, |t| (0, kept[t.index()]))
+    }
+
+    /// Shared implementation of [`CostModel::disjoint_union`] and [`CostModel::induced`]:
+    /// `locate(t)` is the (part, node) that target node `t` stands for.
+    fn gather(
+        parts: &[(&RelationalGraph, &CostModel)],
+        target: &RelationalGraph,
+        locate: impl Fn(NodeId) -> (usize, NodeId),
+    ) -> Result<Self, GraphError> {
+        let Some(&(_, c0)) = parts.first() else {
+            return Err(GraphError::InvalidParameter {
+                name: "parts",
+                value: "[]".into(),
+                reason: "need at least one (graph, cost model) part".into(),
+            });
+        };
+        let k = c0.k;
+        for (g, c) in parts {
+            if c.k != k {
+                return Err(GraphError::Incompatible {
+                    what: "cost models",
+                    reason: format!("k = {} and k = {k}", c.k),
+                });
+            }
+            c.check_graph(g)?;
+        }
+        if target.num_labels() != k {
+            return Err(GraphError::Incompatible {
+                what: "cost model",
+                reason: format!(
+                    "parts have k = {k}, target graph {} labels",
+                    target.num_labels()
+                ),
+            });
+        }
+        let (d2, d4) = (k * k, k * k * k * k);
+        let node = match &c0.node {
+            Table::Shared(m) if parts.iter().all(|(_, c)| c.node == c0.node) => {
+                Table::Shared(m.clone())
+            }
+            _ => {
+                let mut v = Vec::with_capacity(target.num_nodes() * d2);
+                for t in target.nodes() {
+                    let (p, s) = locate(t);
+                    v.extend_from_slice(parts[p].1.node_matrix(s));
+                }
+                Table::PerClique(v)
+            }
+        };
+        let edge = if parts.iter().all(|(_, c)| !c.has_edge_costs()) {
+            Table::None
+        } else if let Table::Shared(m) = &c0.edge
+            && parts.iter().all(|(_, c)| c.edge == c0.edge)
+        {
+            Table::Shared(m.clone())
+        } else {
+            let mut v = Vec::with_capacity(target.num_edges() * d4);
+            for (e, a, b) in target.edges() {
+                let ((pa, sa), (pb, sb)) = (locate(a), locate(b));
+                let found = (pa == pb).then(|| parts[pa].0.find_edge(sa, sb)).flatten();
+                let Some((se, reversed)) = found else {
+                    return Err(GraphError::Incompatible {
+                        what: "cost model of a derived graph",
+                        reason: format!(
+                            "edge {} = ({}, {}) has no edge in its source graph",
+                            e.index(),
+                            a.index(),
+                            b.index()
+                        ),
+                    });
+                };
+                match parts[pa].1.edge_matrix(se) {
+                    Some(m) if reversed => v.extend(transpose_pairs(k, m)),
+                    Some(m) => v.extend_from_slice(m),
+                    None => v.extend(std::iter::repeat_n(0.0, d4)),
+                }
+            }
+            Table::PerClique(v)
+        };
+        Ok(Self { k, node, edge })
+    }
+
     /// The structured misclassification cost `Σ_h Cost_h(y_h, ỹ_h)` of labelling `pred`
     /// against `truth`, over the node cliques in `mask` and the edge cliques whose two
     /// endpoints are both in `mask` (all nodes and edges when `mask` is `None`).
@@ -729,6 +937,110 @@ mod tests {
         assert!(CostMatrix::new(2, vec![0.0, f64::NAN, 0.0, 0.0]).is_err());
         assert!(CostModel::shared(CostMatrix::zero_one(2), Some(EdgeCostMatrix::zero(3))).is_err());
         assert!(CostModel::intel_light(-1.0, LevelScaling::Flat).is_err());
+    }
+
+    /// Every labelling's cost on the union is the sum of its parts' costs, node and edge
+    /// sums separately; per-clique matrices follow their cliques; shared ones stay shared.
+    #[test]
+    fn disjoint_union_costs_are_the_sum_of_the_parts() {
+        use rand::{RngExt as _, SeedableRng as _};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let parts: Vec<_> = (0..3)
+            .map(|i| {
+                crate::SenGetoorParams {
+                    num_nodes: 40 + 10 * i,
+                    ..Default::default()
+                }
+                .generate(&mut rng)
+                .expect("generated")
+            })
+            .collect();
+        let graphs: Vec<&RelationalGraph> = parts.iter().map(|s| &s.graph).collect();
+        let (u, off) = RelationalGraph::disjoint_union(&graphs).expect("union");
+        assert_eq!(off, vec![0, 40, 90, 150]);
+        let pc: Vec<(&RelationalGraph, &CostModel)> =
+            parts.iter().map(|s| (&s.graph, &s.costs)).collect();
+        let cu = CostModel::disjoint_union(&pc, &u, &off).expect("costs");
+        cu.check_graph(&u).expect("fits");
+        for _ in 0..20 {
+            let pred: Vec<usize> = (0..u.num_nodes()).map(|_| rng.random_range(0..2)).collect();
+            let truth: Vec<usize> = (0..u.num_nodes()).map(|_| rng.random_range(0..2)).collect();
+            let whole = cu
+                .misclassification_cost(&u, &pred, &truth, None)
+                .expect("ok");
+            let (mut node, mut edge) = (0.0, 0.0);
+            for (p, s) in parts.iter().enumerate() {
+                let r = off[p]..off[p + 1];
+                let c = s
+                    .costs
+                    .misclassification_cost(&s.graph, &pred[r.clone()], &truth[r], None)
+                    .expect("ok");
+                node += c.node;
+                edge += c.edge;
+            }
+            assert!((whole.node - node).abs() < 1e-9 && (whole.edge - edge).abs() < 1e-9);
+        }
+        // shared matrices stay shared
+        let intel = CostModel::intel_light(1.0, LevelScaling::PerLevel).expect("ok");
+        let t = triangle();
+        let (tu, toff) = RelationalGraph::disjoint_union(&[&t, &t]).expect("union");
+        let iu =
+            CostModel::disjoint_union(&[(&t, &intel), (&t, &intel)], &tu, &toff).expect("costs");
+        assert!(iu.has_shared_node_costs() && iu.shared_edge_matrix().is_some());
+        // mismatched offsets are rejected
+        assert!(CostModel::disjoint_union(&[(&t, &intel)], &tu, &toff).is_err());
+    }
+
+    /// An edge stored the other way round in the derived graph gets the transposed matrix,
+    /// so every labelling costs the same as in the source.
+    #[test]
+    fn reversed_edges_get_transposed_matrices() {
+        let src = RelationalGraph::new(
+            Vec::new(),
+            Attributes::none(2),
+            vec![Some(0), Some(1)],
+            LabelSet::numbered(2),
+            vec![(NodeId(0), NodeId(1))],
+            Directedness::Directed,
+        )
+        .expect("valid");
+        let edge: Vec<f64> = (0..16).map(|i| f64::from(i) * 0.5).collect();
+        let costs =
+            CostModel::per_clique(2, vec![0.0, 1.0, 2.0, 0.0, 0.0, 3.0, 4.0, 0.0], Some(edge))
+                .expect("ok");
+        // the same two nodes, the edge stored as 1 -> 0
+        let rev = RelationalGraph::new(
+            Vec::new(),
+            Attributes::none(2),
+            vec![Some(0), Some(1)],
+            LabelSet::numbered(2),
+            vec![(NodeId(1), NodeId(0))],
+            Directedness::Directed,
+        )
+        .expect("valid");
+        let cr = CostModel::disjoint_union(&[(&src, &costs)], &rev, &[0, 2]).expect("costs");
+        for code in 0..16usize {
+            let pred = [code & 1, (code >> 1) & 1];
+            let truth = [(code >> 2) & 1, (code >> 3) & 1];
+            let a = costs
+                .misclassification_cost(&src, &pred, &truth, None)
+                .expect("ok");
+            let b = cr
+                .misclassification_cost(&rev, &pred, &truth, None)
+                .expect("ok");
+            assert_eq!(a, b, "pred {pred:?} truth {truth:?}");
+        }
+        let m: Vec<f64> = (0..81).map(f64::from).collect();
+        assert_eq!(transpose_pairs(3, &transpose_pairs(3, &m)), m);
+        // induced: a subgraph keeps the matrices of its cliques
+        let t = triangle();
+        let node: Vec<f64> = (0..27).map(f64::from).collect();
+        let edge: Vec<f64> = (0..3 * 81).map(f64::from).collect();
+        let pc = CostModel::per_clique(3, node, Some(edge)).expect("ok");
+        let (sub, kept) = t.induced_subgraph(&[false, true, true]).expect("sub");
+        let cs = pc.induced(&t, &sub, &kept).expect("induced");
+        assert_eq!(cs.node_matrix(NodeId(0)), pc.node_matrix(NodeId(1)));
+        assert_eq!(cs.edge_matrix(EdgeId(0)), pc.edge_matrix(EdgeId(2)));
     }
 
     #[test]

@@ -50,7 +50,9 @@ pub mod graph;
 pub mod load;
 pub mod split;
 
-pub use cost::{CostBreakdown, CostMatrix, CostModel, EdgeCostMatrix, LevelScaling};
+pub use cost::{
+    CostBreakdown, CostMatrix, CostModel, EdgeCostMatrix, LevelScaling, transpose_pairs,
+};
 pub use error::{GraphError, ParseErrorKind};
 pub use generate::{
     DegreeModel, HomophilyParams, SenGetoorParams, SenGetoorReport, SyntheticGraph,
