@@ -229,7 +229,11 @@ impl PairwiseMrf {
             }
             max_states = max_states.max(k);
             ks.push(k as u32);
-            state_off.push(state_off[v] + k);
+            let end = state_off[v].checked_add(k).ok_or(InferError::TooLarge {
+                what: "states in total",
+                count: k,
+            })?;
+            state_off.push(end);
         }
         let total = state_off[n];
         if unary.len() != total {
@@ -261,7 +265,7 @@ impl PairwiseMrf {
             });
         }
         for (t, tab) in tables.iter().enumerate() {
-            if tab.log_values.len() != tab.rows * tab.cols {
+            if tab.rows.checked_mul(tab.cols) != Some(tab.log_values.len()) {
                 return Err(InferError::TableSize {
                     table: t,
                     rows: tab.rows,

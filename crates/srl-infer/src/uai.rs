@@ -7,15 +7,167 @@
 //! Only factors of scope size 0 (constants, ignored), 1 (unary) and 2 (pairwise) are
 //! supported; values must be strictly positive (our log-potentials are finite).
 //!
+//! # Reading large and hostile files
+//! The model reader streams: it tokenises a buffered reader one token at a time (no
+//! whole-file string, no token list), so its working memory is the model itself plus one
+//! table. Nothing is allocated from a header count before the data behind it has been
+//! read, and every size is checked with checked arithmetic against
+//! [`MAX_UAI_STATES`] and [`MAX_UAI_TABLE_ENTRIES`], so a file declaring 10^12 states or
+//! 4.9·10^9 factors gives an [`InferError::Parse`] naming the file and line, never an
+//! allocation failure. Identical pairwise tables (same shape, same bit patterns after
+//! `ln`) are stored once in the model's table pool: a Potts model with 2·10^6 edges read
+//! from a file holds one table, not 2·10^6.
+//!
 //! Evidence file: `k v1 x1 v2 x2 …` (UAI 2010+), or the older form with a leading sample
 //! count `1` (`1 k v1 x1 …`).
 
+use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::InferError;
 use crate::mrf::{MrfParts, PairTable, PairwiseMrf};
 
-/// Whitespace tokens with their 1-based line numbers.
+/// The largest total number of states `Σ_v k_v` a UAI model may declare (2^31): the
+/// unary potentials alone then take 16 GiB. Larger models are rejected while the header
+/// is read, before anything is allocated.
+pub const MAX_UAI_STATES: usize = 1 << 31;
+
+/// The largest number of entries one UAI factor table may declare (2^31, i.e. 16 GiB
+/// of `f64`): a pairwise factor over two variables of 2^32 states each is rejected with
+/// a parse error instead of overflowing `k_u · k_v`.
+pub const MAX_UAI_TABLE_ENTRIES: usize = 1 << 31;
+
+/// A streaming whitespace tokenizer over a buffered reader, tracking 1-based lines.
+struct Stream<R> {
+    reader: R,
+    file: PathBuf,
+    /// The current token's bytes (reused).
+    token: Vec<u8>,
+    /// Line of the reader's position (1-based).
+    line: usize,
+    /// Line of the last token read (where an unexpected end of file is reported).
+    last_token_line: usize,
+}
+
+impl<R: BufRead> Stream<R> {
+    fn new(reader: R, file: &Path) -> Self {
+        Self {
+            reader,
+            file: file.to_path_buf(),
+            token: Vec::with_capacity(32),
+            line: 1,
+            last_token_line: 1,
+        }
+    }
+
+    fn err(&self, line: usize, message: impl Into<String>) -> InferError {
+        InferError::Parse {
+            file: self.file.clone(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    fn io(&self, source: std::io::Error) -> InferError {
+        InferError::Io {
+            file: self.file.clone(),
+            source,
+        }
+    }
+
+    /// Reads the next token into `self.token`; returns its line, or `None` at end of input.
+    fn advance(&mut self) -> Result<Option<usize>, InferError> {
+        self.token.clear();
+        let mut start_line = None;
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.io(e)),
+            };
+            if buf.is_empty() {
+                return Ok(start_line);
+            }
+            let mut used = 0;
+            let mut finished = false;
+            for &b in buf {
+                if b.is_ascii_whitespace() {
+                    if start_line.is_some() {
+                        finished = true;
+                        break;
+                    }
+                    if b == b'\n' {
+                        self.line += 1;
+                    }
+                } else {
+                    if start_line.is_none() {
+                        start_line = Some(self.line);
+                        self.last_token_line = self.line;
+                    }
+                    if self.token.len() < 256 {
+                        self.token.push(b);
+                    }
+                }
+                used += 1;
+            }
+            self.reader.consume(used);
+            if finished {
+                return Ok(start_line);
+            }
+        }
+    }
+
+    fn next(&mut self, what: &str) -> Result<(&str, usize), InferError> {
+        match self.advance()? {
+            Some(line) => match std::str::from_utf8(&self.token) {
+                Ok(t) => Ok((t, line)),
+                Err(_) => Err(self.err(line, format!("expected {what}, found non-UTF-8 bytes"))),
+            },
+            None => Err(self.err(
+                self.last_token_line,
+                format!("unexpected end of file, expected {what}"),
+            )),
+        }
+    }
+
+    fn usize(&mut self, what: &str) -> Result<(usize, usize), InferError> {
+        let (t, line) = self.next(what)?;
+        match t.parse::<usize>() {
+            Ok(x) => Ok((x, line)),
+            Err(_) => {
+                let message = format!("expected {what} (a non-negative integer), found {t:?}");
+                Err(self.err(line, message))
+            }
+        }
+    }
+
+    fn f64(&mut self, what: &str) -> Result<(f64, usize), InferError> {
+        let (t, line) = self.next(what)?;
+        match t.parse::<f64>() {
+            Ok(x) => Ok((x, line)),
+            Err(_) => {
+                let message = format!("expected {what} (a number), found {t:?}");
+                Err(self.err(line, message))
+            }
+        }
+    }
+
+    fn done(&mut self) -> Result<(), InferError> {
+        match self.advance()? {
+            Some(line) => {
+                let t = String::from_utf8_lossy(&self.token).into_owned();
+                Err(self.err(line, format!("unexpected trailing token {t:?}")))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// Whitespace tokens of a small in-memory text with their 1-based line numbers (evidence
+/// files, whose two layouts are told apart by their token count).
 struct Tokens<'a> {
     toks: Vec<(&'a str, usize)>,
     pos: usize,
@@ -68,13 +220,6 @@ impl<'a> Tokens<'a> {
         })
     }
 
-    fn f64(&mut self, what: &str) -> Result<(f64, usize), InferError> {
-        let (t, line) = self.next(what)?;
-        t.parse::<f64>()
-            .map(|x| (x, line))
-            .map_err(|_| self.err(line, format!("expected {what} (a number), found {t:?}")))
-    }
-
     fn done(&self) -> Result<(), InferError> {
         match self.toks.get(self.pos) {
             Some(&(t, line)) => Err(self.err(line, format!("unexpected trailing token {t:?}"))),
@@ -83,16 +228,202 @@ impl<'a> Tokens<'a> {
     }
 }
 
+/// One factor scope: its size (0, 1 or 2), its variables and the line it was declared on.
+#[derive(Clone, Copy)]
+struct Scope {
+    len: u8,
+    vars: [u32; 2],
+    line: usize,
+}
+
+/// The pool of distinct pairwise tables, keyed by a hash of shape and bit patterns.
+#[derive(Default)]
+struct TablePool {
+    tables: Vec<PairTable>,
+    by_hash: HashMap<u64, Vec<u32>>,
+}
+
+impl TablePool {
+    /// The index of a table equal (bit for bit) to `rows x cols` `logs`, adding it if new.
+    fn intern(&mut self, rows: usize, cols: usize, logs: &[f64]) -> u32 {
+        let mut h = DefaultHasher::new();
+        (rows, cols).hash(&mut h);
+        for x in logs {
+            x.to_bits().hash(&mut h);
+        }
+        let candidates = self.by_hash.entry(h.finish()).or_default();
+        for &t in candidates.iter() {
+            let tab = &self.tables[t as usize];
+            if tab.rows == rows
+                && tab.cols == cols
+                && tab
+                    .log_values
+                    .iter()
+                    .zip(logs)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            {
+                return t;
+            }
+        }
+        let t = self.tables.len() as u32;
+        self.tables.push(PairTable::new(rows, cols, logs.to_vec()));
+        candidates.push(t);
+        t
+    }
+}
+
+/// Parses a UAI `MARKOV` model from a buffered reader (see [`PairwiseMrf::from_uai_str`]).
+fn parse_markov<R: BufRead>(reader: R, source: &Path) -> Result<PairwiseMrf, InferError> {
+    let mut t = Stream::new(reader, source);
+    let (kind, line) = t.next("the model type")?;
+    if !kind.eq_ignore_ascii_case("MARKOV") {
+        let message = format!("expected MARKOV, found {kind:?}");
+        return Err(t.err(line, message));
+    }
+    let (n, line) = t.usize("the number of variables")?;
+    if n > u32::MAX as usize {
+        return Err(t.err(
+            line,
+            format!("{n} variables: more than the 2^32 - 1 a model can index"),
+        ));
+    }
+    // Capacities are capped: the data behind a header count must be read before it is
+    // trusted (a file declaring 10^12 variables ends long before that).
+    let mut num_states = Vec::with_capacity(n.min(1 << 16));
+    let mut total_states = 0usize;
+    for _ in 0..n {
+        let (k, line) = t.usize("a cardinality")?;
+        if k == 0 {
+            return Err(t.err(line, "cardinality 0"));
+        }
+        total_states = total_states
+            .checked_add(k)
+            .filter(|&s| s <= MAX_UAI_STATES)
+            .ok_or_else(|| {
+                t.err(
+                    line,
+                    format!(
+                        "cardinality {k} brings the model's total number of states past \
+                         {MAX_UAI_STATES} (too large to hold)"
+                    ),
+                )
+            })?;
+        num_states.push(k);
+    }
+    let (f, _) = t.usize("the number of factors")?;
+    let mut scopes: Vec<Scope> = Vec::with_capacity(f.min(1 << 16));
+    for _ in 0..f {
+        let (size, line) = t.usize("a scope size")?;
+        if size > 2 {
+            return Err(t.err(
+                line,
+                format!(
+                    "factor of {size} variables; only unary and pairwise factors are supported"
+                ),
+            ));
+        }
+        let mut scope = Scope {
+            len: size as u8,
+            vars: [0; 2],
+            line,
+        };
+        for i in 0..size {
+            let (v, vline) = t.usize("a variable index")?;
+            if v >= n {
+                return Err(t.err(vline, format!("variable {v} out of range (n = {n})")));
+            }
+            if i == 1 && scope.vars[0] as usize == v {
+                return Err(t.err(vline, format!("variable {v} repeated in a scope")));
+            }
+            scope.vars[i] = v as u32;
+        }
+        let expected = scope.vars[..size]
+            .iter()
+            .try_fold(1usize, |acc, &v| acc.checked_mul(num_states[v as usize]))
+            .filter(|&e| e <= MAX_UAI_TABLE_ENTRIES);
+        if expected.is_none() {
+            return Err(t.err(
+                line,
+                format!(
+                    "the factor's table would have more than {MAX_UAI_TABLE_ENTRIES} entries \
+                     (too large to hold)"
+                ),
+            ));
+        }
+        scopes.push(scope);
+    }
+    let mut off = Vec::with_capacity(n + 1);
+    off.push(0usize);
+    for &k in &num_states {
+        off.push(off[off.len() - 1] + k);
+    }
+    let mut unary = vec![0.0; total_states];
+    let pairwise = scopes.iter().filter(|s| s.len == 2).count();
+    let mut edges = Vec::with_capacity(pairwise);
+    let mut edge_tables = Vec::with_capacity(pairwise);
+    let mut pool = TablePool::default();
+    let mut logs: Vec<f64> = Vec::new();
+    for scope in &scopes {
+        let vars = &scope.vars[..scope.len as usize];
+        let expected: usize = vars.iter().map(|&v| num_states[v as usize]).product();
+        let (count, line) = t.usize("a table size")?;
+        if count != expected {
+            let message = format!(
+                "table has {count} entries, the scope declared on line {} needs {expected}",
+                scope.line
+            );
+            return Err(t.err(line, message));
+        }
+        logs.clear();
+        for _ in 0..count {
+            let (x, line) = t.f64("a potential value")?;
+            if !(x.is_finite() && x > 0.0) {
+                let message =
+                    format!("potential {x} is not positive and finite (zeros are unsupported)");
+                return Err(t.err(line, message));
+            }
+            logs.push(x.ln());
+        }
+        match *vars {
+            [] => {}
+            [v] => {
+                let v = v as usize;
+                for (u, l) in unary[off[v]..off[v + 1]].iter_mut().zip(&logs) {
+                    *u += l;
+                }
+            }
+            [a, b] => {
+                edges.push((a, b));
+                let (ka, kb) = (num_states[a as usize], num_states[b as usize]);
+                edge_tables.push(pool.intern(ka, kb, &logs));
+            }
+            _ => unreachable!("scopes have at most two variables"),
+        }
+    }
+    t.done()?;
+    PairwiseMrf::new(MrfParts {
+        num_states,
+        unary,
+        edges,
+        edge_tables,
+        tables: pool.tables,
+        evidence: Vec::new(),
+    })
+}
+
 impl PairwiseMrf {
     /// Parses a UAI `MARKOV` model from `text`; `source` names it in errors.
     ///
     /// Several unary factors on one variable add up; each pairwise factor becomes one edge
-    /// with its own table (in file order). Evidence is empty.
+    /// (in file order). Pairwise tables that are identical bit for bit share one entry of
+    /// the table pool ([`PairwiseMrf::tables`]). Evidence is empty.
     ///
     /// # Errors
     /// [`InferError::Parse`] (file and 1-based line) for a malformed file, a factor with
-    /// more than two variables, a repeated variable in a scope, or a potential `<= 0` or
-    /// non-finite; the validation errors of [`PairwiseMrf::new`].
+    /// more than two variables, a repeated variable in a scope, a potential `<= 0` or
+    /// non-finite, more than `u32::MAX` variables, a total of more than
+    /// [`MAX_UAI_STATES`] states or a table of more than [`MAX_UAI_TABLE_ENTRIES`]
+    /// entries; the validation errors of [`PairwiseMrf::new`].
     ///
     /// # Examples
     /// ```
@@ -105,96 +436,20 @@ impl PairwiseMrf {
     /// # Ok::<(), srl_infer::InferError>(())
     /// ```
     pub fn from_uai_str(text: &str, source: impl AsRef<Path>) -> Result<Self, InferError> {
-        let mut t = Tokens::new(text, source.as_ref());
-        let (kind, line) = t.next("the model type")?;
-        if !kind.eq_ignore_ascii_case("MARKOV") {
-            return Err(t.err(line, format!("expected MARKOV, found {kind:?}")));
-        }
-        let (n, _) = t.usize("the number of variables")?;
-        let mut num_states = Vec::with_capacity(n.min(1 << 24));
-        for _ in 0..n {
-            let (k, line) = t.usize("a cardinality")?;
-            if k == 0 {
-                return Err(t.err(line, "cardinality 0"));
-            }
-            num_states.push(k);
-        }
-        let (f, _) = t.usize("the number of factors")?;
-        let mut scopes = Vec::with_capacity(f.min(1 << 24));
-        for _ in 0..f {
-            let (size, line) = t.usize("a scope size")?;
-            if size > 2 {
-                return Err(t.err(
-                    line,
-                    format!(
-                        "factor of {size} variables; only unary and pairwise factors are supported"
-                    ),
-                ));
-            }
-            let mut scope = Vec::with_capacity(size);
-            for _ in 0..size {
-                let (v, line) = t.usize("a variable index")?;
-                if v >= n {
-                    return Err(t.err(line, format!("variable {v} out of range (n = {n})")));
-                }
-                if scope.contains(&v) {
-                    return Err(t.err(line, format!("variable {v} repeated in a scope")));
-                }
-                scope.push(v);
-            }
-            scopes.push((scope, line));
-        }
-        let mut off = vec![0usize];
-        for &k in &num_states {
-            off.push(off[off.len() - 1] + k);
-        }
-        let mut unary = vec![0.0; off[n]];
-        let mut edges = Vec::new();
-        let mut tables = Vec::new();
-        for (scope, _) in &scopes {
-            let expected: usize = scope.iter().map(|&v| num_states[v]).product();
-            let (count, line) = t.usize("a table size")?;
-            if count != expected {
-                return Err(t.err(
-                    line,
-                    format!("table has {count} entries, its scope needs {expected}"),
-                ));
-            }
-            let mut logs = Vec::with_capacity(count);
-            for _ in 0..count {
-                let (x, line) = t.f64("a potential value")?;
-                if !(x.is_finite() && x > 0.0) {
-                    return Err(t.err(
-                        line,
-                        format!("potential {x} is not positive and finite (zeros are unsupported)"),
-                    ));
-                }
-                logs.push(x.ln());
-            }
-            match scope.as_slice() {
-                [] => {}
-                [v] => {
-                    for (u, l) in unary[off[*v]..off[*v + 1]].iter_mut().zip(&logs) {
-                        *u += l;
-                    }
-                }
-                [a, b] => {
-                    edges.push((*a as u32, *b as u32));
-                    tables.push(PairTable::new(num_states[*a], num_states[*b], logs));
-                }
-                _ => unreachable!("scopes have at most two variables"),
-            }
-        }
-        t.done()?;
-        let edge_tables = (0..edges.len() as u32).collect();
-        Self::new(MrfParts {
-            num_states,
-            unary,
-            edges,
-            edge_tables,
-            tables,
-            evidence: Vec::new(),
-        })
+        parse_markov(text.as_bytes(), source.as_ref())
+    }
+
+    /// Parses a UAI `MARKOV` model from any buffered reader, streaming (see the
+    /// [module documentation](crate::uai) for the memory bound); `source` names it in
+    /// errors.
+    ///
+    /// # Errors
+    /// [`InferError::Io`] if reading fails, else as [`PairwiseMrf::from_uai_str`].
+    pub fn from_uai_reader(
+        reader: impl BufRead,
+        source: impl AsRef<Path>,
+    ) -> Result<Self, InferError> {
+        parse_markov(reader, source.as_ref())
     }
 
     /// Reads a UAI `MARKOV` file (see [`PairwiseMrf::from_uai_str`]).
@@ -204,57 +459,82 @@ impl PairwiseMrf {
     /// [`PairwiseMrf::from_uai_str`].
     pub fn read_uai(path: impl AsRef<Path>) -> Result<Self, InferError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| InferError::Io {
+        let file = std::fs::File::open(path).map_err(|source| InferError::Io {
             file: path.to_path_buf(),
             source,
         })?;
-        Self::from_uai_str(&text, path)
+        parse_markov(BufReader::with_capacity(1 << 16, file), path)
     }
 
     /// The model as a UAI `MARKOV` file: one unary factor per variable (in variable order)
     /// then one pairwise factor per edge (in edge order), potentials `exp(θ)` printed with
     /// round-trip precision. Evidence is not included (see
-    /// [`PairwiseMrf::evidence_to_uai_string`]).
+    /// [`PairwiseMrf::evidence_to_uai_string`]). For large models prefer
+    /// [`PairwiseMrf::write_uai`] or [`PairwiseMrf::write_uai_to`], which stream.
     #[must_use]
     pub fn to_uai_string(&self) -> String {
-        use std::fmt::Write;
+        let mut out = Vec::new();
+        // Writing into a Vec cannot fail, and every byte written is ASCII.
+        let _ = self.write_uai_to(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// Streams the model in the layout of [`PairwiseMrf::to_uai_string`] to `out`
+    /// (unbuffered: wrap files in a [`std::io::BufWriter`]).
+    ///
+    /// # Errors
+    /// The first error `out` returns.
+    pub fn write_uai_to(&self, mut out: impl Write) -> std::io::Result<()> {
         let n = self.num_nodes();
-        let mut s = String::new();
-        let _ = writeln!(s, "MARKOV\n{n}");
-        let cards: Vec<String> = self.num_states.iter().map(u32::to_string).collect();
-        let _ = writeln!(s, "{}", cards.join(" "));
-        let _ = writeln!(s, "{}", n + self.num_edges());
+        writeln!(out, "MARKOV\n{n}")?;
+        for (v, k) in self.num_states.iter().enumerate() {
+            let sep = if v + 1 == n { "" } else { " " };
+            write!(out, "{k}{sep}")?;
+        }
+        writeln!(out)?;
+        writeln!(out, "{}", n + self.num_edges())?;
         for v in 0..n {
-            let _ = writeln!(s, "1 {v}");
+            writeln!(out, "1 {v}")?;
         }
         for &(u, v) in &self.edges {
-            let _ = writeln!(s, "2 {u} {v}");
+            writeln!(out, "2 {u} {v}")?;
         }
         for v in 0..n {
-            let vals: Vec<String> = self.unary(v).iter().map(|x| x.exp().to_string()).collect();
-            let _ = writeln!(s, "\n{}\n {}", vals.len(), vals.join(" "));
+            let vals = self.unary(v);
+            write!(out, "\n{}\n", vals.len())?;
+            for x in vals {
+                write!(out, " {}", x.exp())?;
+            }
+            writeln!(out)?;
         }
         for e in 0..self.num_edges() {
             let tab = self.pair_table(e);
-            let _ = writeln!(s, "\n{}", tab.log_values.len());
+            writeln!(out, "\n{}", tab.log_values.len())?;
             for row in tab.log_values.chunks(tab.cols.max(1)) {
-                let vals: Vec<String> = row.iter().map(|x| x.exp().to_string()).collect();
-                let _ = writeln!(s, " {}", vals.join(" "));
+                for x in row {
+                    write!(out, " {}", x.exp())?;
+                }
+                writeln!(out)?;
             }
         }
-        s
+        Ok(())
     }
 
-    /// Writes [`PairwiseMrf::to_uai_string`] to `path`.
+    /// Writes the model as a UAI `MARKOV` file to `path` (streamed through a buffer; see
+    /// [`PairwiseMrf::to_uai_string`] for the layout). An existing file is replaced.
     ///
     /// # Errors
     /// [`InferError::Io`].
     pub fn write_uai(&self, path: impl AsRef<Path>) -> Result<(), InferError> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_uai_string()).map_err(|source| InferError::Io {
+        let io = |source| InferError::Io {
             file: path.to_path_buf(),
             source,
-        })
+        };
+        let file = std::fs::File::create(path).map_err(io)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+        self.write_uai_to(&mut w).map_err(io)?;
+        w.flush().map_err(io)
     }
 
     /// The model's evidence as a UAI `.evid` line (`k v1 x1 v2 x2 …`).
@@ -422,5 +702,119 @@ mod tests {
             parse_uai_evidence("1 5 0", "e.evid", 3),
             Err(InferError::Parse { line: 1, .. })
         ));
+    }
+
+    fn parse_err_line(text: &str) -> (usize, String) {
+        match PairwiseMrf::from_uai_str(text, "h.uai") {
+            Err(InferError::Parse { line, message, .. }) => (line, message),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn hostile_headers_give_parse_errors_before_allocating() {
+        // One variable of 10^12 states: rejected on the cardinality's line.
+        let (line, msg) = parse_err_line("MARKOV\n1\n1000000000000\n0\n");
+        assert_eq!(line, 3);
+        assert!(msg.contains("too large"), "{msg}");
+        // Two variables of 2^32 states and a pairwise factor: k_u * k_v overflows.
+        let (line, _) = parse_err_line("MARKOV\n2\n4294967296 4294967296\n1\n2 0 1\n");
+        assert_eq!(line, 3);
+        // Two variables of 2^20 states: within the state budget, but the pairwise
+        // table (2^40 entries) is not.
+        let (line, msg) = parse_err_line("MARKOV\n2\n1048576 1048576\n1\n2 0 1\n");
+        assert_eq!(line, 5);
+        assert!(msg.contains("more than"), "{msg}");
+        // A declared factor count of 4.9e9 with no factors behind it: end of file.
+        let (line, msg) = parse_err_line("MARKOV\n1\n2\n4900000000\n");
+        assert_eq!(line, 4);
+        assert!(msg.contains("end of file"), "{msg}");
+        // A huge variable count is reported as such, not as "cardinality 0".
+        let (line, msg) = parse_err_line("MARKOV\n99999999999\n2 2\n");
+        assert_eq!(line, 2);
+        assert!(msg.contains("variables"), "{msg}");
+        let (_, msg) = parse_err_line("MARKOV\n99999\n2 2\n");
+        assert!(msg.contains("end of file"), "{msg}");
+        // A usize that does not parse at all.
+        let (line, _) = parse_err_line("MARKOV\n1\n99999999999999999999999\n");
+        assert_eq!(line, 3);
+    }
+
+    #[test]
+    fn identical_tables_are_pooled_and_streaming_equals_text() {
+        // A 4-cycle of Potts factors, one with other values, plus a repeated unary factor.
+        let text = "MARKOV\n4\n2 2 2 2\n6\n2 0 1\n2 1 2\n2 2 3\n2 3 0\n1 0\n1 0\n\
+                    4 2 1 1 2\n4 2 1 1 2\n4 2 1 1 2\n4 3 1 1 3\n2 1 2\n2 1 2\n";
+        let mrf = PairwiseMrf::from_uai_str(text, "cycle.uai").unwrap();
+        assert_eq!(mrf.num_edges(), 4);
+        assert_eq!(mrf.tables().len(), 2);
+        assert_eq!(mrf.edge_tables(), &[0, 0, 0, 1]);
+        assert!((mrf.unary(0)[1] - 2.0 * 2f64.ln()).abs() < 1e-15);
+        // A reader with a tiny buffer splits tokens across refills.
+        let tiny = std::io::BufReader::with_capacity(3, text.as_bytes());
+        let streamed = PairwiseMrf::from_uai_reader(tiny, "cycle.uai").unwrap();
+        assert_eq!(streamed.to_parts(), mrf.to_parts());
+        // Lines are still counted across refills.
+        let bad = text.replace("4 3 1 1 3", "4 3 1 x 3");
+        let tiny = std::io::BufReader::with_capacity(2, bad.as_bytes());
+        match PairwiseMrf::from_uai_reader(tiny, "bad.uai") {
+            Err(InferError::Parse { line, .. }) => assert_eq!(line, 14),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn cases() -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(256)
+    }
+
+    /// Tokens that stress a reader: huge, negative, non-numeric, special floats.
+    const HOSTILE: [&str; 12] = [
+        "0",
+        "1",
+        "3",
+        "-1",
+        "4294967296",
+        "18446744073709551615",
+        "99999999999999999999",
+        "nan",
+        "inf",
+        "1e308",
+        "x",
+        "MARKOV",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(cases()))]
+
+        /// Random bytes never panic the reader.
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+            let _ = PairwiseMrf::from_uai_reader(bytes.as_slice(), "random.uai");
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse_uai_evidence(&text, "random.evid", 3);
+        }
+
+        /// Random token mutations of a valid file never panic and never yield a model
+        /// that disagrees with its own cardinalities.
+        #[test]
+        fn mutated_files_never_panic(
+            edits in proptest::collection::vec((0usize..64, 0usize..HOSTILE.len(), 0u8..3), 1..6)
+        ) {
+            let mut toks: Vec<String> = SAMPLE.split_whitespace().map(str::to_string).collect();
+            for (pos, h, op) in edits {
+                let p = pos % (toks.len() + 1);
+                match op {
+                    0 if p < toks.len() => toks[p] = HOSTILE[h].to_string(),
+                    1 if p < toks.len() => { toks.remove(p); }
+                    _ => toks.insert(p, HOSTILE[h].to_string()),
+                }
+            }
+            if let Ok(mrf) = PairwiseMrf::from_uai_str(&toks.join(" "), "mutated.uai") {
+                proptest::prop_assert_eq!(mrf.unary_all().len(), mrf.state_offsets()[mrf.num_nodes()]);
+            }
+        }
     }
 }
