@@ -212,15 +212,11 @@ fn wrap<E: std::error::Error + Send + Sync + 'static>(e: E) -> InferError {
     }
 }
 
-/// Trains the relational classifier on the labelled nodes (neighbour features from the
-/// observed labels) and bootstraps the unknown nodes.
-fn prepare<C: LocalClassifier + Clone>(
+/// Checks the graph and weights and lists the observed and unknown nodes.
+fn observed_nodes(
     graph: &RelationalGraph,
-    prototype: &C,
-    aggregator: Aggregator,
-    bootstrap: Bootstrap,
     weights: Option<&[f64]>,
-) -> Result<Prepared<C>, InferError> {
+) -> Result<(usize, Vec<usize>, Vec<usize>), InferError> {
     let n = graph.num_nodes();
     let k = graph.num_labels();
     if k == 0 {
@@ -237,22 +233,38 @@ fn prepare<C: LocalClassifier + Clone>(
             found: w.len(),
         });
     }
-    let observed: Vec<Option<u32>> = graph.labels().to_vec();
+    let observed = graph.labels();
     let known: Vec<usize> = (0..n).filter(|&v| observed[v].is_some()).collect();
     if known.is_empty() {
         return Err(InferError::NoLabelledNodes);
     }
     let unknown: Vec<usize> = (0..n).filter(|&v| observed[v].is_none()).collect();
+    Ok((k, known, unknown))
+}
+
+/// Trains a clone of `prototype` as the relational classifier of ICA and GS: on the
+/// labelled nodes of `graph`, with their attributes and the `aggregator` of their
+/// *labelled* neighbours' labels (step 1 of [`IterativeClassification`]).
+///
+/// Pass the result to [`IterativeClassification::run_fitted`] and
+/// [`CollectiveGibbs::run_fitted`] to run both on one trained classifier (what `run`
+/// does internally, once per call).
+///
+/// # Errors
+/// [`InferError::InvalidLabels`] for an empty label set, [`InferError::NoLabelledNodes`],
+/// [`InferError::DimensionMismatch`] for bad weights, [`InferError::LocalClassifier`].
+pub fn fit_relational_classifier<C: LocalClassifier + Clone>(
+    graph: &RelationalGraph,
+    prototype: &C,
+    aggregator: Aggregator,
+    weights: Option<&[f64]>,
+) -> Result<C, InferError> {
+    let (k, known, _) = observed_nodes(graph, weights)?;
+    let observed = graph.labels();
     let nf = graph.num_features();
     let mut rel = vec![0.0; known.len() * k];
     for (i, &v) in known.iter().enumerate() {
-        aggregate_neighbors(
-            aggregator,
-            graph,
-            v,
-            &observed,
-            &mut rel[i * k..(i + 1) * k],
-        );
+        aggregate_neighbors(aggregator, graph, v, observed, &mut rel[i * k..(i + 1) * k]);
     }
     let y: Vec<u32> = known.iter().filter_map(|&v| observed[v]).collect();
     let w: Option<Vec<f64>> = weights.map(|w| known.iter().map(|&v| w[v]).collect());
@@ -267,6 +279,38 @@ fn prepare<C: LocalClassifier + Clone>(
         .collect();
     let mut relational = prototype.clone();
     relational.fit(&rows, &y, w.as_deref(), k).map_err(wrap)?;
+    Ok(relational)
+}
+
+/// Trains the relational classifier on the labelled nodes (neighbour features from the
+/// observed labels) and bootstraps the unknown nodes.
+fn prepare<C: LocalClassifier + Clone>(
+    graph: &RelationalGraph,
+    prototype: &C,
+    aggregator: Aggregator,
+    bootstrap: Bootstrap,
+    weights: Option<&[f64]>,
+) -> Result<Prepared<C>, InferError> {
+    let relational = fit_relational_classifier(graph, prototype, aggregator, weights)?;
+    bootstrap_with(graph, relational, prototype, aggregator, bootstrap, weights)
+}
+
+/// Bootstraps the unknown nodes with a trained `relational` classifier (`prototype` is
+/// cloned for [`Bootstrap::ContentOnly`]).
+fn bootstrap_with<C: LocalClassifier + Clone>(
+    graph: &RelationalGraph,
+    relational: C,
+    prototype: &C,
+    aggregator: Aggregator,
+    bootstrap: Bootstrap,
+    weights: Option<&[f64]>,
+) -> Result<Prepared<C>, InferError> {
+    let (k, known, unknown) = observed_nodes(graph, weights)?;
+    let n = graph.num_nodes();
+    let observed: Vec<Option<u32>> = graph.labels().to_vec();
+    let nf = graph.num_features();
+    let y: Vec<u32> = known.iter().filter_map(|&v| observed[v]).collect();
+    let w: Option<Vec<f64>> = weights.map(|w| known.iter().map(|&v| w[v]).collect());
     let mut probs = vec![0.0; n * k];
     for &v in &known {
         if let Some(c) = observed[v] {
@@ -395,13 +439,48 @@ impl IterativeClassification {
         weights: Option<&[f64]>,
         rng: &mut R,
     ) -> Result<CollectiveResult, InferError> {
+        let prepared = prepare(graph, prototype, self.aggregator, self.bootstrap, weights)?;
+        Ok(self.iterate(graph, prepared, rng))
+    }
+
+    /// Runs ICA with a relational classifier already trained by
+    /// [`fit_relational_classifier`] on this `graph` with this `aggregator` (steps 2-3
+    /// only; no sample weights). [`Bootstrap::ContentOnly`] refits a clone of `fitted` on
+    /// the attributes alone.
+    ///
+    /// # Errors
+    /// As [`IterativeClassification::run`].
+    pub fn run_fitted<C: LocalClassifier + Clone, R: Rng + ?Sized>(
+        &self,
+        graph: &RelationalGraph,
+        fitted: &C,
+        rng: &mut R,
+    ) -> Result<CollectiveResult, InferError> {
+        let prepared = bootstrap_with(
+            graph,
+            fitted.clone(),
+            fitted,
+            self.aggregator,
+            self.bootstrap,
+            None,
+        )?;
+        Ok(self.iterate(graph, prepared, rng))
+    }
+
+    /// Steps 3 of ICA from a bootstrapped state.
+    fn iterate<C: LocalClassifier, R: Rng + ?Sized>(
+        &self,
+        graph: &RelationalGraph,
+        prepared: Prepared<C>,
+        rng: &mut R,
+    ) -> CollectiveResult {
         let Prepared {
             k,
             mut unknown,
             relational,
             mut labels,
             mut probs,
-        } = prepare(graph, prototype, self.aggregator, self.bootstrap, weights)?;
+        } = prepared;
         let nf = graph.num_features();
         let mut buf = vec![0.0; k];
         let mut conv = Convergence {
@@ -431,12 +510,12 @@ impl IterativeClassification {
             conv.max_residual = changed as f64 / unknown.len() as f64;
             conv.converged = changed == 0;
         }
-        Ok(CollectiveResult {
+        CollectiveResult {
             labels: labels.iter().map(|l| l.unwrap_or(0)).collect(),
             probabilities: probs,
             num_classes: k,
             convergence: conv,
-        })
+        }
     }
 }
 
@@ -502,6 +581,36 @@ impl CollectiveGibbs {
         weights: Option<&[f64]>,
         rng: &mut R,
     ) -> Result<CollectiveResult, InferError> {
+        self.check()?;
+        let prepared = prepare(graph, prototype, self.aggregator, self.bootstrap, weights)?;
+        Ok(self.sample(graph, prepared, rng))
+    }
+
+    /// Runs collective Gibbs sampling with a relational classifier already trained by
+    /// [`fit_relational_classifier`] on this `graph` with this `aggregator` (no sample
+    /// weights); see [`IterativeClassification::run_fitted`].
+    ///
+    /// # Errors
+    /// As [`CollectiveGibbs::run`].
+    pub fn run_fitted<C: LocalClassifier + Clone, R: Rng + ?Sized>(
+        &self,
+        graph: &RelationalGraph,
+        fitted: &C,
+        rng: &mut R,
+    ) -> Result<CollectiveResult, InferError> {
+        self.check()?;
+        let prepared = bootstrap_with(
+            graph,
+            fitted.clone(),
+            fitted,
+            self.aggregator,
+            self.bootstrap,
+            None,
+        )?;
+        Ok(self.sample(graph, prepared, rng))
+    }
+
+    fn check(&self) -> Result<(), InferError> {
         if self.samples == 0 {
             return Err(InferError::InvalidParameter {
                 name: "samples",
@@ -509,13 +618,23 @@ impl CollectiveGibbs {
                 reason: "must be at least 1",
             });
         }
+        Ok(())
+    }
+
+    /// The sweeps, from a bootstrapped state.
+    fn sample<C: LocalClassifier, R: Rng + ?Sized>(
+        &self,
+        graph: &RelationalGraph,
+        prepared: Prepared<C>,
+        rng: &mut R,
+    ) -> CollectiveResult {
         let Prepared {
             k,
             mut unknown,
             relational,
             mut labels,
             mut probs,
-        } = prepare(graph, prototype, self.aggregator, self.bootstrap, weights)?;
+        } = prepared;
         let n = graph.num_nodes();
         let nf = graph.num_features();
         let mut buf = vec![0.0; k];
@@ -575,7 +694,7 @@ impl CollectiveGibbs {
         if half == 0 && !unknown.is_empty() {
             max_residual = f64::INFINITY;
         }
-        Ok(CollectiveResult {
+        CollectiveResult {
             labels: labels.iter().map(|l| l.unwrap_or(0)).collect(),
             probabilities: probs,
             num_classes: k,
@@ -584,7 +703,7 @@ impl CollectiveGibbs {
                 iterations: total,
                 max_residual,
             },
-        })
+        }
     }
 }
 
@@ -592,6 +711,80 @@ impl CollectiveGibbs {
 mod tests {
     use super::*;
     use srl_graph::{Attributes, Directedness, LabelSet};
+
+    /// A minimal classifier: class frequencies times `1 + 2 · (neighbour count)`.
+    #[derive(Clone, Debug, Default)]
+    struct Votes {
+        prior: Vec<f64>,
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("no rows")]
+    struct NoRows;
+
+    impl LocalClassifier for Votes {
+        type Error = NoRows;
+        fn fit(
+            &mut self,
+            rows: &[FeatureRow<'_>],
+            labels: &[u32],
+            _: Option<&[f64]>,
+            k: usize,
+        ) -> Result<(), NoRows> {
+            if rows.is_empty() {
+                return Err(NoRows);
+            }
+            self.prior = vec![1.0; k];
+            labels.iter().for_each(|&c| self.prior[c as usize] += 1.0);
+            Ok(())
+        }
+        fn predict_proba(&self, row: &FeatureRow<'_>, out: &mut [f64]) {
+            for (c, o) in out.iter_mut().enumerate() {
+                *o = self.prior[c] * (1.0 + 2.0 * row.relational.get(c).copied().unwrap_or(0.0));
+            }
+            let z: f64 = out.iter().sum();
+            out.iter_mut().for_each(|o| *o /= z);
+        }
+    }
+
+    #[test]
+    fn run_fitted_equals_run() {
+        use rand::SeedableRng as _;
+        let n = |i| NodeId::new(i);
+        let edges = (0..11).map(|i| (n(i), n(i + 1))).collect();
+        let labels = (0..12)
+            .map(|i| (i % 3 == 0).then_some((i / 6) as u32))
+            .collect();
+        let g = RelationalGraph::new(
+            Vec::new(),
+            Attributes::none(12),
+            labels,
+            LabelSet::numbered(2),
+            edges,
+            Directedness::Undirected,
+        )
+        .unwrap();
+        let fitted =
+            fit_relational_classifier(&g, &Votes::default(), Aggregator::Count, None).unwrap();
+        let rng = || rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        let ica = IterativeClassification::default();
+        let a = ica.run(&g, &Votes::default(), None, &mut rng()).unwrap();
+        let b = ica.run_fitted(&g, &fitted, &mut rng()).unwrap();
+        assert_eq!(a, b);
+        let gs = CollectiveGibbs {
+            burn_in: 5,
+            samples: 20,
+            ..CollectiveGibbs::default()
+        };
+        let a = gs.run(&g, &Votes::default(), None, &mut rng()).unwrap();
+        let b = gs.run_fitted(&g, &fitted, &mut rng()).unwrap();
+        assert_eq!(a, b);
+        assert!(
+            CollectiveGibbs { samples: 0, ..gs }
+                .run_fitted(&g, &fitted, &mut rng())
+                .is_err()
+        );
+    }
 
     #[test]
     fn aggregators() {

@@ -57,7 +57,7 @@ pub mod uai;
 pub use bp::{BpMode, LoopyBp, Schedule};
 pub use collective::{
     Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, FeatureRow, IterativeClassification,
-    LocalClassifier, NodeOrdering, aggregate_neighbors,
+    LocalClassifier, NodeOrdering, aggregate_neighbors, fit_relational_classifier,
 };
 pub use error::InferError;
 pub use exact::Exact;
