@@ -14,6 +14,7 @@
 //! | misclassification cost | [`structured_cost`], [`structured_cost_with`] | Sen & Getoor 2006, §3 |
 //! | mean, standard error | [`mean`], [`std_error`], [`Summary`] | |
 //! | matched (M) average | [`MatchedAverage`] | Sen et al. 2008 |
+//! | Welch / paired t-test | [`welch_t_test`], [`paired_t_test`] | Welch 1947; Student-t from statrs |
 //!
 //! Binary metrics take `truth: &[bool]` (`true` = positive class) and `scores: &[f64]`
 //! (higher = more positive). Every function validates its input and returns
@@ -22,11 +23,13 @@
 mod classification;
 mod cost;
 mod ranking;
+mod significance;
 mod stats;
 
 pub use classification::{Confusion, accuracy, agreement};
 pub use cost::{CostBreakdown, CostTable, structured_cost, structured_cost_with};
 pub use ranking::{RocCurve, RocPoint, WeightedAuc, auc_pr, auc_roc};
+pub use significance::{TTest, paired_t_test, welch_t_test};
 pub use stats::{MatchedAverage, Summary, mean, std_error};
 
 use crate::error::EvalError;
