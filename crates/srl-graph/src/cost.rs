@@ -573,6 +573,42 @@ impl CostModel {
         Ok(())
     }
 
+    /// The model with every matrix transposed: `Cost'(y, ỹ) = Cost(ỹ, y)` for nodes and
+    /// `Cost'(y_e, ỹ_e) = Cost(ỹ_e, y_e)` for edges (rows and columns of the `k² x k²` pair
+    /// matrix swapped, endpoints kept). Predicted and true label trade places.
+    ///
+    /// Used to test the orientation of a loss inside an inference objective: Sen & Getoor's
+    /// Eq. 5 charges `l_c(y'_c, y_c)` with the candidate labelling `y` in the "true" slot;
+    /// evaluating it with the transposed model puts `y` in the "predicted" slot instead.
+    ///
+    /// # Complexity
+    /// `O(n k² + m k⁴)` for per-clique storage, `O(k⁴)` when shared.
+    #[must_use]
+    pub fn transposed(&self) -> Self {
+        let k = self.k;
+        let t = |m: &[f64], d: usize| -> Vec<f64> {
+            let mut out = vec![0.0; m.len()];
+            for (b, block) in m.chunks_exact(d * d).enumerate() {
+                for r in 0..d {
+                    for c in 0..d {
+                        out[b * d * d + c * d + r] = block[r * d + c];
+                    }
+                }
+            }
+            out
+        };
+        let map = |table: &Table, d: usize| match table {
+            Table::None => Table::None,
+            Table::Shared(m) => Table::Shared(t(m, d)),
+            Table::PerClique(m) => Table::PerClique(t(m, d)),
+        };
+        Self {
+            k,
+            node: map(&self.node, k),
+            edge: map(&self.edge, k * k),
+        }
+    }
+
     /// The cost model of a disjoint union (see [`RelationalGraph::disjoint_union`]) built
     /// from the cost models of its parts.
     ///
@@ -1041,6 +1077,32 @@ mod tests {
         let cs = pc.induced(&t, &sub, &kept).expect("induced");
         assert_eq!(cs.node_matrix(NodeId(0)), pc.node_matrix(NodeId(1)));
         assert_eq!(cs.edge_matrix(EdgeId(0)), pc.edge_matrix(EdgeId(2)));
+    }
+
+    #[test]
+    fn transposed_swaps_predicted_and_true() {
+        let g = triangle();
+        let node: Vec<f64> = (0..27).map(f64::from).collect();
+        let edge: Vec<f64> = (0..3 * 81).map(f64::from).collect();
+        let m = CostModel::per_clique(3, node, Some(edge)).expect("ok");
+        let t = m.transposed();
+        t.check_graph(&g).expect("fits");
+        for a in 0..3 {
+            for b in 0..3 {
+                assert_eq!(t.node_cost(NodeId(2), a, b), m.node_cost(NodeId(2), b, a));
+                for c in 0..3 {
+                    for d in 0..3 {
+                        assert_eq!(
+                            t.edge_cost(EdgeId(1), (a, b), (c, d)),
+                            m.edge_cost(EdgeId(1), (c, d), (a, b))
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(t.transposed(), m);
+        let s = CostModel::intel_light(1.5, LevelScaling::PerLevel).expect("ok");
+        assert_eq!(s.transposed().node_cost(NodeId(0), 0, 2), 3.0);
     }
 
     #[test]
