@@ -49,11 +49,17 @@ enum Command {
         list: bool,
     },
     /// List each dataset folder as present or missing and verify the sha256 sums its
-    /// SOURCE.md records.
+    /// SOURCE.md records; with `--fetch`, download data sets first (as `srl data fetch`).
     Data {
         /// The data directory (default: $SRL_DATA_DIR, else data/ in the repo).
         #[arg(long)]
         data_dir: Option<PathBuf>,
+        /// Download, verify and install these data sets (`all`: every downloadable one).
+        #[arg(long, num_args = 1..)]
+        fetch: Vec<String>,
+        /// With --fetch: replace present files that fail verification.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -69,8 +75,18 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let root = repo_root();
     match cli.command {
-        Command::Data { data_dir } => {
+        Command::Data {
+            data_dir,
+            fetch,
+            force,
+        } => {
             let dir = resolve_data_dir(data_dir, &root);
+            if !fetch.is_empty() {
+                let failed = data::fetch(&dir, &fetch, force)?;
+                if failed > 0 {
+                    bail!("{failed} data set(s) could not be fetched");
+                }
+            }
             let bad = data::report(&dir)?;
             if bad > 0 {
                 bail!("{bad} file(s) failed their sha256 check");

@@ -1,0 +1,369 @@
+//! `srl boost learn | predict | show`: RFGB and Soft-RFGB on BoostSRL-format folders.
+//!
+//! A BoostSRL folder `DIR` holds `PREFIX_pos.txt`, `PREFIX_neg.txt`, `PREFIX_facts.txt`
+//! and usually `PREFIX_bk.txt` (modes, `setParam:`, `import: "../bk.txt".`), PREFIX being
+//! `train` for `learn` and `test` for `predict`, as BoostSRL reads them.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use rand::SeedableRng as _;
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+use srl_boost::{Background, OtherTargets, SoftRfgb, SoftRfgbParams, TreeParams};
+
+use crate::model::{ModelFile, Provenance};
+use crate::ui::{Ui, write_to};
+
+/// `srl boost ...`.
+#[derive(Subcommand, Debug)]
+pub enum BoostCmd {
+    /// Learn an RFGB / Soft-RFGB model from a BoostSRL folder (BoostSRL `-l -train DIR`).
+    Learn(LearnArgs),
+    /// Score a BoostSRL test folder with a learned model (BoostSRL `-i -model DIR -test DIR`).
+    Predict(PredictArgs),
+    /// Print a model's trees as clauses.
+    Show(ShowArgs),
+}
+
+/// Tree and boosting settings to start from.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Preset {
+    /// The library's defaults, which are BoostSRL's (`SoftRfgbParams::default`: trees of
+    /// at most 12 leaves with one literal per node test, BoostSRL's boosting settings).
+    Boostsrl,
+    /// Like `boostsrl` with 8-leaf, depth-3 trees whose node tests may hold two literals
+    /// (a literal introducing variables and one using them).
+    TwoLiteral,
+}
+
+/// `srl boost learn`.
+#[derive(Args, Debug)]
+pub struct LearnArgs {
+    /// BoostSRL training folder (holds PREFIX_pos.txt, PREFIX_neg.txt, PREFIX_facts.txt).
+    #[arg(long)]
+    pub train: PathBuf,
+    /// Target predicate (matched exactly, else ignoring case).
+    #[arg(long)]
+    pub target: String,
+    /// Number of boosted trees (BoostSRL `-trees`).
+    #[arg(long, default_value_t = 10)]
+    pub trees: usize,
+    /// Starting settings.
+    #[arg(long, value_enum, default_value = "boostsrl")]
+    pub preset: Preset,
+    /// Soft-RFGB α, cost of a false negative (0 with --beta 0 is RFGB).
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub alpha: f64,
+    /// Soft-RFGB β, cost of a false positive.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub beta: f64,
+    /// Negatives kept per positive (BoostSRL `-negPosRatio`); 0 keeps every negative.
+    #[arg(long)]
+    pub neg_ratio: Option<f64>,
+    /// Seed of the negative sampling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Background file (default: DIR/PREFIX_bk.txt when it exists).
+    #[arg(long)]
+    pub bk: Option<PathBuf>,
+    /// File-name prefix inside the folder.
+    #[arg(long, default_value = "train")]
+    pub prefix: String,
+    /// Where to write the model (JSON).
+    #[arg(long)]
+    pub model: PathBuf,
+}
+
+/// `srl boost predict`.
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// Model file written by `srl boost learn`.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// BoostSRL test folder.
+    #[arg(long)]
+    pub test: PathBuf,
+    /// Background file (default: DIR/PREFIX_bk.txt when it exists).
+    #[arg(long)]
+    pub bk: Option<PathBuf>,
+    /// File-name prefix inside the folder.
+    #[arg(long, default_value = "test")]
+    pub prefix: String,
+    /// Probability at or above which an atom is predicted true (FNR, F-beta).
+    #[arg(long, default_value_t = 0.5)]
+    pub threshold: f64,
+    /// β of the F-beta score.
+    #[arg(long, default_value_t = 1.0)]
+    pub f_beta: f64,
+    /// Per-atom probabilities (TSV: atom, label, probability); default: not written.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// `srl boost show`.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Model file written by `srl boost learn`.
+    #[arg(long)]
+    pub model: PathBuf,
+}
+
+/// Runs a `srl boost` subcommand.
+///
+/// # Errors
+/// Unreadable or malformed input (file and line), bad parameters, unwritable output.
+pub fn run(cmd: &BoostCmd, ui: Ui) -> anyhow::Result<()> {
+    match cmd {
+        BoostCmd::Learn(a) => learn(a, ui),
+        BoostCmd::Predict(a) => predict(a, ui),
+        BoostCmd::Show(a) => show(a, ui),
+    }
+}
+
+fn background(dir: &Path, prefix: &str, bk: Option<&Path>) -> anyhow::Result<Background> {
+    if !dir.is_dir() {
+        bail!("{}: no such folder", dir.display());
+    }
+    let path = match bk {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let p = dir.join(format!("{prefix}_bk.txt"));
+            if !p.is_file() {
+                return Ok(Background::default());
+            }
+            p
+        }
+    };
+    Ok(srl_boost::read_background(&path)?)
+}
+
+/// The parameters of `learn` (public so the tests can call the library the same way).
+///
+/// # Errors
+/// A negative or non-finite `--neg-ratio`.
+pub fn params(a: &LearnArgs) -> anyhow::Result<SoftRfgbParams> {
+    let mut p = SoftRfgbParams::default();
+    if let Preset::TwoLiteral = a.preset {
+        p.tree = TreeParams {
+            max_leaves: 8,
+            max_depth: 3,
+            max_node_literals: 2,
+            ..TreeParams::default()
+        };
+    }
+    p.n_trees = a.trees;
+    p.alpha = a.alpha;
+    p.beta = a.beta;
+    if let Some(r) = a.neg_ratio {
+        if !(r.is_finite() && r >= 0.0) {
+            bail!("--neg-ratio {r}: must be a non-negative number");
+        }
+        p.negative_sampling = crate::compat::neg_sampling(p.negative_sampling, r)?;
+    }
+    Ok(p)
+}
+
+fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
+    let params = params(a)?;
+    let bk = background(&a.train, &a.prefix, a.bk.as_deref())?;
+    let split = srl_boost::load_split(
+        &a.train,
+        &a.prefix,
+        &a.target,
+        &bk,
+        OtherTargets::PositivesAsFacts,
+    )?;
+    ui.note(&format!(
+        "srl boost learn: {} positives, {} negatives of {}, {} facts, {} trees",
+        split.summary.pos,
+        split.summary.neg,
+        split.summary.target,
+        split.db.n_facts(),
+        params.n_trees
+    ));
+    let pb = ui.progress(1, "learning");
+    let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
+    let t0 = std::time::Instant::now();
+    let model = params
+        .fit(&split.db, &bk, &split.examples, &mut rng)
+        .context("learning the model")?;
+    pb.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    let file = ModelFile::new(
+        model,
+        serde_json::to_value(&params)?,
+        Provenance::now(&a.train, Some(a.seed)),
+    );
+    file.save(&a.model)?;
+    let ll = file.model.train_log_likelihood();
+    let summary = json!({
+        "command": "boost learn",
+        "target": file.model.target(),
+        "positives": split.summary.pos,
+        "negatives": split.summary.neg,
+        "trees": file.model.trees().len(),
+        "train_examples_used": file.model.n_train(),
+        "train_log_likelihood": ll.last(),
+        "seconds": secs,
+        "model": a.model.display().to_string(),
+    });
+    let text = format!(
+        "learned {} trees for {} in {secs:.2} s; mean training log-likelihood {:.4}; model written to {}\n",
+        file.model.trees().len(),
+        file.model.target(),
+        ll.last().copied().unwrap_or(f64::NAN),
+        a.model.display()
+    );
+    ui.summary(&summary, &text)
+}
+
+/// Scores of one test folder: per-atom probabilities and the metrics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scored {
+    /// `pred(a,b)` of each test atom.
+    pub atoms: Vec<String>,
+    /// Labels (pos file = true).
+    pub labels: Vec<bool>,
+    /// P(atom true).
+    pub probs: Vec<f64>,
+}
+
+/// Loads `dir` and scores it with `model`.
+///
+/// # Errors
+/// As the readers; a model of another target.
+pub fn score(
+    model: &SoftRfgb,
+    dir: &Path,
+    prefix: &str,
+    bk: Option<&Path>,
+) -> anyhow::Result<Scored> {
+    let bk = background(dir, prefix, bk)?;
+    let split = srl_boost::load_split(
+        dir,
+        prefix,
+        model.target(),
+        &bk,
+        OtherTargets::PositivesAsFacts,
+    )?;
+    let probs = model.predict_proba(&split.db, &split.examples)?;
+    let ex = &split.examples;
+    let atoms = (0..ex.len())
+        .map(|i| {
+            let args: Vec<&str> = ex
+                .args(i)
+                .iter()
+                .map(|&c| split.db.constant_name(c))
+                .collect();
+            format!("{}({})", ex.pred, args.join(","))
+        })
+        .collect();
+    Ok(Scored {
+        atoms,
+        labels: ex.labels().to_vec(),
+        probs,
+    })
+}
+
+/// Mean conditional log-likelihood `(1/n) Σ ln P(yᵢ)` with probabilities clipped to
+/// `[1e-12, 1 − 1e-12]` so that one confident mistake gives a large finite penalty.
+pub fn cll(labels: &[bool], probs: &[f64]) -> f64 {
+    let n = labels.len().max(1) as f64;
+    labels
+        .iter()
+        .zip(probs)
+        .map(|(&y, &p)| {
+            let p = p.clamp(1e-12, 1.0 - 1e-12);
+            if y { p.ln() } else { (1.0 - p).ln() }
+        })
+        .sum::<f64>()
+        / n
+}
+
+fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&a.threshold) {
+        bail!("--threshold {}: must be in [0, 1]", a.threshold);
+    }
+    let file = ModelFile::<SoftRfgb>::load(&a.model)?;
+    let s = score(&file.model, &a.test, &a.prefix, a.bk.as_deref())?;
+    let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
+    let auc_roc = metric(srl_eval::metrics::auc_roc(&s.probs, &s.labels));
+    let auc_pr = metric(srl_eval::metrics::auc_pr(&s.probs, &s.labels));
+    let cll = cll(&s.labels, &s.probs);
+    let conf = srl_eval::metrics::Confusion::at_threshold(&s.probs, &s.labels, a.threshold)?;
+    let fnr = metric(conf.false_negative_rate());
+    let fb = metric(conf.f_beta(a.f_beta));
+    if let Some(out) = &a.out {
+        write_to(Some(out), |w| {
+            writeln!(w, "atom\tlabel\tprobability")?;
+            for ((atom, &y), p) in s.atoms.iter().zip(&s.labels).zip(&s.probs) {
+                writeln!(w, "{atom}\t{}\t{p}", u8::from(y))?;
+            }
+            Ok(())
+        })?;
+    }
+    let pos = s.labels.iter().filter(|&&y| y).count();
+    let summary = json!({
+        "command": "boost predict",
+        "target": file.model.target(),
+        "examples": s.labels.len(),
+        "positives": pos,
+        "auc_roc": auc_roc,
+        "auc_pr": auc_pr,
+        "cll": cll,
+        "threshold": a.threshold,
+        "fnr": fnr,
+        "f_beta": fb,
+        "beta": a.f_beta,
+        "out": a.out.as_ref().map(|p| p.display().to_string()),
+    });
+    let text = format!(
+        "{} test atoms of {} ({pos} positive)\nAUC-ROC  {auc_roc:.6}\nAUC-PR   {auc_pr:.6}\nCLL      {cll:.6}\nat threshold {}: FNR {fnr:.6}, F{} {fb:.6}\n",
+        s.labels.len(),
+        file.model.target(),
+        a.threshold,
+        a.f_beta
+    );
+    ui.summary(&summary, &text)
+}
+
+fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
+    let file = ModelFile::<SoftRfgb>::load(&a.model)?;
+    let m = &file.model;
+    let mut text = format!(
+        "% srl model {} (format {} version {}), learned by srl {} from {} (seed {})\n% target {}, alpha {}, beta {}, {} trees\n",
+        a.model.display(),
+        file.format,
+        file.version,
+        file.provenance.srl_version,
+        file.provenance.data,
+        file.provenance
+            .seed
+            .map_or_else(|| "-".to_owned(), |s| s.to_string()),
+        m.target(),
+        m.alpha(),
+        m.beta(),
+        m.trees().len()
+    );
+    let mut trees = Vec::new();
+    for (i, t) in m.trees().iter().enumerate() {
+        text.push_str(&format!("% Tree {}\n", i + 1));
+        let clauses = t.clauses();
+        for c in &clauses {
+            text.push_str(c);
+            text.push('\n');
+        }
+        trees.push(clauses);
+    }
+    let summary = json!({
+        "command": "boost show",
+        "target": m.target(),
+        "alpha": m.alpha(),
+        "beta": m.beta(),
+        "provenance": file.provenance,
+        "trees": trees,
+    });
+    ui.summary(&summary, &text)
+}

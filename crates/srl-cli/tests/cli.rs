@@ -1,0 +1,780 @@
+//! End-to-end tests of the `srl` binary on the small fixtures in `tests/fixtures/`:
+//! every subcommand, and bad input (a missing file, a malformed line, a model file of
+//! another version) giving one clear message, a non-zero exit and no output file.
+//! Two tests compare the binary with the library on real data (IMDB `workedUnder` fold 1)
+//! and on a UAI grid; the IMDB one is skipped, with a message naming the path, when
+//! `SRL_DATA_DIR` does not hold it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rand::SeedableRng as _;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn fx(p: &str) -> String {
+    fixtures().join(p).display().to_string()
+}
+
+fn srl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_srl"))
+        .args(args)
+        .env_remove("SRL_DATA_DIR")
+        .output()
+        .expect("the srl binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[track_caller]
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "srl failed: {}\n{}",
+        stderr(o),
+        stdout(o)
+    );
+    stdout(o)
+}
+
+/// A failure: exit status 1, one `srl: error:` line on stderr containing every `needles`,
+/// no panic or backtrace.
+#[track_caller]
+fn fails(o: &Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "expected exit 1: {err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 1, "one error line: {err}");
+    assert!(errors[0].starts_with("srl: error:"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "{n:?} not in {err:?}");
+    }
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).expect("--json prints one JSON object")
+}
+
+fn dir_entries(d: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(d)
+        .expect("read_dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn boost_learn_predict_show() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let model = t.path().join("m.json");
+    let m = model.display().to_string();
+    ok(&srl(&[
+        "boost",
+        "learn",
+        "--train",
+        &fx("boost/train"),
+        "--target",
+        "cancer",
+        "--trees",
+        "3",
+        "--model",
+        &m,
+        "--quiet",
+    ]));
+    let out = t.path().join("p.tsv");
+    let p = out.display().to_string();
+    let o = srl(&[
+        "boost",
+        "predict",
+        "--model",
+        &m,
+        "--test",
+        &fx("boost/test"),
+        "--out",
+        &p,
+        "--json",
+    ]);
+    ok(&o);
+    let j = json(&o);
+    assert_eq!(j["examples"], 30);
+    let auc = j["auc_roc"].as_f64().expect("auc");
+    assert!(auc > 0.7 && auc <= 1.0, "{auc}");
+    for k in ["auc_pr", "cll", "fnr", "f_beta"] {
+        assert!(j[k].as_f64().is_some_and(f64::is_finite), "{k}: {j}");
+    }
+    let tsv = std::fs::read_to_string(&out).expect("tsv");
+    assert!(tsv.starts_with("atom\tlabel\tprobability\n"));
+    assert_eq!(tsv.lines().count(), 31);
+    assert!(tsv.lines().nth(1).is_some_and(|l| l.starts_with("cancer(")));
+    let s = ok(&srl(&["boost", "show", "--model", &m]));
+    assert!(s.contains("% Tree 1") && s.contains("cancer(A) :-"), "{s}");
+    // The text summary names the metrics.
+    let text = ok(&srl(&[
+        "boost",
+        "predict",
+        "--model",
+        &m,
+        "--test",
+        &fx("boost/test"),
+    ]));
+    assert!(text.contains("AUC-ROC") && text.contains("CLL") && text.contains("FNR"));
+}
+
+#[test]
+fn boost_bad_input() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let m = t.path().join("m.json").display().to_string();
+    // A missing folder.
+    fails(
+        &srl(&[
+            "boost",
+            "learn",
+            "--train",
+            "/no/such/dir",
+            "--target",
+            "x",
+            "--model",
+            &m,
+        ]),
+        &["/no/such/dir"],
+    );
+    // A malformed line: file and line named.
+    let bad = t.path().join("bad");
+    std::fs::create_dir_all(&bad).expect("mkdir");
+    for f in ["train_pos.txt", "train_neg.txt"] {
+        std::fs::copy(fixtures().join("boost/train").join(f), bad.join(f)).expect("copy");
+    }
+    std::fs::write(bad.join("train_facts.txt"), "smokes(p1).\nsmokes(p2\n").expect("write");
+    fails(
+        &srl(&[
+            "boost",
+            "learn",
+            "--train",
+            &bad.display().to_string(),
+            "--target",
+            "cancer",
+            "--model",
+            &m,
+        ]),
+        &["train_facts.txt", "2"],
+    );
+    assert!(!Path::new(&m).exists(), "no model file after a failure");
+    // A model file of another version; no prediction file written.
+    ok(&srl(&[
+        "boost",
+        "learn",
+        "--train",
+        &fx("boost/train"),
+        "--target",
+        "cancer",
+        "--trees",
+        "1",
+        "--model",
+        &m,
+        "--quiet",
+    ]));
+    let text = std::fs::read_to_string(&m).expect("model");
+    let v2 = t.path().join("v2.json");
+    std::fs::write(&v2, text.replacen("\"version\": 1", "\"version\": 2", 1)).expect("write");
+    let out = t.path().join("p.tsv");
+    fails(
+        &srl(&[
+            "boost",
+            "predict",
+            "--model",
+            &v2.display().to_string(),
+            "--test",
+            &fx("boost/test"),
+            "--out",
+            &out.display().to_string(),
+        ]),
+        &["v2.json", "version 2", "version 1"],
+    );
+    assert!(!out.exists());
+    // Not a model file at all.
+    fails(
+        &srl(&["boost", "show", "--model", &fx("grid.uai")]),
+        &["grid.uai", "JSON"],
+    );
+    // A model of another kind.
+    let other = t.path().join("other.json");
+    std::fs::write(
+        &other,
+        text.replacen("\"kind\": \"soft-rfgb\"", "\"kind\": \"naive-bayes\"", 1),
+    )
+    .expect("write");
+    fails(
+        &srl(&["boost", "show", "--model", &other.display().to_string()]),
+        &["naive-bayes", "soft-rfgb"],
+    );
+    assert_eq!(
+        dir_entries(t.path()),
+        vec!["bad", "m.json", "other.json", "v2.json"]
+    );
+}
+
+#[test]
+fn mrf_mar_and_map_formats() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let out = t.path().join("grid.MAR");
+    let o = srl(&[
+        "mrf",
+        &fx("grid.uai"),
+        "--evidence",
+        &fx("grid.uai.evid"),
+        "--task",
+        "mar",
+        "--algorithm",
+        "lbp",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    ok(&o);
+    assert!(
+        stderr(&o).contains("converged"),
+        "convergence on stderr: {}",
+        stderr(&o)
+    );
+    let mar = std::fs::read_to_string(&out).expect("MAR");
+    let mut lines = mar.lines();
+    assert_eq!(lines.next(), Some("MAR"));
+    let toks: Vec<&str> = lines.next().expect("line 2").split_whitespace().collect();
+    assert_eq!(toks[0], "9");
+    assert_eq!(toks.len(), 1 + 9 * 3);
+    // Variable 4 is observed in state 1.
+    assert_eq!(&toks[13..16], &["2", "0", "1"]);
+    for alg in ["mean-field", "gibbs", "exact"] {
+        let s = ok(&srl(&[
+            "mrf",
+            &fx("grid.uai"),
+            "--algorithm",
+            alg,
+            "--quiet",
+        ]));
+        assert!(s.starts_with("MAR\n9 2 "), "{alg}: {s}");
+    }
+    for alg in ["lbp", "exact", "icm", "gibbs", "mean-field"] {
+        let s = ok(&srl(&[
+            "mrf",
+            &fx("grid.uai"),
+            "--task",
+            "map",
+            "--algorithm",
+            alg,
+            "--quiet",
+        ]));
+        let mut l = s.lines();
+        assert_eq!(l.next(), Some("MAP"));
+        assert_eq!(
+            l.next().expect("states").split_whitespace().count(),
+            10,
+            "{alg}"
+        );
+    }
+    // Exact MAP and max-product agree on this grid; the JSON summary carries the score.
+    let a = json(&srl(&[
+        "mrf",
+        &fx("grid.uai"),
+        "--task",
+        "map",
+        "--algorithm",
+        "exact",
+        "--json",
+    ]));
+    let b = json(&srl(&[
+        "mrf",
+        &fx("grid.uai"),
+        "--task",
+        "map",
+        "--algorithm",
+        "icm",
+        "--json",
+    ]));
+    assert!(a["log_score"].as_f64() >= b["log_score"].as_f64());
+}
+
+#[test]
+fn mrf_gives_the_library_marginals() {
+    let path = fixtures().join("grid.uai");
+    let mrf = srl_infer::PairwiseMrf::read_uai(&path).expect("read");
+    let ev = srl_infer::read_uai_evidence(fixtures().join("grid.uai.evid"), mrf.num_nodes())
+        .expect("evidence");
+    let mrf = mrf.with_evidence(ev).expect("evidence applies");
+    let lib_lbp = srl_infer::LoopyBp::default().run(&mrf);
+    let lib_exact = srl_infer::Exact::default().marginals(&mrf).expect("exact");
+    for (alg, lib) in [("lbp", &lib_lbp), ("exact", &lib_exact)] {
+        let j = json(&srl(&[
+            "mrf",
+            &fx("grid.uai"),
+            "--evidence",
+            &fx("grid.uai.evid"),
+            "--algorithm",
+            alg,
+            "--json",
+            "--quiet",
+        ]));
+        let m = j["marginals"].as_array().expect("marginals");
+        for (v, row) in m.iter().enumerate() {
+            for (x, p) in row.as_array().expect("row").iter().enumerate() {
+                let p = p.as_f64().expect("number");
+                assert_eq!(p, lib.node(v)[x], "{alg} variable {v} state {x}");
+            }
+        }
+    }
+    // And loopy BP is close to exact on this small grid.
+    for v in 0..mrf.num_nodes() {
+        assert!((lib_lbp.node(v)[0] - lib_exact.node(v)[0]).abs() < 0.05);
+    }
+}
+
+#[test]
+fn mrf_bad_input() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let out = t.path().join("x.MAR");
+    let o = out.display().to_string();
+    fails(
+        &srl(&["mrf", "/no/such.uai", "--out", &o]),
+        &["/no/such.uai"],
+    );
+    let bad = t.path().join("bad.uai");
+    std::fs::write(&bad, "MARKOV\n2\n2 2\n1\n2 0 x\n").expect("write");
+    fails(
+        &srl(&["mrf", &bad.display().to_string(), "--out", &o]),
+        &["bad.uai", ":5"],
+    );
+    let ev = t.path().join("bad.evid");
+    std::fs::write(&ev, "1 42 0\n").expect("write");
+    fails(
+        &srl(&[
+            "mrf",
+            &fx("grid.uai"),
+            "--evidence",
+            &ev.display().to_string(),
+            "--out",
+            &o,
+        ]),
+        &["bad.evid", "42"],
+    );
+    fails(
+        &srl(&["mrf", &fx("grid.uai"), "--algorithm", "icm", "--out", &o]),
+        &["icm", "map"],
+    );
+    fails(
+        &srl(&["mrf", &fx("grid.uai"), "--damping", "1.5", "--out", &o]),
+        &["--damping"],
+    );
+    assert_eq!(dir_entries(t.path()), vec!["bad.evid", "bad.uai"]);
+}
+
+#[test]
+fn classify_every_method_and_protocol() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let out = t.path().join("pred.csv");
+    let o = out.display().to_string();
+    let j = json(&srl(&[
+        "classify",
+        "--nodes",
+        &fx("graph_nodes.csv"),
+        "--edges",
+        &fx("graph_edges.csv"),
+        "--method",
+        "ica",
+        "--local",
+        "nb",
+        "--folds",
+        "3",
+        "--out",
+        &o,
+        "--json",
+        "--quiet",
+    ]));
+    assert_eq!(j["predicted"], 24);
+    assert!(j["accuracy"].as_f64().expect("accuracy") > 0.6, "{j}");
+    let csv = std::fs::read_to_string(&out).expect("csv");
+    assert!(csv.starts_with("node,label,fold,p_a,p_b\n"), "{csv}");
+    assert_eq!(csv.lines().count(), 25);
+    for (method, local) in [
+        ("co", "lr"),
+        ("co", "nb"),
+        ("ica", "lr"),
+        ("gs", "nb"),
+        ("lbp", "lr"),
+        ("mf", "lr"),
+    ] {
+        let j = json(&srl(&[
+            "classify",
+            "--content",
+            &fx("graph.content"),
+            "--cites",
+            &fx("graph.cites"),
+            "--method",
+            method,
+            "--local",
+            local,
+            "--train-fraction",
+            "0.5",
+            "--seed",
+            "3",
+            "--json",
+            "--quiet",
+        ]));
+        assert_eq!(j["predicted"], 12, "{method}/{local}");
+        let acc = j["accuracy"].as_f64().expect("accuracy");
+        assert!((0.0..=1.0).contains(&acc), "{method}/{local}: {acc}");
+    }
+    let j = json(&srl(&[
+        "classify",
+        "--content",
+        &fx("graph.content"),
+        "--cites",
+        &fx("graph.cites"),
+        "--method",
+        "gs",
+        "--train-mask",
+        &fx("train_mask.txt"),
+        "--json",
+        "--quiet",
+    ]));
+    assert_eq!(j["predicted"], 8);
+    // Same seed, same result.
+    let a = stdout(&srl(&[
+        "classify",
+        "--nodes",
+        &fx("graph_nodes.csv"),
+        "--edges",
+        &fx("graph_edges.csv"),
+        "--method",
+        "gs",
+        "--folds",
+        "2",
+        "--seed",
+        "9",
+        "--quiet",
+        "--json",
+    ]));
+    let b = stdout(&srl(&[
+        "classify",
+        "--nodes",
+        &fx("graph_nodes.csv"),
+        "--edges",
+        &fx("graph_edges.csv"),
+        "--method",
+        "gs",
+        "--folds",
+        "2",
+        "--seed",
+        "9",
+        "--quiet",
+        "--json",
+    ]));
+    let strip = |s: &str| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(s).expect("json");
+        v["seconds"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(strip(&a), strip(&b));
+}
+
+#[test]
+fn classify_bad_input() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let out = t.path().join("pred.csv");
+    let o = out.display().to_string();
+    fails(
+        &srl(&[
+            "classify",
+            "--content",
+            "/no/x.content",
+            "--cites",
+            &fx("graph.cites"),
+            "--folds",
+            "2",
+            "--out",
+            &o,
+        ]),
+        &["/no/x.content"],
+    );
+    let bad = t.path().join("bad.csv");
+    std::fs::write(&bad, "id,label,f0,f1,f2\nn0,a,1,0,0\nn1,b,1,zero,0\n").expect("write");
+    fails(
+        &srl(&[
+            "classify",
+            "--nodes",
+            &bad.display().to_string(),
+            "--edges",
+            &fx("graph_edges.csv"),
+            "--folds",
+            "2",
+            "--out",
+            &o,
+        ]),
+        &["bad.csv", "3"],
+    );
+    let mask = t.path().join("mask.txt");
+    std::fs::write(&mask, "n1\nnobody\n").expect("write");
+    fails(
+        &srl(&[
+            "classify",
+            "--nodes",
+            &fx("graph_nodes.csv"),
+            "--edges",
+            &fx("graph_edges.csv"),
+            "--train-mask",
+            &mask.display().to_string(),
+            "--out",
+            &o,
+        ]),
+        &["mask.txt:2", "nobody"],
+    );
+    fails(
+        &srl(&[
+            "classify",
+            "--nodes",
+            &fx("graph_nodes.csv"),
+            "--edges",
+            &fx("graph_edges.csv"),
+            "--train-fraction",
+            "1.5",
+            "--out",
+            &o,
+        ]),
+        &["--train-fraction"],
+    );
+    assert_eq!(dir_entries(t.path()), vec!["bad.csv", "mask.txt"]);
+}
+
+#[test]
+fn trim_bif_with_costs_and_leaves() {
+    let j = json(&srl(&[
+        "trim",
+        &fx("tiny.bif"),
+        "--class",
+        "C=yes",
+        "--features",
+        "leaves",
+        "--threshold",
+        "0.5",
+        "--budget",
+        "2",
+        "--json",
+        "--quiet",
+    ]));
+    let subset = j["subset"].as_array().expect("subset");
+    assert!(subset.len() <= 2 && !subset.is_empty(), "{j}");
+    let eca = j["eca"].as_f64().expect("eca");
+    assert!(eca > 0.5 && eca <= 1.0);
+    assert!(j["evaluations"].as_u64().expect("evaluations") > 0);
+    let text = ok(&srl(&[
+        "trim",
+        &fx("tiny.bif"),
+        "--class",
+        "C=0",
+        "--features",
+        "A,B,D",
+        "--threshold",
+        "0.5",
+        "--budget",
+        "2",
+        "--costs",
+        &fx("costs.txt"),
+    ]));
+    assert!(text.contains("ECA") && text.contains("threshold") && text.contains("evaluations"));
+}
+
+#[test]
+fn trim_bad_input() {
+    let t = tempfile::tempdir().expect("tempdir");
+    fails(
+        &srl(&[
+            "trim",
+            "/no/net.bif",
+            "--class",
+            "C=yes",
+            "--features",
+            "leaves",
+            "--threshold",
+            "0.5",
+            "--budget",
+            "1",
+        ]),
+        &["/no/net.bif"],
+    );
+    fails(
+        &srl(&[
+            "trim",
+            &fx("tiny.bif"),
+            "--class",
+            "Z=yes",
+            "--features",
+            "leaves",
+            "--threshold",
+            "0.5",
+            "--budget",
+            "1",
+        ]),
+        &["tiny.bif", "Z"],
+    );
+    fails(
+        &srl(&[
+            "trim",
+            &fx("tiny.bif"),
+            "--class",
+            "C=maybe",
+            "--features",
+            "leaves",
+            "--threshold",
+            "0.5",
+            "--budget",
+            "1",
+        ]),
+        &["maybe", "yes, no"],
+    );
+    let costs = t.path().join("costs.txt");
+    std::fs::write(&costs, "A 1\nB two\n").expect("write");
+    fails(
+        &srl(&[
+            "trim",
+            &fx("tiny.bif"),
+            "--class",
+            "C=yes",
+            "--features",
+            "A,B",
+            "--threshold",
+            "0.5",
+            "--budget",
+            "1",
+            "--costs",
+            &costs.display().to_string(),
+        ]),
+        &["costs.txt:2", "two"],
+    );
+    let bif = t.path().join("bad.bif");
+    std::fs::write(&bif, "network x {\n}\nvariable C {\n  type discrete [ 2 ] { a b };\n}\nprobability ( C ) {\n  table 0.4 ;\n}\n").expect("write");
+    let o = srl(&[
+        "trim",
+        &bif.display().to_string(),
+        "--class",
+        "C=a",
+        "--features",
+        "leaves",
+        "--threshold",
+        "0.5",
+        "--budget",
+        "1",
+    ]);
+    fails(&o, &["bad.bif"]);
+}
+
+#[test]
+fn data_verify_and_fetch_offline() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let d = t.path().display().to_string();
+    // An empty data directory: everything missing, nothing failing.
+    let j = json(&srl(&["data", "verify", "--data-dir", &d, "--json"]));
+    assert!(j["datasets"].as_array().expect("datasets").len() >= 19);
+    let list = ok(&srl(&["data", "list"]));
+    assert!(list.contains("cora") && list.contains("sotu"));
+    // A present file that fails verification: reported, and never replaced without --force.
+    std::fs::create_dir_all(t.path().join("uai_asia")).expect("mkdir");
+    std::fs::write(t.path().join("uai_asia/asia.uai"), "MARKOV\n").expect("write");
+    fails(
+        &srl(&["data", "verify", "uai_asia", "--data-dir", &d]),
+        &["fail"],
+    );
+    fails(
+        &srl(&["data", "fetch", "uai_asia", "--data-dir", &d]),
+        &["asia.uai", "--force"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(t.path().join("uai_asia/asia.uai")).expect("read"),
+        "MARKOV\n"
+    );
+    fails(
+        &srl(&["data", "fetch", "nope", "--data-dir", &d]),
+        &["nope", "cora"],
+    );
+}
+
+/// `srl boost learn` + `predict` on IMDB `workedUnder` fold 1 gives the AUC-ROC of the
+/// same library calls (BoostSRL preset, seed 1, ChaCha8).
+#[test]
+fn boost_imdb_fold1_matches_the_library() {
+    let Some(data) = std::env::var_os("SRL_DATA_DIR").map(PathBuf::from) else {
+        eprintln!(
+            "skipped: SRL_DATA_DIR is not set (looked for $SRL_DATA_DIR/boostsrl_imdb/workedunder_5fold/Fold1)"
+        );
+        return;
+    };
+    let fold = data.join("boostsrl_imdb/workedunder_5fold/Fold1");
+    if !fold.is_dir() {
+        eprintln!("skipped: {} is absent", fold.display());
+        return;
+    }
+    let t = tempfile::tempdir().expect("tempdir");
+    let m = t.path().join("m.json").display().to_string();
+    let train = fold.join("train");
+    let test = fold.join("test");
+    ok(&srl(&[
+        "boost",
+        "learn",
+        "--train",
+        &train.display().to_string(),
+        "--target",
+        "workedUnder",
+        "--preset",
+        "boostsrl",
+        "--seed",
+        "1",
+        "--model",
+        &m,
+        "--quiet",
+    ]));
+    let j = json(&srl(&[
+        "boost",
+        "predict",
+        "--model",
+        &m,
+        "--test",
+        &test.display().to_string(),
+        "--json",
+    ]));
+    let cli_auc = j["auc_roc"].as_f64().expect("auc");
+
+    let bk = srl_boost::read_background(&train.join("train_bk.txt")).expect("bk");
+    let tr = srl_boost::load_split(
+        &train,
+        "train",
+        "workedUnder",
+        &bk,
+        srl_boost::OtherTargets::PositivesAsFacts,
+    )
+    .expect("train");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let model = srl_boost::SoftRfgbParams::default()
+        .fit(&tr.db, &bk, &tr.examples, &mut rng)
+        .expect("fit");
+    let tbk = srl_boost::read_background(&test.join("test_bk.txt")).expect("bk");
+    let te = srl_boost::load_split(
+        &test,
+        "test",
+        "workedUnder",
+        &tbk,
+        srl_boost::OtherTargets::PositivesAsFacts,
+    )
+    .expect("test");
+    let p = model.predict_proba(&te.db, &te.examples).expect("predict");
+    let lib_auc = srl_eval::metrics::auc_roc(&p, te.examples.labels()).expect("auc");
+    assert_eq!(cli_auc, lib_auc);
+    assert!(lib_auc > 0.5);
+}
