@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::BoostError;
 use crate::logic::{Background, Database, Examples};
+use crate::settings::SettingsReport;
 use crate::tree::{RelationalRegressionTree, TreeParams};
 
 /// The logistic function `1 / (1 + e^{-x})`, computed without overflow.
@@ -58,15 +59,69 @@ pub fn soft_gradient(positive: bool, p: f64, alpha: f64, beta: f64) -> f64 {
     }
 }
 
-/// Negative-example subsampling before boosting (BoostSRL's `-negPosRatio`).
+/// Negative-example subsampling (BoostSRL's `-negPosRatio`).
+///
+/// A ratio `r` keeps every positive and `round(r × #pos)` negatives drawn uniformly
+/// without replacement from the caller's RNG (every negative when there are fewer).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum NegativeSampling {
-    /// Use every negative.
+    /// Use every negative for every tree.
     All,
-    /// Keep `ratio × #pos` negatives, drawn uniformly without replacement once before
-    /// the first tree (BoostSRL's default ratio is 2).
-    Ratio(f64),
+    /// Draw the negatives once, before the first tree, and use them for every tree.
+    Once(f64),
+    /// Draw a fresh set of negatives for every tree (BoostSRL's behaviour; its
+    /// default ratio is 2). Each tree's gradients are computed on its own sample, with
+    /// the model learned so far.
+    PerTree(f64),
 }
+
+impl NegativeSampling {
+    fn ratio(self) -> Option<f64> {
+        match self {
+            NegativeSampling::All => None,
+            NegativeSampling::Once(r) | NegativeSampling::PerTree(r) => Some(r),
+        }
+    }
+
+    /// The training examples (indices into `examples`) of each of `n_trees` trees:
+    /// every positive, in order, then the kept negatives in increasing index order.
+    /// [`SoftRfgbParams::fit`] draws its samples with exactly this function, so the
+    /// same `rng` state gives the same sets.
+    ///
+    /// Draws from `rng` once (`Once`), once per tree (`PerTree`), or never (`All`, or
+    /// when the ratio asks for at least as many negatives as exist).
+    pub fn tree_sets<R: rand::Rng + ?Sized>(
+        self,
+        examples: &Examples,
+        n_trees: usize,
+        rng: &mut R,
+    ) -> Vec<Vec<usize>> {
+        let labels = examples.labels();
+        let pos: Vec<usize> = (0..labels.len()).filter(|&i| labels[i]).collect();
+        let neg: Vec<usize> = (0..labels.len()).filter(|&i| !labels[i]).collect();
+        let draw = |r: f64, rng: &mut R| -> Vec<usize> {
+            let want = ((pos.len() as f64) * r).round().max(0.0) as usize;
+            let mut idx = pos.clone();
+            if want >= neg.len() {
+                idx.extend_from_slice(&neg);
+            } else {
+                let mut chosen = rand::seq::index::sample(rng, neg.len(), want).into_vec();
+                chosen.sort_unstable();
+                idx.extend(chosen.into_iter().map(|k| neg[k]));
+            }
+            idx
+        };
+        match self {
+            NegativeSampling::All => vec![(0..labels.len()).collect(); n_trees],
+            NegativeSampling::Once(r) => vec![draw(r, rng); n_trees],
+            NegativeSampling::PerTree(r) => (0..n_trees).map(|_| draw(r, rng)).collect(),
+        }
+    }
+}
+
+/// BoostSRL's initial value of the functional gradient, ψ₀ = logPrior = −1.8
+/// (probability sigmoid(−1.8) ≈ 0.1419).
+pub const BOOSTSRL_LOG_PRIOR: f64 = -1.8;
 
 /// Hyperparameters of [`SoftRfgb`].
 ///
@@ -75,13 +130,16 @@ pub enum NegativeSampling {
 /// | `n_trees` | 10 | M, boosting iterations (BoostSRL `-trees`, as in the paper's runs) | ≥ 1 |
 /// | `alpha` | 0 | α, cost of a false negative (Yang et al. Sec. III) | finite |
 /// | `beta` | 0 | β, cost of a false positive | finite |
-/// | `tree` | [`TreeParams::default`] | tree induction | see there |
-/// | `negative_sampling` | `Ratio(2.0)` | BoostSRL `-negPosRatio` default 2 | `All` or ratio > 0 |
+/// | `tree` | [`TreeParams::boostsrl`] | tree induction | see there |
+/// | `negative_sampling` | `PerTree(2.0)` | BoostSRL `-negPosRatio` 2, drawn afresh for every tree | `All` or ratio > 0 |
 /// | `step` | 1 | step length multiplying each tree (BoostSRL `-step`) | > 0 |
+/// | `initial_log_odds` | −1.8 | ψ₀, the model's starting value (BoostSRL `logPrior`) | finite |
+/// | `apply_background_settings` | true | apply the background file's `setParam:` lines in [`fit`](Self::fit) | bool |
 ///
 /// α = β = 0 is RFGB ("Hard Margin" in the paper); `n_trees = 1` is the paper's
 /// "No Boosting" single tree.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SoftRfgbParams {
     /// Number of trees M.
     pub n_trees: usize,
@@ -95,6 +153,12 @@ pub struct SoftRfgbParams {
     pub negative_sampling: NegativeSampling,
     /// Step length.
     pub step: f64,
+    /// ψ₀: every example's value before the first tree, in log-odds.
+    pub initial_log_odds: f64,
+    /// Whether [`fit`](Self::fit) applies the background's `setParam:` settings
+    /// (see [`apply_settings`](crate::settings::apply_settings)) on top of these
+    /// parameters.
+    pub apply_background_settings: bool,
 }
 
 /// RFGB is Soft-RFGB with α = β = 0.
@@ -108,9 +172,11 @@ impl Default for SoftRfgbParams {
             n_trees: 10,
             alpha: 0.0,
             beta: 0.0,
-            tree: TreeParams::default(),
-            negative_sampling: NegativeSampling::Ratio(2.0),
+            tree: TreeParams::boostsrl(),
+            negative_sampling: NegativeSampling::PerTree(2.0),
             step: 1.0,
+            initial_log_odds: BOOSTSRL_LOG_PRIOR,
+            apply_background_settings: true,
         }
     }
 }
@@ -128,6 +194,12 @@ impl SoftRfgbParams {
             beta,
             ..Self::default()
         }
+    }
+
+    /// Applies the `setParam:` settings of `bk` to these parameters and reports which
+    /// were applied and which ignored (see [`crate::settings::apply_settings`]).
+    pub fn apply_settings(&mut self, bk: &Background) -> SettingsReport {
+        crate::settings::apply_settings(self, bk)
     }
 
     fn validate(&self) -> Result<(), BoostError> {
@@ -149,7 +221,10 @@ impl SoftRfgbParams {
         if !(self.step.is_finite() && self.step > 0.0) {
             return bad("step", "must be positive");
         }
-        if let NegativeSampling::Ratio(r) = self.negative_sampling
+        if !self.initial_log_odds.is_finite() {
+            return bad("initial_log_odds", "must be finite");
+        }
+        if let Some(r) = self.negative_sampling.ratio()
             && !(r.is_finite() && r > 0.0)
         {
             return bad("negative_sampling", "ratio must be positive");
@@ -158,9 +233,18 @@ impl SoftRfgbParams {
     }
 
     /// Learns M regression trees by functional gradient ascent on the (soft-margin)
-    /// pseudo-log-likelihood: ψ₀ = 0; for m = 1..M, compute each training example's
-    /// gradient with [`soft_gradient`] at `p = sigmoid(ψ_{m−1})` (GENSOFTMEGS, Fig. 1a),
-    /// fit a [`RelationalRegressionTree`] to them, and add it (times `step`) to ψ.
+    /// pseudo-log-likelihood: ψ = ψ₀ (`initial_log_odds`) for every example; for
+    /// m = 1..M, take tree m's training set (all examples, the once-drawn sample, or a
+    /// fresh sample: [`NegativeSampling::tree_sets`]), compute each of its examples'
+    /// gradient with [`soft_gradient`] at `p = sigmoid(ψ_{m−1})` (GENSOFTMEGS,
+    /// Fig. 1a), fit a [`RelationalRegressionTree`] to them, and add it (times `step`)
+    /// to ψ. With per-tree sampling, a negative drawn for tree m that was left out of
+    /// earlier samples first gets the earlier trees' values (ψ is always the full
+    /// model's value).
+    ///
+    /// When `apply_background_settings` is on, the `setParam:` lines of `bk` are
+    /// applied first; the model keeps the [`SettingsReport`]
+    /// ([`SoftRfgb::settings`]).
     ///
     /// # Arguments
     /// * `db`, `bk` — facts and modes (see [`TreeParams::fit`]).
@@ -172,7 +256,8 @@ impl SoftRfgbParams {
     /// there is no positive or no negative example.
     ///
     /// # Complexity
-    /// M tree inductions over the (sampled) examples.
+    /// M tree inductions over the (sampled) examples, plus, with per-tree sampling,
+    /// at most M·(M−1)/2 evaluations of earlier trees on newly drawn negatives.
     ///
     /// # References
     /// Yang, Kersting, Natarajan et al. (2014), "Learning from imbalanced data in
@@ -185,7 +270,13 @@ impl SoftRfgbParams {
         examples: &Examples,
         rng: &mut R,
     ) -> Result<SoftRfgb, BoostError> {
-        self.validate()?;
+        let mut params = self.clone();
+        let settings = if self.apply_background_settings {
+            params.apply_settings(bk)
+        } else {
+            SettingsReport::default()
+        };
+        params.validate()?;
         if examples.n_pos() == 0 || examples.n_neg() == 0 {
             return Err(BoostError::NoExamples {
                 reason: format!(
@@ -196,36 +287,62 @@ impl SoftRfgbParams {
                 ),
             });
         }
-        let train = match self.negative_sampling {
-            NegativeSampling::All => examples.clone(),
-            NegativeSampling::Ratio(r) => examples.subsample_negatives(r, rng),
-        };
-        let labels = train.labels().to_vec();
-        let mut psi = vec![0.0; train.len()];
-        let mut grad = vec![0.0; train.len()];
-        let mut trees = Vec::with_capacity(self.n_trees);
-        let mut history = Vec::with_capacity(self.n_trees + 1);
-        history.push(log_likelihood(&labels, &psi));
-        for _ in 0..self.n_trees {
-            for i in 0..train.len() {
-                grad[i] = soft_gradient(labels[i], sigmoid(psi[i]), self.alpha, self.beta);
+        let sets = params
+            .negative_sampling
+            .tree_sets(examples, params.n_trees, rng);
+        let labels = examples.labels();
+        let n = examples.len();
+        let mut psi = vec![params.initial_log_odds; n];
+        // Number of trees already added into psi[i].
+        let mut applied = vec![0usize; n];
+        let mut trees: Vec<RelationalRegressionTree> = Vec::with_capacity(params.n_trees);
+        let mut history = Vec::with_capacity(params.n_trees + 1);
+        let mut n_train = 0;
+        for (m, idx) in sets.iter().enumerate() {
+            // Bring examples that sat out earlier trees up to date, tree by tree.
+            for (t, tree) in trees.iter().enumerate() {
+                let stale: Vec<usize> = idx.iter().copied().filter(|&i| applied[i] <= t).collect();
+                if stale.is_empty() {
+                    continue;
+                }
+                let values = tree.predict(db, &examples.subset(&stale))?;
+                for (&i, v) in stale.iter().zip(values) {
+                    psi[i] += params.step * v;
+                }
             }
-            let (tree, values) = self.tree.fit_assign(db, bk, &train, &grad, None)?;
-            for i in 0..train.len() {
-                psi[i] += self.step * values[i];
+            let train = examples.subset(idx);
+            let tl: Vec<bool> = idx.iter().map(|&i| labels[i]).collect();
+            let tpsi: Vec<f64> = idx.iter().map(|&i| psi[i]).collect();
+            if m == 0 {
+                history.push(log_likelihood(&tl, &tpsi));
             }
-            history.push(log_likelihood(&labels, &psi));
+            let grad: Vec<f64> = tl
+                .iter()
+                .zip(&tpsi)
+                .map(|(&l, &s)| soft_gradient(l, sigmoid(s), params.alpha, params.beta))
+                .collect();
+            let (tree, values) = params.tree.fit_assign(db, bk, &train, &grad, None)?;
+            for (&i, v) in idx.iter().zip(values) {
+                psi[i] += params.step * v;
+                applied[i] = m + 1;
+            }
+            let after: Vec<f64> = idx.iter().map(|&i| psi[i]).collect();
+            history.push(log_likelihood(&tl, &after));
+            n_train = n_train.max(idx.len());
             trees.push(tree);
         }
         Ok(SoftRfgb {
             target: examples.pred.clone(),
             arity: examples.arity,
-            alpha: self.alpha,
-            beta: self.beta,
-            step: self.step,
+            alpha: params.alpha,
+            beta: params.beta,
+            step: params.step,
+            initial_log_odds: params.initial_log_odds,
             trees,
-            n_train: train.len(),
+            n_train,
             train_log_likelihood: history,
+            settings,
+            tree_sets: sets,
         })
     }
 }
@@ -249,20 +366,44 @@ fn log_likelihood(labels: &[bool], psi: &[f64]) -> f64 {
         / n
 }
 
-/// A fitted (Soft-)RFGB model: `P(target | x) = sigmoid(step · Σ_m tree_m(x))`.
+/// A fitted (Soft-)RFGB model: `P(target | x) = sigmoid(ψ₀ + step · Σ_m tree_m(x))`.
 ///
 /// Serialises with serde (trees store predicate and constant names, so a model can be
-/// applied to another [`Database`] with the same vocabulary).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// applied to another [`Database`] with the same vocabulary). ψ₀ is saved with the
+/// model; a model saved before ψ₀ existed loads with ψ₀ = 0, the value it was trained
+/// with. The per-tree training sets ([`tree_sets`](Self::tree_sets)) are not saved
+/// and do not take part in `==`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SoftRfgb {
     target: String,
     arity: usize,
     alpha: f64,
     beta: f64,
     step: f64,
+    #[serde(default)]
+    initial_log_odds: f64,
     trees: Vec<RelationalRegressionTree>,
     n_train: usize,
     train_log_likelihood: Vec<f64>,
+    #[serde(default)]
+    settings: SettingsReport,
+    #[serde(skip)]
+    tree_sets: Vec<Vec<usize>>,
+}
+
+impl PartialEq for SoftRfgb {
+    fn eq(&self, o: &Self) -> bool {
+        self.target == o.target
+            && self.arity == o.arity
+            && self.alpha.to_bits() == o.alpha.to_bits()
+            && self.beta.to_bits() == o.beta.to_bits()
+            && self.step.to_bits() == o.step.to_bits()
+            && self.initial_log_odds.to_bits() == o.initial_log_odds.to_bits()
+            && self.trees == o.trees
+            && self.n_train == o.n_train
+            && self.train_log_likelihood == o.train_log_likelihood
+            && self.settings == o.settings
+    }
 }
 
 impl SoftRfgb {
@@ -286,18 +427,37 @@ impl SoftRfgb {
         self.beta
     }
 
-    /// Number of training examples after subsampling.
+    /// ψ₀, the log-odds every prediction starts from.
+    pub fn initial_log_odds(&self) -> f64 {
+        self.initial_log_odds
+    }
+
+    /// Largest number of training examples one tree was fitted to (after
+    /// subsampling).
     pub fn n_train(&self) -> usize {
         self.n_train
     }
 
+    /// The `setParam:` settings of the background file, applied or ignored.
+    pub fn settings(&self) -> &SettingsReport {
+        &self.settings
+    }
+
+    /// The training examples (indices into the examples given to
+    /// [`SoftRfgbParams::fit`]) of each tree, in tree order; empty for a model loaded
+    /// from disk.
+    pub fn tree_sets(&self) -> &[Vec<usize>] {
+        &self.tree_sets
+    }
+
     /// Mean training log-likelihood before the first tree and after each tree
-    /// (`n_trees + 1` values), the convergence record.
+    /// (`n_trees + 1` values), the convergence record. Each value after tree m is over
+    /// tree m's training set (with per-tree sampling, a different set per tree).
     pub fn train_log_likelihood(&self) -> &[f64] {
         &self.train_log_likelihood
     }
 
-    /// ψ(x) = step · Σ_m tree_m(x) for each example.
+    /// ψ(x) = ψ₀ + step · Σ_m tree_m(x) for each example.
     ///
     /// # Errors
     /// [`BoostError::TargetMismatch`] for examples of another predicate.
@@ -306,7 +466,7 @@ impl SoftRfgb {
         db: &Database,
         examples: &Examples,
     ) -> Result<Vec<f64>, BoostError> {
-        let mut psi = vec![0.0; examples.len()];
+        let mut psi = vec![self.initial_log_odds; examples.len()];
         for t in &self.trees {
             for (s, v) in psi.iter_mut().zip(t.predict(db, examples)?) {
                 *s += self.step * v;
@@ -353,13 +513,14 @@ impl std::fmt::Display for SoftRfgb {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "% Soft-RFGB model for {}/{} (alpha = {}, beta = {}, {} trees, step {})",
+            "% Soft-RFGB model for {}/{} (alpha = {}, beta = {}, {} trees, step {}, initial log-odds {})",
             self.target,
             self.arity,
             self.alpha,
             self.beta,
             self.trees.len(),
-            self.step
+            self.step,
+            self.initial_log_odds
         )?;
         for (i, t) in self.trees.iter().enumerate() {
             writeln!(f, "% tree {}", i + 1)?;

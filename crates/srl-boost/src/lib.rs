@@ -11,11 +11,17 @@
 //!   BoostSRL files as shipped; errors name file and line.
 //! * Retargeting ([`retarget`]): a fact predicate as target with closed-world negatives
 //!   ([`retarget_closed_world`], WebKB `courseta`), a UCI table as facts
-//!   ([`heart_from_uci`]).
+//!   ([`heart_from_uci`], [`heart_from_uci_tables`]: the four UCI databases with
+//!   `num == 1` positive, Yang et al.'s 265 / 655).
 //! * [`RelationalRegressionTree`] via [`TreeParams::fit`]: TILDE-style first-order
 //!   regression trees, best-first, at most L leaves.
 //! * [`SoftRfgb`] via [`SoftRfgbParams::fit`]: RFGB (α = β = 0) and Soft-RFGB
-//!   (Yang et al. 2014, Eq. 3, Fig. 1a).
+//!   (Yang et al. 2014, Eq. 3, Fig. 1a), with BoostSRL's conventions by default:
+//!   ψ₀ = −1.8 ([`BOOSTSRL_LOG_PRIOR`]), negatives drawn 2:1 afresh for every tree
+//!   ([`NegativeSampling::PerTree`]), BoostSRL's tree limits ([`TreeParams::boostsrl`];
+//!   [`TreeParams::two_literal`] is the named two-literal alternative), an
+//!   unsplittable root returning 0, and the background file's `setParam:` lines applied
+//!   and reported ([`settings`], [`SoftRfgb::settings`]).
 //!
 //! ```
 //! use rand::SeedableRng as _;
@@ -40,10 +46,12 @@ pub mod error;
 pub mod logic;
 pub mod reader;
 pub mod retarget;
+pub mod settings;
 pub mod tree;
 
 pub use boost::{
-    NegativeSampling, Rfgb, RfgbParams, SoftRfgb, SoftRfgbParams, sigmoid, soft_gradient,
+    BOOSTSRL_LOG_PRIOR, NegativeSampling, Rfgb, RfgbParams, SoftRfgb, SoftRfgbParams, sigmoid,
+    soft_gradient,
 };
 pub use error::BoostError;
 pub use logic::{
@@ -55,7 +63,8 @@ pub use reader::{
     parse_background, read_atoms, read_background,
 };
 pub use retarget::{
-    HEART_COLUMNS, HeartData, heart_from_uci, positives_into_facts, retarget_closed_world,
-    retarget_with_domains,
+    HEART_COLUMNS, HeartData, HeartPositive, heart_from_uci, heart_from_uci_tables,
+    positives_into_facts, retarget_closed_world, retarget_with_domains,
 };
-pub use tree::{Literal, RelationalRegressionTree, Term, TreeNode, TreeParams};
+pub use settings::{SettingOutcome, SettingsReport, apply_settings};
+pub use tree::{Literal, RelationalRegressionTree, Term, TreeNode, TreeParams, UnsplitRoot};

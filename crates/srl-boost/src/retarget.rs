@@ -107,15 +107,25 @@ pub const HEART_COLUMNS: [&str; 14] = [
 /// Continuous heart columns, turned into quartile bins `q1..q4`.
 const HEART_CONTINUOUS: [&str; 5] = ["age", "trestbps", "chol", "thalach", "oldpeak"];
 
-/// A relational version of a UCI heart-disease table.
+/// Which rows of the UCI heart-disease tables are positive examples of `disease(p)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeartPositive {
+    /// `num > 0`: any degree of disease.
+    AnyDisease,
+    /// `num == k` (Yang et al. 2014, Table I: `num == 1` over the four databases gives
+    /// 265 positives and 655 negatives).
+    NumEquals(u8),
+}
+
+/// A relational version of UCI heart-disease tables.
 #[derive(Clone, Debug)]
 pub struct HeartData {
-    /// One constant per patient (`p1`, `p2`, ... in row order) and one fact
-    /// `column(patient, value)` per known cell.
+    /// One constant per patient (`p1`, `p2`, ... in row order over the files) and one
+    /// fact `column(patient, value)` per known cell.
     pub db: Database,
     /// Modes `column(+patient,#column)` and the target's `disease(+patient)`.
     pub background: Background,
-    /// `disease(p)` for every row: positive iff `num > 0`.
+    /// `disease(p)` for every row, labelled by the [`HeartPositive`] rule.
     pub examples: Examples,
 }
 
@@ -123,52 +133,36 @@ pub struct HeartData {
 /// into facts: categorical columns keep their value (`cp(p1, v4)`), the continuous
 /// columns (age, trestbps, chol, thalach, oldpeak) become quartile bins `q1..q4` whose
 /// cut points are the table's own quartiles (unsupervised, no label used). Target
-/// `disease(p)` ⇔ `num > 0`.
+/// `disease(p)` ⇔ `num > 0`. [`heart_from_uci_tables`] with one file and
+/// [`HeartPositive::AnyDisease`].
 ///
 /// # Errors
 /// [`BoostError::Io`]; [`BoostError::Parse`] (file, line) for a row without 14 fields
 /// or a non-numeric value.
 pub fn heart_from_uci(path: &Path) -> Result<HeartData, BoostError> {
-    let text = std::fs::read_to_string(path).map_err(|source| BoostError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    heart_from_uci_tables(&[path], HeartPositive::AnyDisease)
+}
+
+/// Reads several processed UCI heart-disease files (Cleveland, Hungarian,
+/// Switzerland, VA: 14 comma-separated columns, `?` missing) into one relational
+/// table, patients numbered `p1..` in file then row order. Categorical columns keep
+/// their value (`cp(p1, v4)`); continuous columns (age, trestbps, chol, thalach,
+/// oldpeak) become quartile bins `q1..q4` cut at the quartiles of all files' known
+/// values together (unsupervised). Missing cells give no fact. Target `disease(p)`
+/// labelled by `positive`.
+///
+/// # Errors
+/// [`BoostError::Io`]; [`BoostError::Parse`] (file, line) for a row without 14 fields,
+/// a non-numeric value or a missing `num`.
+pub fn heart_from_uci_tables(
+    paths: &[&Path],
+    positive: HeartPositive,
+) -> Result<HeartData, BoostError> {
     let mut rows: Vec<Vec<Option<f64>>> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let l = line.trim();
-        if l.is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = l.split(',').map(str::trim).collect();
-        if f.len() != HEART_COLUMNS.len() {
-            return Err(BoostError::Parse {
-                file: path.to_owned(),
-                line: i + 1,
-                message: format!("expected 14 fields, found {}", f.len()),
-            });
-        }
-        let mut row = Vec::with_capacity(14);
-        for v in f {
-            if v == "?" {
-                row.push(None);
-            } else {
-                let x: f64 = v.parse().map_err(|_| BoostError::Parse {
-                    file: path.to_owned(),
-                    line: i + 1,
-                    message: format!("`{v}` is not a number"),
-                })?;
-                row.push(Some(x));
-            }
-        }
-        if row[13].is_none() {
-            return Err(BoostError::Parse {
-                file: path.to_owned(),
-                line: i + 1,
-                message: "missing class value `num`".into(),
-            });
-        }
-        rows.push(row);
+    for path in paths {
+        read_heart_rows(path, &mut rows)?;
     }
+    let path = paths.first().copied().unwrap_or(Path::new(""));
     let mut b = DatabaseBuilder::new();
     let mut bk = Background::default();
     let mut examples = Examples::new("disease", 1);
@@ -219,13 +213,61 @@ pub fn heart_from_uci(path: &Path) -> Result<HeartData, BoostError> {
             b.add_fact_ids(name, &[p, v])?;
         }
         let num = r[13].unwrap_or(0.0);
-        examples.push(&[p], num > 0.0);
+        let label = match positive {
+            HeartPositive::AnyDisease => num > 0.0,
+            HeartPositive::NumEquals(k) => num == f64::from(k),
+        };
+        examples.push(&[p], label);
     }
     Ok(HeartData {
         db: b.build(),
         background: bk,
         examples,
     })
+}
+
+/// Appends the rows of one processed UCI heart file to `rows`.
+fn read_heart_rows(path: &Path, rows: &mut Vec<Vec<Option<f64>>>) -> Result<(), BoostError> {
+    let text = std::fs::read_to_string(path).map_err(|source| BoostError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = l.split(',').map(str::trim).collect();
+        if f.len() != HEART_COLUMNS.len() {
+            return Err(BoostError::Parse {
+                file: path.to_owned(),
+                line: i + 1,
+                message: format!("expected 14 fields, found {}", f.len()),
+            });
+        }
+        let mut row = Vec::with_capacity(14);
+        for v in f {
+            if v == "?" {
+                row.push(None);
+            } else {
+                let x: f64 = v.parse().map_err(|_| BoostError::Parse {
+                    file: path.to_owned(),
+                    line: i + 1,
+                    message: format!("`{v}` is not a number"),
+                })?;
+                row.push(Some(x));
+            }
+        }
+        if row[13].is_none() {
+            return Err(BoostError::Parse {
+                file: path.to_owned(),
+                line: i + 1,
+                message: "missing class value `num`".into(),
+            });
+        }
+        rows.push(row);
+    }
+    Ok(())
 }
 
 /// Adds the positive examples of `examples` to `db` as facts of their predicate (their

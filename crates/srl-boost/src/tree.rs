@@ -63,24 +63,43 @@ pub enum TreeNode {
     },
 }
 
+/// What a tree whose root admits no split returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnsplitRoot {
+    /// A leaf returning 0: the tree adds nothing to ψ (BoostSRL's behaviour: a
+    /// boosting iteration that learns no clause contributes no regression value).
+    Zero,
+    /// A leaf returning the weighted mean target (the plain regression-tree answer).
+    Mean,
+}
+
 /// Hyperparameters of [`RelationalRegressionTree`] induction.
 ///
-/// | field | default | meaning | valid range |
-/// |---|---|---|---|
-/// | `max_leaves` | 8 | L, leaves expanded best-first (BoostSRL `numOfClauses=8`) | ≥ 1 |
-/// | `max_depth` | 3 | tests on a root-leaf path (BoostSRL `treeDepth=3`) | ≥ 0 |
-/// | `max_node_literals` | 2 | literals in one node test (BoostSRL `nodeSize`) | 1 or 2 |
-/// | `max_clause_length` | 6 | true-branch literals on a path (clause body length) | ≥ 1 |
-/// | `min_leaf_examples` | 2 | examples each branch of a split must receive | ≥ 1 |
-/// | `max_bindings_per_example` | 10 000 | substitutions kept per example in a true branch | ≥ 1 |
-/// | `outputs_bind_existing` | true | a `-type` argument may also reuse a variable of that type | bool |
+/// | field | [`default`](Self::default) = [`boostsrl`](Self::boostsrl) | [`two_literal`](Self::two_literal) | meaning | valid range |
+/// |---|---|---|---|---|
+/// | `max_leaves` | 12 | 8 | L, leaves expanded best-first (BoostSRL `maxNumberOfClauses`, `numOfClauses`) | ≥ 1 |
+/// | `max_depth` | 5 | 3 | tests on a root-leaf path (BoostSRL `maxTreeDepthInNodes`, `treeDepth`) | ≥ 0 |
+/// | `max_node_literals` | 1 | 2 | literals in one node test (BoostSRL `maxNumberOfLiteralsAtAnInteriorNode`, `nodeSize`) | 1 or 2 |
+/// | `max_clause_length` | 6 | 6 | true-branch literals on a path (clause body length) | ≥ 1 |
+/// | `min_leaf_examples` | 2 | 2 | examples each branch of a split must receive | ≥ 1 |
+/// | `max_acceptable_node_score` | 0.003 | 0 | a non-root node whose weighted variance per unit weight is ≤ this stays a leaf (BoostSRL `maxAcceptableNodeScoreToStop`) | finite, ≥ 0 |
+/// | `unsplit_root` | `Zero` | `Zero` | value of a tree whose root cannot be split | [`UnsplitRoot`] |
+/// | `max_bindings_per_example` | 10 000 | 10 000 | substitutions kept per example in a true branch | ≥ 1 |
+/// | `outputs_bind_existing` | true | true | a `-type` argument may also reuse a variable of that type | bool |
 ///
 /// A two-literal test is a literal introducing new variables followed by one that uses
-/// at least one of them (a bridger, as BoostSRL's lookahead); single literals of
-/// `bridger:` predicates are not tried alone. When more than
+/// at least one of them (a bridger, as BoostSRL's lookahead). A literal of a
+/// `bridger:` predicate is never tried alone and is always followed by one more literal,
+/// even when `max_node_literals` is 1: BoostSRL does not count bridgers towards a
+/// node's literals (`maxFreeBridgersInBody`). When more than
 /// `max_bindings_per_example` substitutions satisfy an example's path, only the first
 /// ones are kept (reported by [`RelationalRegressionTree::truncated_examples`]).
+///
+/// BoostSRL's `maxNodesToConsider` (10) has no counterpart here: it bounds the ILP
+/// search nodes BoostSRL expands while looking for one node's clause, whereas this
+/// learner scores every candidate test of a node exhaustively.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TreeParams {
     /// Maximum number of leaves L.
     pub max_leaves: usize,
@@ -92,6 +111,12 @@ pub struct TreeParams {
     pub max_clause_length: usize,
     /// Minimum examples per branch.
     pub min_leaf_examples: usize,
+    /// BoostSRL's `maxAcceptableNodeScoreToStop`: a node below the root whose
+    /// weighted squared error divided by its total weight is at most this value is not
+    /// split further. 0 disables the rule.
+    pub max_acceptable_node_score: f64,
+    /// What a tree returns when its root cannot be split.
+    pub unsplit_root: UnsplitRoot,
     /// Cap on materialised substitutions per example.
     pub max_bindings_per_example: usize,
     /// Whether a `-type` argument may also reuse an existing variable of its type
@@ -100,35 +125,45 @@ pub struct TreeParams {
 }
 
 impl Default for TreeParams {
+    /// [`TreeParams::boostsrl`].
     fn default() -> Self {
-        Self {
-            max_leaves: 8,
-            max_depth: 3,
-            max_node_literals: 2,
-            max_clause_length: 6,
-            min_leaf_examples: 2,
-            max_bindings_per_example: 10_000,
-            outputs_bind_existing: true,
-        }
+        Self::boostsrl()
     }
 }
 
 impl TreeParams {
-    /// Applies BoostSRL `setParam:` settings that shape trees (`numOfClauses` →
-    /// `max_leaves`, `treeDepth`/`maxTreeDepth` → `max_depth`, `nodeSize` →
-    /// `max_node_literals`, capped to 2); returns the settings not applied.
-    pub fn apply_settings(&mut self, bk: &Background) -> Vec<String> {
-        let mut unused = Vec::new();
-        for (k, v) in &bk.settings {
-            let n: Option<usize> = v.parse().ok();
-            match (k.to_ascii_lowercase().as_str(), n) {
-                ("numofclauses", Some(n)) if n >= 1 => self.max_leaves = n,
-                ("treedepth" | "maxtreedepth", Some(n)) => self.max_depth = n,
-                ("nodesize", Some(n)) if n >= 1 => self.max_node_literals = n.min(2),
-                _ => unused.push(format!("{k}={v}")),
-            }
+    /// BoostSRL's tree limits for RDN boosting (BoostSRL 0.5.5): 12 leaves
+    /// (`maxNumberOfClauses`), depth 5 (`maxTreeDepthInNodes`), one literal per node
+    /// test (`maxNumberOfLiteralsAtAnInteriorNode`), `maxAcceptableNodeScoreToStop`
+    /// 0.003, an unsplittable root returning 0. The preset of every result labelled
+    /// RFGB, No Boosting or Soft-RFGB.
+    pub fn boostsrl() -> Self {
+        Self {
+            max_leaves: 12,
+            max_depth: 5,
+            max_node_literals: 1,
+            max_clause_length: 6,
+            min_leaf_examples: 2,
+            max_acceptable_node_score: 0.003,
+            unsplit_root: UnsplitRoot::Zero,
+            max_bindings_per_example: 10_000,
+            outputs_bind_existing: true,
         }
-        unused
+    }
+
+    /// The two-literal setting: 8 leaves, depth 3, node tests of up to two literals
+    /// (a literal introducing variables plus one consuming them: BoostSRL's bridger
+    /// lookahead without `bridger:` declarations), no variance stop. Its tests
+    /// `title(A,C), title(B,C)` are what let Cora `samebib` learn from the shipped
+    /// modes, which declare no bridgers. Reported as its own method, `RFGB (2-literal)`.
+    pub fn two_literal() -> Self {
+        Self {
+            max_leaves: 8,
+            max_depth: 3,
+            max_node_literals: 2,
+            max_acceptable_node_score: 0.0,
+            ..Self::boostsrl()
+        }
     }
 
     fn validate(&self) -> Result<(), BoostError> {
@@ -152,6 +187,9 @@ impl TreeParams {
         }
         if self.max_bindings_per_example == 0 {
             return bad("max_bindings_per_example", "must be at least 1");
+        }
+        if !(self.max_acceptable_node_score.is_finite() && self.max_acceptable_node_score >= 0.0) {
+            return bad("max_acceptable_node_score", "must be finite and >= 0");
         }
         Ok(())
     }
@@ -1005,7 +1043,10 @@ impl<'a> Learner<'a> {
                 continue;
             }
             let mut pairs = Vec::new();
-            if self.p.max_node_literals >= 2 && room >= 2 && !new_types.is_empty() {
+            // A bridger is free (BoostSRL's `maxFreeBridgersInBody`): it always comes
+            // with one more literal, even when node tests have one literal.
+            if (self.p.max_node_literals >= 2 || bridger) && room >= 2 && !new_types.is_empty()
+            {
                 let mut scope = node.var_types.clone();
                 scope.extend_from_slice(&new_types);
                 let seconds =
@@ -1152,11 +1193,20 @@ impl<'a> Learner<'a> {
         if node.ex.len() < 2 * self.p.min_leaf_examples {
             return None;
         }
+        let total = self.stats_of(node);
+        // BoostSRL's maxAcceptableNodeScoreToStop: a branch whose variance per unit
+        // weight is already this small becomes a leaf (never tested at the root).
+        if node.depth > 0
+            && self.p.max_acceptable_node_score > 0.0
+            && total.w > 0.0
+            && total.sse() / total.w <= self.p.max_acceptable_node_score
+        {
+            return None;
+        }
         let groups = self.candidate_tests(node);
         if groups.is_empty() {
             return None;
         }
-        let total = self.stats_of(node);
         let parent = total.sse();
         let scored: Vec<Vec<Option<f64>>> = groups
             .par_iter()
@@ -1210,6 +1260,7 @@ impl<'a> Learner<'a> {
             n_examples: n,
         }];
         let first = self.best_split(&root);
+        let root_unsplittable = first.is_none();
         let mut open: Vec<(usize, NodeData, Option<Candidate>)> = vec![(0, root, first)];
         let mut leaves = 1;
         let mut truncated = 0;
@@ -1271,7 +1322,11 @@ impl<'a> Learner<'a> {
         let mut values = vec![0.0; n];
         for (idx, node, _) in &open {
             let s = self.stats_of(node);
-            let v = s.mean();
+            let v = if root_unsplittable && self.p.unsplit_root == UnsplitRoot::Zero {
+                0.0
+            } else {
+                s.mean()
+            };
             nodes[*idx] = TreeNode::Leaf {
                 value: v,
                 n_examples: node.ex.len(),

@@ -7,9 +7,10 @@ use proptest::prelude::*;
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use srl_boost::{
-    BoostError, DatabaseBuilder, Examples, NegativeSampling, OtherTargets, SoftRfgb,
-    SoftRfgbParams, TreeNode, TreeParams, build_split, heart_from_uci, load_split, parse_atoms,
-    parse_background, read_atoms, read_background, retarget_closed_world, sigmoid, soft_gradient,
+    BoostError, DatabaseBuilder, Examples, HeartPositive, NegativeSampling, OtherTargets, SoftRfgb,
+    SoftRfgbParams, TreeNode, TreeParams, UnsplitRoot, build_split, heart_from_uci,
+    heart_from_uci_tables, load_split, parse_atoms, parse_background, read_atoms, read_background,
+    retarget_closed_world, sigmoid, soft_gradient,
 };
 
 fn fixtures() -> PathBuf {
@@ -65,14 +66,41 @@ fn split_fixture_summary() {
 }
 
 #[test]
-fn settings_shape_tree_params() {
-    let (bk, _) = tiny();
-    let mut p = TreeParams::default();
-    let unused = p.apply_settings(&bk);
-    assert_eq!(p.max_leaves, 4);
-    assert_eq!(p.max_depth, 3);
-    assert_eq!(p.max_node_literals, 2);
-    assert_eq!(unused, vec!["minLCTrees=5".to_owned()]);
+fn settings_shape_params_and_are_reported() {
+    let (bk, split) = tiny();
+    let mut p = SoftRfgbParams::default();
+    let report = p.apply_settings(&bk);
+    assert_eq!(p.tree.max_leaves, 4);
+    assert_eq!(p.tree.max_depth, 3);
+    assert_eq!(p.tree.max_node_literals, 2);
+    let applied: Vec<&str> = report.applied.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(applied, ["treeDepth", "nodeSize", "numOfClauses"]);
+    assert_eq!(report.ignored.len(), 1);
+    assert_eq!(report.ignored[0].key, "minLCTrees");
+    assert!(report.ignored[0].note.contains("learning-curve"));
+    // fit applies them by itself and keeps the report in the model ...
+    let params = SoftRfgbParams {
+        n_trees: 2,
+        tree: TreeParams {
+            min_leaf_examples: 1,
+            ..TreeParams::boostsrl()
+        },
+        ..SoftRfgbParams::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let model = params
+        .fit(&split.db, &bk, &split.examples, &mut rng)
+        .expect("fit");
+    assert_eq!(model.settings(), &report);
+    assert!(model.trees().iter().all(|t| t.n_leaves() <= 4));
+    // ... unless told not to.
+    let off = SoftRfgbParams {
+        apply_background_settings: false,
+        ..params
+    }
+    .fit(&split.db, &bk, &split.examples, &mut rng)
+    .expect("fit");
+    assert!(off.settings().is_empty());
 }
 
 #[test]
@@ -219,7 +247,7 @@ fn tree_learns_a_relational_concept() {
         .iter()
         .map(|&l| if l { 1.0 } else { -1.0 })
         .collect();
-    let tree = TreeParams::default()
+    let tree = TreeParams::two_literal()
         .fit(&db, &bk, &ex, &y, None)
         .expect("tree");
     let pred = tree.predict(&db, &ex).expect("predict");
@@ -232,11 +260,30 @@ fn tree_learns_a_relational_concept() {
     // with one literal per node there is no separating test
     let single = TreeParams {
         max_node_literals: 1,
-        ..TreeParams::default()
+        ..TreeParams::two_literal()
     }
     .fit(&db, &bk, &ex, &y, None)
     .expect("tree");
     assert_eq!(single.n_leaves(), 1);
+    // declared a bridger, advisor/2 comes with a second literal even at one literal
+    // per test (BoostSRL's free bridgers)
+    let mut bridged = bk.clone();
+    bridged.bridgers.push("advisor/2".into());
+    let with_bridger = TreeParams::boostsrl()
+        .fit(&db, &bridged, &ex, &y, None)
+        .expect("tree");
+    assert_eq!(with_bridger.predict(&db, &ex).expect("p"), y);
+    // an unsplittable root returns 0 (BoostSRL), or the mean target if asked
+    assert_eq!(single.predict(&db, &ex).expect("p"), vec![0.0; 20]);
+    let y_shift: Vec<f64> = y.iter().map(|v| v + 0.5).collect();
+    let mean = TreeParams {
+        max_node_literals: 1,
+        unsplit_root: UnsplitRoot::Mean,
+        ..TreeParams::two_literal()
+    }
+    .fit(&db, &bk, &ex, &y_shift, None)
+    .expect("tree");
+    assert_eq!(mean.predict(&db, &ex).expect("p"), vec![0.5; 20]);
 }
 
 /// Plain RFGB written out with Eq. 2 (Δ = I − p) on top of the tree learner.
@@ -246,8 +293,9 @@ fn reference_rfgb(
     ex: &Examples,
     n_trees: usize,
     tree: &TreeParams,
+    psi0: f64,
 ) -> Vec<f64> {
-    let mut psi = vec![0.0; ex.len()];
+    let mut psi = vec![psi0; ex.len()];
     for _ in 0..n_trees {
         let grad: Vec<f64> = ex
             .labels()
@@ -274,6 +322,7 @@ fn alpha_beta_zero_is_plain_rfgb_bit_for_bit() {
         n_trees: 5,
         negative_sampling: NegativeSampling::All,
         tree: tree.clone(),
+        apply_background_settings: false,
         ..SoftRfgbParams::soft(0.0, 0.0)
     };
     let model = params
@@ -287,7 +336,8 @@ fn alpha_beta_zero_is_plain_rfgb_bit_for_bit() {
     let ours = model
         .decision_function(&split.db, &split.examples)
         .expect("psi");
-    let reference = reference_rfgb(&split.db, &bk, &split.examples, 5, &tree);
+    assert_eq!(model.initial_log_odds(), -1.8);
+    let reference = reference_rfgb(&split.db, &bk, &split.examples, 5, &tree, -1.8);
     for (a, b) in ours.iter().zip(&reference) {
         assert_eq!(a.to_bits(), b.to_bits());
     }
@@ -296,6 +346,7 @@ fn alpha_beta_zero_is_plain_rfgb_bit_for_bit() {
         n_trees: 5,
         negative_sampling: NegativeSampling::All,
         tree,
+        apply_background_settings: false,
         ..SoftRfgbParams::rfgb()
     }
     .fit(
@@ -407,7 +458,7 @@ fn same_seed_same_model_and_subsampling_is_seeded() {
     let (bk, split) = tiny();
     let params = SoftRfgbParams {
         n_trees: 3,
-        negative_sampling: NegativeSampling::Ratio(1.0),
+        negative_sampling: NegativeSampling::Once(1.0),
         tree: TreeParams {
             min_leaf_examples: 1,
             ..TreeParams::default()
@@ -543,6 +594,7 @@ fn webkb_fold1_faculty_if_present() {
     assert_eq!((train.summary.pos, train.summary.neg), (107, 444));
     let model = SoftRfgbParams {
         n_trees: 3,
+        negative_sampling: NegativeSampling::Once(2.0),
         ..SoftRfgbParams::default()
     }
     .fit(
@@ -554,4 +606,142 @@ fn webkb_fold1_faculty_if_present() {
     .expect("fit");
     let ll = model.train_log_likelihood();
     assert!(ll.windows(2).all(|w| w[1] >= w[0] - 1e-12), "{ll:?}");
+}
+
+/// A larger copy of the tiny problem with many negatives, so samples can differ.
+fn many_negatives() -> (srl_boost::Background, srl_boost::Database, Examples) {
+    let mut b = DatabaseBuilder::new();
+    let mut ex = Examples::new("t", 1);
+    for i in 0..60 {
+        let c = b.intern(&format!("e{i}"));
+        if i % 5 == 0 {
+            b.add_fact_ids("f", &[c]).expect("fact");
+        }
+        ex.push(&[c], i % 10 == 0);
+    }
+    let bk = parse_background("t(+e).\nf(+e).", Path::new("bk")).expect("bk");
+    (bk, b.build(), ex)
+}
+
+/// BoostSRL draws a fresh negative sample for every tree: the sets differ between
+/// trees, are the same for the same seed, and each holds every positive plus
+/// `2 × #pos` negatives; once-only sampling repeats one set.
+#[test]
+fn per_tree_resampling_draws_new_negatives_per_tree_and_is_seeded() {
+    let (bk, db, ex) = many_negatives();
+    let params = SoftRfgbParams {
+        n_trees: 4,
+        tree: TreeParams {
+            min_leaf_examples: 1,
+            ..TreeParams::boostsrl()
+        },
+        ..SoftRfgbParams::default()
+    };
+    assert_eq!(params.negative_sampling, NegativeSampling::PerTree(2.0));
+    let fit = |p: &SoftRfgbParams, seed| {
+        p.fit(&db, &bk, &ex, &mut ChaCha8Rng::seed_from_u64(seed))
+            .expect("fit")
+    };
+    let a = fit(&params, 5);
+    let sets = a.tree_sets();
+    assert_eq!(sets.len(), 4);
+    let positives: Vec<usize> = (0..60).filter(|i| i % 10 == 0).collect();
+    let negs =
+        |s: &Vec<usize>| -> Vec<usize> { s.iter().copied().filter(|&i| i % 10 != 0).collect() };
+    for s in sets {
+        assert_eq!(&s[..6], &positives[..]);
+        assert_eq!(negs(s).len(), 12);
+    }
+    for i in 0..4 {
+        for j in i + 1..4 {
+            assert_ne!(negs(&sets[i]), negs(&sets[j]), "trees {i} and {j}");
+        }
+    }
+    let again = fit(&params, 5);
+    assert_eq!(again.tree_sets(), sets);
+    assert_eq!(again, a);
+    let other = fit(&params, 6);
+    assert_ne!(other.tree_sets(), sets);
+    // the sets are exactly NegativeSampling::tree_sets on the same RNG stream
+    let direct =
+        NegativeSampling::PerTree(2.0).tree_sets(&ex, 4, &mut ChaCha8Rng::seed_from_u64(5));
+    assert_eq!(direct, sets);
+    // once-only sampling: one set, reused by every tree
+    let once = fit(
+        &SoftRfgbParams {
+            negative_sampling: NegativeSampling::Once(2.0),
+            ..params.clone()
+        },
+        5,
+    );
+    assert!(once.tree_sets().windows(2).all(|w| w[0] == w[1]));
+    assert_eq!(once.tree_sets()[0], sets[0]);
+}
+
+/// ψ₀ is where learning and prediction start, and it is saved with the model.
+#[test]
+fn initial_log_odds_is_used_and_saved() {
+    let (bk, db, ex) = many_negatives();
+    let params = SoftRfgbParams {
+        n_trees: 1,
+        negative_sampling: NegativeSampling::All,
+        tree: TreeParams {
+            max_leaves: 1,
+            ..TreeParams::boostsrl()
+        },
+        ..SoftRfgbParams::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    // one leaf (the root, never split): ψ = ψ₀ + mean gradient at p = sigmoid(ψ₀)
+    let model = params.fit(&db, &bk, &ex, &mut rng).expect("fit");
+    let p0 = sigmoid(-1.8);
+    let g = (6.0 * (1.0 - p0) + 54.0 * (-p0)) / 60.0;
+    let psi = model.decision_function(&db, &ex).expect("psi");
+    assert!(
+        psi.iter().all(|&s| (s - (-1.8 + g)).abs() < 1e-12),
+        "{psi:?}"
+    );
+    // a loaded model predicts the same
+    let json = serde_json::to_string(&model).expect("json");
+    assert!(json.contains("\"initial_log_odds\":-1.8"));
+    let back: SoftRfgb = serde_json::from_str(&json).expect("load");
+    assert_eq!(back.decision_function(&db, &ex).expect("psi"), psi);
+    // ψ₀ = 0 is the old start
+    let zero = SoftRfgbParams {
+        initial_log_odds: 0.0,
+        ..params
+    }
+    .fit(&db, &bk, &ex, &mut rng)
+    .expect("fit");
+    let g0 = (6.0 * 0.5 - 54.0 * 0.5) / 60.0;
+    assert!(
+        zero.decision_function(&db, &ex)
+            .expect("psi")
+            .iter()
+            .all(|&s| (s - g0).abs() < 1e-12)
+    );
+}
+
+/// Yang et al. (2014) Table I: Heart has 265 positives and 655 negatives, which is the
+/// four UCI databases together with `num == 1` positive (skipped without data).
+#[test]
+fn heart_four_databases_num_eq_1_is_265_655_if_present() {
+    let Some(root) = std::env::var_os("SRL_DATA_DIR").map(PathBuf::from) else {
+        eprintln!("SRL_DATA_DIR unset: skipping");
+        return;
+    };
+    let dir = root.join("heart_uci");
+    if !dir.exists() {
+        eprintln!("{} missing: skipping", dir.display());
+        return;
+    }
+    let files: Vec<PathBuf> = ["cleveland", "hungarian", "switzerland", "va"]
+        .iter()
+        .map(|n| dir.join(format!("processed.{n}.data")))
+        .collect();
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let h = heart_from_uci_tables(&paths, HeartPositive::NumEquals(1)).expect("heart");
+    assert_eq!((h.examples.n_pos(), h.examples.n_neg()), (265, 655));
+    let any = heart_from_uci_tables(&paths, HeartPositive::AnyDisease).expect("heart");
+    assert_eq!(any.examples.n_pos(), 509);
 }
