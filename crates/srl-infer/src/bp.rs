@@ -22,8 +22,13 @@ pub enum Schedule {
     /// messages using the latest incoming ones. Single-threaded.
     Sequential,
     /// Residual belief propagation (Elidan, McGraw & Koller 2006): always commit the
-    /// message whose pending update changes it most. One "iteration" is `2m` commits.
-    /// Single-threaded.
+    /// message whose pending update changes it most. Committing `m_{i→j}` updates `j`'s
+    /// belief by the message's change (`O(k_j)`) and recomputes the `deg(j) − 1` pending
+    /// messages out of `j` (`O(deg(j) · k_i k_j)` plus `O(deg(j) log 2m)` for the
+    /// priority queue). The reported iterations count work: message updates *computed*
+    /// (the `2m` initial candidates and every recomputation), divided by `2m`, so they
+    /// compare with the sweeps of the other schedules; `max_iters` caps that work (at most
+    /// `max_iters · 2m` message updates computed). Single-threaded.
     Residual,
 }
 
@@ -273,78 +278,81 @@ impl LoopyBp {
         let damping = self.damping();
         let k = mrf.max_states.max(1);
         let slots = mrf.num_directed_edges();
+        // Committed messages grouped by target (beliefs and cavities read them), plus two
+        // source-grouped arrays: the committed messages again and the pending candidates.
+        // Item `s` of the queue is the message sent *back* along slot `s` (from the owner
+        // of `s`'s block to `in_src[s]`), so recomputing every message out of one node
+        // reads and writes contiguous memory; a commit makes one scattered write.
         let mut msgs = vec![0.0; mrf.message_len()];
-        let mut cand = vec![0.0; mrf.message_len()];
+        let out_len = mrf.out_off[slots];
+        let mut sent = vec![0.0; out_len];
+        let mut cand = vec![0.0; out_len];
         let mut bel = mrf.eff_unary.clone();
-        let (mut cav, mut out, mut scratch) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        let (mut cav, mut scratch) = (vec![0.0; k], vec![0.0; k]);
         let mut keys = vec![0.0; slots];
-        // Candidate for the message of slot `t`, sent by `i` (`s` is the reverse slot in
-        // `i`'s block); returns its residual.
-        let mut candidate =
-            |msgs: &[f64], cand: &mut [f64], bel: &[f64], i: usize, s: usize, t: usize| {
-                let ki = mrf.num_states[i] as usize;
-                let j = mrf.in_src[s] as usize;
-                let kj = mrf.num_states[j] as usize;
-                let so = mrf.slot_offset(i, s);
-                let bo = mrf.state_off[i];
-                for a in 0..ki {
-                    cav[a] = bel[bo + a] - msgs[so + a];
-                }
-                let q = mrf.in_kernel[t] as usize;
-                message(
-                    self.mode,
-                    &mrf.kernels,
-                    q,
-                    &cav[..ki],
-                    &mut out[..kj],
-                    &mut scratch,
-                );
-                let to = mrf.slot_offset(j, t);
-                let r = finish(&mut out[..kj], &msgs[to..to + kj], damping);
-                cand[to..to + kj].copy_from_slice(&out[..kj]);
-                r
-            };
+        // The pending message out of `i` along slot `s` of `i`'s block; returns its residual.
+        let mut candidate = |msgs: &[f64], sent: &[f64], cand: &mut [f64], bel: &[f64], i, s| {
+            let ki = mrf.num_states[i] as usize;
+            let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+            let so = mrf.slot_offset(i, s);
+            let bo = mrf.state_off[i];
+            for a in 0..ki {
+                cav[a] = bel[bo + a] - msgs[so + a];
+            }
+            let out = &mut cand[o0..o1];
+            let q = (mrf.in_kernel[s] ^ 1) as usize;
+            message(self.mode, &mrf.kernels, q, &cav[..ki], out, &mut scratch);
+            finish(out, &sent[o0..o1], damping)
+        };
         for i in 0..n {
-            for s in mrf.in_off[i]..mrf.in_off[i + 1] {
-                let t = mrf.in_rev[s] as usize;
-                keys[t] = candidate(&msgs, &mut cand, &bel, i, s, t);
+            let block = mrf.in_off[i]..mrf.in_off[i + 1];
+            for (s, key) in block.clone().zip(&mut keys[block]) {
+                *key = candidate(&msgs, &sent, &mut cand, &bel, i, s);
             }
         }
         let mut heap = IndexedMaxHeap::new(keys);
         let cap = self.max_iters.saturating_mul(slots);
-        let mut commits = 0usize;
+        let mut computed = slots;
         let mut converged = slots == 0;
         while !converged {
-            let (t, key) = heap.top();
+            let (s, key) = heap.top();
             if key < self.tol {
                 converged = true;
                 break;
             }
-            if commits >= cap {
+            let j = mrf.in_src[s] as usize;
+            // The commit recomputes deg(j) − 1 messages: stop before the work passes the cap.
+            if computed + (mrf.in_off[j + 1] - mrf.in_off[j] - 1) > cap {
                 break;
             }
-            let j = mrf.slot_target(t);
-            let kj = mrf.num_states[j] as usize;
-            let to = mrf.slot_offset(j, t);
-            msgs[to..to + kj].copy_from_slice(&cand[to..to + kj]);
-            heap.update(t, 0.0);
-            commits += 1;
+            let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+            let to = mrf.rev_off[s];
+            // Incremental belief: b_j += m_new − m_old (O(k_j), not a rebuild over the
+            // O(deg j) incoming messages).
             let bo = mrf.state_off[j];
-            belief_into(mrf, &msgs, j, &mut bel[bo..bo + kj]);
-            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
-                if s == t {
+            for (a, o) in (o0..o1).enumerate() {
+                bel[bo + a] += cand[o] - msgs[to + a];
+                msgs[to + a] = cand[o];
+            }
+            sent[o0..o1].copy_from_slice(&cand[o0..o1]);
+            heap.update(s, 0.0);
+            // Every message out of `j` except the one back to the sender changes.
+            let back = mrf.in_rev[s] as usize;
+            for s2 in mrf.in_off[j]..mrf.in_off[j + 1] {
+                if s2 == back {
                     continue;
                 }
-                let u = mrf.in_rev[s] as usize;
-                let r = candidate(&msgs, &mut cand, &bel, j, s, u);
-                heap.update(u, r);
+                let r = candidate(&msgs, &sent, &mut cand, &bel, j, s2);
+                heap.update(s2, r);
+                computed += 1;
             }
         }
         let max_residual = if slots == 0 { 0.0 } else { heap.top().1 };
+        // Work in full-sweep equivalents: message updates computed / 2m.
         let iterations = if slots == 0 {
             0
         } else {
-            commits.div_ceil(slots)
+            computed.div_ceil(slots)
         };
         let bel = all_beliefs(mrf, &msgs);
         BpState {
@@ -708,84 +716,87 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
     out
 }
 
-/// Indexed binary max-heap over slots (for residual BP).
+/// Indexed 4-ary max-heap over queue items (for residual BP), keys stored inline so a
+/// sift step reads one cache line of children. Order: larger key first, ties by smaller
+/// item (a total order, so the top does not depend on the heap's shape: deterministic).
 struct IndexedMaxHeap {
-    heap: Vec<u32>,
+    heap: Vec<(f64, u32)>,
     pos: Vec<u32>,
-    key: Vec<f64>,
 }
 
 impl IndexedMaxHeap {
+    const ARITY: usize = 4;
+
     fn new(key: Vec<f64>) -> Self {
         let n = key.len();
         let mut h = Self {
-            heap: (0..n as u32).collect(),
+            heap: key.into_iter().zip(0..n as u32).collect(),
             pos: (0..n as u32).collect(),
-            key,
         };
-        for i in (0..n / 2).rev() {
+        for i in (0..n.div_ceil(Self::ARITY)).rev() {
             h.sift_down(i);
         }
         h
     }
 
     fn top(&self) -> (usize, f64) {
-        let i = self.heap[0] as usize;
-        (i, self.key[i])
+        let (k, i) = self.heap[0];
+        (i as usize, k)
     }
 
     fn update(&mut self, item: usize, k: f64) {
-        let old = self.key[item];
-        self.key[item] = k;
         let p = self.pos[item] as usize;
+        let old = self.heap[p].0;
+        self.heap[p].0 = k;
         if k > old {
             self.sift_up(p);
-        } else {
+        } else if k < old {
             self.sift_down(p);
         }
     }
 
-    fn less(&self, a: usize, b: usize) -> bool {
-        // Max-heap order with ties broken by smaller item first (deterministic).
-        let (ia, ib) = (self.heap[a] as usize, self.heap[b] as usize);
-        let (ka, kb) = (self.key[ia], self.key[ib]);
-        ka < kb || (ka == kb && ia > ib)
-    }
-
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a] as usize] = a as u32;
-        self.pos[self.heap[b] as usize] = b as u32;
+    #[inline]
+    fn better(a: (f64, u32), b: (f64, u32)) -> bool {
+        a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
     }
 
     fn sift_up(&mut self, mut p: usize) {
+        let e = self.heap[p];
         while p > 0 {
-            let parent = (p - 1) / 2;
-            if self.less(parent, p) {
-                self.swap(parent, p);
-                p = parent;
-            } else {
+            let parent = (p - 1) / Self::ARITY;
+            if !Self::better(e, self.heap[parent]) {
                 break;
             }
+            self.heap[p] = self.heap[parent];
+            self.pos[self.heap[p].1 as usize] = p as u32;
+            p = parent;
         }
+        self.heap[p] = e;
+        self.pos[e.1 as usize] = p as u32;
     }
 
     fn sift_down(&mut self, mut p: usize) {
         let n = self.heap.len();
+        let e = self.heap[p];
         loop {
-            let (l, r) = (2 * p + 1, 2 * p + 2);
-            let mut best = p;
-            if l < n && self.less(best, l) {
-                best = l;
-            }
-            if r < n && self.less(best, r) {
-                best = r;
-            }
-            if best == p {
+            let first = Self::ARITY * p + 1;
+            if first >= n {
                 break;
             }
-            self.swap(p, best);
+            let mut best = first;
+            for c in first + 1..(first + Self::ARITY).min(n) {
+                if Self::better(self.heap[c], self.heap[best]) {
+                    best = c;
+                }
+            }
+            if !Self::better(self.heap[best], e) {
+                break;
+            }
+            self.heap[p] = self.heap[best];
+            self.pos[self.heap[p].1 as usize] = p as u32;
             p = best;
         }
+        self.heap[p] = e;
+        self.pos[e.1 as usize] = p as u32;
     }
 }

@@ -784,13 +784,6 @@ impl PairwiseMrf {
     pub(crate) fn message_len(&self) -> usize {
         self.msg_base[self.num_nodes()]
     }
-
-    /// Target of slot `s` is the node whose block contains it; the source of the reverse
-    /// slot. Used where only the slot is known.
-    #[inline]
-    pub(crate) fn slot_target(&self, s: usize) -> usize {
-        self.in_src[self.in_rev[s] as usize] as usize
-    }
 }
 
 #[cfg(test)]
@@ -821,7 +814,8 @@ mod tests {
         assert_eq!(mrf.neighbors(2).collect::<Vec<_>>(), vec![(1, 1)]);
         assert_eq!(mrf.log_score(&[1, 2, 0]), 5.0 - 2.0);
         for s in 0..4 {
-            let t = mrf.slot_target(s);
+            // The target of slot `s` is the source of its reverse slot.
+            let t = mrf.in_src[mrf.in_rev[s] as usize] as usize;
             assert!(mrf.in_off[t] <= s && s < mrf.in_off[t + 1]);
         }
     }
