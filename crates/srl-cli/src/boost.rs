@@ -62,6 +62,9 @@ pub struct LearnArgs {
     /// Negatives kept per positive (BoostSRL `-negPosRatio`); 0 keeps every negative.
     #[arg(long)]
     pub neg_ratio: Option<f64>,
+    /// Step length multiplying each tree (BoostSRL `-step`).
+    #[arg(long, default_value_t = 1.0)]
+    pub step: f64,
     /// Seed of the negative sampling.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -156,6 +159,7 @@ pub fn params(a: &LearnArgs) -> anyhow::Result<SoftRfgbParams> {
     p.n_trees = a.trees;
     p.alpha = a.alpha;
     p.beta = a.beta;
+    p.step = a.step;
     if let Some(r) = a.neg_ratio {
         if !(r.is_finite() && r >= 0.0) {
             bail!("--neg-ratio {r}: must be a non-negative number");

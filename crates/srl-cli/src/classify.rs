@@ -317,13 +317,13 @@ pub fn predictions(
 pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
     let g = load(a)?;
     ui.note(&format!(
-        "srl classify: {} nodes, {} edges, {} features, {} labels; {:?} with {:?}",
+        "srl classify: {} nodes, {} edges, {} features, {} labels; method {}, local {}",
         g.num_nodes(),
         g.num_edges(),
         g.num_features(),
         g.num_labels(),
-        a.method,
-        a.local
+        format!("{:?}", a.method).to_lowercase(),
+        format!("{:?}", a.local).to_lowercase()
     ));
     let t0 = std::time::Instant::now();
     let preds = predictions(a, &g, ui)?;

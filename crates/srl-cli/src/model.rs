@@ -180,6 +180,25 @@ mod tests {
     }
 
     #[test]
+    fn logistic_regression_round_trips() {
+        let x = srl_graph::graph::Attributes::Dense {
+            num_features: 2,
+            values: vec![0.0, 1.0, 1.0, 0.0, 0.1, 0.9, 0.9, 0.2],
+        };
+        let lr = srl_learn::LogisticRegressionParams::default()
+            .fit(&x, &[0, 1, 0, 1], 2, None)
+            .expect("fit");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("lr.json");
+        ModelFile::new(lr.clone(), serde_json::json!({}), Provenance::now(&p, None))
+            .save(&p)
+            .expect("save");
+        let back = ModelFile::<srl_learn::LogisticRegression>::load(&p).expect("load");
+        assert_eq!(back.model, lr);
+        assert_eq!(back.kind, "logistic-regression");
+    }
+
+    #[test]
     fn round_trip_and_version_check() {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("m.json");

@@ -252,6 +252,12 @@ pub fn map_text(a: &MapAssignment) -> String {
     s
 }
 
+/// The command-line spelling of an option value (`mean-field`, `mar`).
+fn value_name<V: ValueEnum>(v: V) -> String {
+    v.to_possible_value()
+        .map_or_else(String::new, |p| p.get_name().to_owned())
+}
+
 fn convergence_json(c: &Convergence) -> serde_json::Value {
     json!({"converged": c.converged, "iterations": c.iterations, "max_residual": c.max_residual})
 }
@@ -270,9 +276,9 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
         Outcome::Map(x) => (map_text(x), x.convergence, Some(x.log_score)),
     };
     ui.note(&format!(
-        "srl mrf: {:?} {:?} on {} variables, {} edges: {} after {} iterations (max residual {:.3e}), {secs:.3} s{}",
-        a.task,
-        a.algorithm,
+        "srl mrf: {} by {} on {} variables, {} edges: {} after {} iterations (max residual {:.3e}), {secs:.3} s{}",
+        value_name(a.task).to_uppercase(),
+        value_name(a.algorithm),
         mrf.num_nodes(),
         mrf.num_edges(),
         if conv.converged {
@@ -290,8 +296,8 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
     if ui.json {
         let mut summary = json!({
             "command": "mrf",
-            "task": format!("{:?}", a.task).to_uppercase(),
-            "algorithm": format!("{:?}", a.algorithm),
+            "task": value_name(a.task).to_uppercase(),
+            "algorithm": value_name(a.algorithm),
             "variables": mrf.num_nodes(),
             "edges": mrf.num_edges(),
             "convergence": convergence_json(&conv),
