@@ -187,7 +187,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
         split.db.n_facts(),
         params.n_trees
     ));
-    let pb = ui.progress(1, "learning");
+    let pb = ui.spinner("learning trees");
     let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
     let t0 = std::time::Instant::now();
     let model = params

@@ -268,8 +268,10 @@ fn convergence_json(c: &Convergence) -> serde_json::Value {
 /// See [`load`] and [`infer`]; unwritable output.
 pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
     let mrf = load(a)?;
+    let pb = ui.spinner("inference");
     let t0 = std::time::Instant::now();
     let outcome = infer(a, &mrf)?;
+    pb.finish_and_clear();
     let secs = t0.elapsed().as_secs_f64();
     let (text, conv, score) = match &outcome {
         Outcome::Mar(m) => (mar_text(m), m.convergence(), None),

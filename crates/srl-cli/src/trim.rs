@@ -206,6 +206,7 @@ pub fn run(a: &TrimArgs, ui: Ui) -> anyhow::Result<()> {
         p.clf.threshold,
         p.budget
     ));
+    let pb = ui.spinner("branch and bound");
     let t0 = Instant::now();
     let bb = BranchAndBound::default();
     let t: Trimming = match &p.nb {
@@ -221,6 +222,7 @@ pub fn run(a: &TrimArgs, ui: Ui) -> anyhow::Result<()> {
         }
     };
     let secs = t0.elapsed().as_secs_f64();
+    pb.finish_and_clear();
     let subset: Vec<String> = t
         .subset
         .iter()

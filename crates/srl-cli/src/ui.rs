@@ -58,6 +58,20 @@ impl Ui {
     }
 }
 
+impl Ui {
+    /// A spinner with `what` on stderr for work of unknown length (ticking every 100 ms),
+    /// or a hidden one when `--quiet` or stderr is not a terminal.
+    pub fn spinner(&self, what: &str) -> ProgressBar {
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return ProgressBar::hidden();
+        }
+        let pb = ProgressBar::new_spinner();
+        pb.set_message(what.to_owned());
+        pb.enable_steady_tick(std::time::Duration::from_millis(100));
+        pb
+    }
+}
+
 /// Writes `path` atomically: `fill` writes into `PATH.srl-tmp-PID` beside it, which is
 /// renamed onto `path` only if `fill` succeeds; on any error the temporary file is
 /// removed and `path` is untouched (no partial output is ever left behind).
