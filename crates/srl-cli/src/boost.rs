@@ -11,7 +11,10 @@ use clap::{Args, Subcommand, ValueEnum};
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-use srl_boost::{Background, OtherTargets, SoftRfgb, SoftRfgbParams, TreeParams};
+use srl_boost::{
+    Background, NegativeSampling, OtherTargets, SettingsReport, SoftRfgb, SoftRfgbParams,
+    TreeParams,
+};
 
 use crate::model::{ModelFile, Provenance};
 use crate::ui::{Ui, write_to};
@@ -30,11 +33,12 @@ pub enum BoostCmd {
 /// Tree and boosting settings to start from.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Preset {
-    /// The library's defaults, which are BoostSRL's (`SoftRfgbParams::default`: trees of
-    /// at most 12 leaves with one literal per node test, BoostSRL's boosting settings).
+    /// BoostSRL's settings: `TreeParams::boostsrl` (12 leaves, depth 5, one literal per
+    /// node test) and the library's boosting defaults (ψ0 = −1.8, 2:1 negatives drawn
+    /// afresh for every tree).
     Boostsrl,
-    /// Like `boostsrl` with 8-leaf, depth-3 trees whose node tests may hold two literals
-    /// (a literal introducing variables and one using them).
+    /// `TreeParams::two_literal` (8 leaves, depth 3, node tests of up to two literals) with
+    /// the same boosting settings.
     TwoLiteral,
 }
 
@@ -71,6 +75,9 @@ pub struct LearnArgs {
     /// Background file (default: DIR/PREFIX_bk.txt when it exists).
     #[arg(long)]
     pub bk: Option<PathBuf>,
+    /// Do not apply the background's `setParam:` lines (tree size, node size, negPosRatio).
+    #[arg(long)]
+    pub ignore_setparam: bool,
     /// File-name prefix inside the folder.
     #[arg(long, default_value = "train")]
     pub prefix: String,
@@ -142,20 +149,26 @@ fn background(dir: &Path, prefix: &str, bk: Option<&Path>) -> anyhow::Result<Bac
     Ok(srl_boost::read_background(&path)?)
 }
 
-/// The parameters of `learn` (public so the tests can call the library the same way).
+/// The parameters of `learn`: the preset, then the background's `setParam:` lines
+/// (unless `--ignore-setparam`), then the options given on the command line (so an
+/// explicit `--neg-ratio` wins over a `setParam: negPosRatio`).
 ///
 /// # Errors
 /// A negative or non-finite `--neg-ratio`.
-pub fn params(a: &LearnArgs) -> anyhow::Result<SoftRfgbParams> {
-    let mut p = SoftRfgbParams::default();
-    if let Preset::TwoLiteral = a.preset {
-        p.tree = TreeParams {
-            max_leaves: 8,
-            max_depth: 3,
-            max_node_literals: 2,
-            ..TreeParams::default()
-        };
-    }
+pub fn params(
+    a: &LearnArgs,
+    bk: &Background,
+) -> anyhow::Result<(SoftRfgbParams, Option<SettingsReport>)> {
+    let mut p = SoftRfgbParams {
+        tree: match a.preset {
+            Preset::Boostsrl => TreeParams::boostsrl(),
+            Preset::TwoLiteral => TreeParams::two_literal(),
+        },
+        ..SoftRfgbParams::default()
+    };
+    let report = (!a.ignore_setparam).then(|| p.apply_settings(bk));
+    // Applied here, in this order; fit must not apply them again on top of the options.
+    p.apply_background_settings = false;
     p.n_trees = a.trees;
     p.alpha = a.alpha;
     p.beta = a.beta;
@@ -164,14 +177,21 @@ pub fn params(a: &LearnArgs) -> anyhow::Result<SoftRfgbParams> {
         if !(r.is_finite() && r >= 0.0) {
             bail!("--neg-ratio {r}: must be a non-negative number");
         }
-        p.negative_sampling = crate::compat::neg_sampling(p.negative_sampling, r)?;
+        p.negative_sampling = match (r, p.negative_sampling) {
+            (0.0, _) => NegativeSampling::All,
+            (r, NegativeSampling::Once(_)) => NegativeSampling::Once(r),
+            (r, _) => NegativeSampling::PerTree(r),
+        };
     }
-    Ok(p)
+    Ok((p, report))
 }
 
 fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
-    let params = params(a)?;
     let bk = background(&a.train, &a.prefix, a.bk.as_deref())?;
+    let (params, settings) = params(a, &bk)?;
+    if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
+        ui.note(&format!("srl boost learn: setParam: {r}"));
+    }
     let split = srl_boost::load_split(
         &a.train,
         &a.prefix,
@@ -210,6 +230,8 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
         "trees": file.model.trees().len(),
         "train_examples_used": file.model.n_train(),
         "train_log_likelihood": ll.last(),
+        "initial_log_odds": file.model.initial_log_odds(),
+        "settings": settings.as_ref().map(ToString::to_string),
         "seconds": secs,
         "model": a.model.display().to_string(),
     });
@@ -337,7 +359,7 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
     let file = ModelFile::<SoftRfgb>::load(&a.model)?;
     let m = &file.model;
     let mut text = format!(
-        "% srl model {} (format {} version {}), learned by srl {} from {} (seed {})\n% target {}, alpha {}, beta {}, {} trees\n",
+        "% srl model {} (format {} version {}), learned by srl {} from {} (seed {})\n% target {}, alpha {}, beta {}, psi0 {}, {} trees\n",
         a.model.display(),
         file.format,
         file.version,
@@ -349,6 +371,7 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
         m.target(),
         m.alpha(),
         m.beta(),
+        m.initial_log_odds(),
         m.trees().len()
     );
     let mut trees = Vec::new();

@@ -21,7 +21,6 @@
 
 mod boost;
 mod classify;
-mod compat;
 mod data;
 mod model;
 mod mrf;

@@ -778,3 +778,52 @@ fn boost_imdb_fold1_matches_the_library() {
     assert_eq!(cli_auc, lib_auc);
     assert!(lib_auc > 0.5);
 }
+
+/// `setParam:` lines of the background apply (and are reported); `--ignore-setparam`
+/// turns them off; `--neg-ratio 0` keeps every negative.
+#[test]
+fn boost_setparam_and_options() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let train = t.path().join("train");
+    std::fs::create_dir_all(&train).expect("mkdir");
+    for f in ["train_pos.txt", "train_neg.txt", "train_facts.txt"] {
+        std::fs::copy(fixtures().join("boost/train").join(f), train.join(f)).expect("copy");
+    }
+    let bk = std::fs::read_to_string(fixtures().join("boost/bk.txt")).expect("bk");
+    std::fs::write(
+        train.join("train_bk.txt"),
+        format!("{bk}setParam: numOfClauses=2.\n"),
+    )
+    .expect("write");
+    let tr = train.display().to_string();
+    let m = t.path().join("m.json").display().to_string();
+    let leaves = |extra: &[&str]| -> (usize, serde_json::Value) {
+        let mut args = vec![
+            "boost", "learn", "--train", &tr, "--target", "cancer", "--trees", "2", "--model", &m,
+            "--json", "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let j = json(&srl(&args));
+        let show = json(&srl(&["boost", "show", "--model", &m, "--json"]));
+        let most = show["trees"]
+            .as_array()
+            .expect("trees")
+            .iter()
+            .map(|c| c.as_array().expect("clauses").len())
+            .max()
+            .unwrap_or(0);
+        (most, j)
+    };
+    let (with, j) = leaves(&[]);
+    assert!(with <= 2, "numOfClauses=2 applied: {with} leaves");
+    assert!(
+        j["settings"]
+            .as_str()
+            .is_some_and(|s| s.contains("max_leaves")),
+        "{j}"
+    );
+    let (without, _) = leaves(&["--ignore-setparam"]);
+    assert!(without > 2, "{without} leaves without the setParam line");
+    let (_, all) = leaves(&["--neg-ratio", "0"]);
+    assert_eq!(all["train_examples_used"], 30);
+}
