@@ -282,3 +282,71 @@ fn failing_present_file_is_kept_without_force() {
     srl_data::fetch(ds, &data, &force).expect("forced");
     assert_eq!(srl_data::verify(&data, ds).ok(), 3);
 }
+
+fn tar_gz(build: impl FnOnce(&mut tar::Builder<flate2::write::GzEncoder<Vec<u8>>>)) -> Vec<u8> {
+    let enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut b = tar::Builder::new(enc);
+    build(&mut b);
+    b.into_inner().expect("tar").finish().expect("gzip")
+}
+
+fn file_header(len: usize) -> tar::Header {
+    let mut h = tar::Header::new_gnu();
+    h.set_size(len as u64);
+    h.set_mode(0o644);
+    h.set_entry_type(tar::EntryType::Regular);
+    h
+}
+
+/// A tar.gz source: a good archive installs; one with a symbolic link pointing outside
+/// the folder is refused before anything is written.
+#[test]
+fn tar_gz_archives_and_links() {
+    let good = tar_gz(|b| {
+        b.append_data(&mut file_header(README.len()), "tiny/README", README)
+            .expect("entry");
+    });
+    let evil = tar_gz(|b| {
+        b.append_data(&mut file_header(README.len()), "tiny/README", README)
+            .expect("entry");
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(tar::EntryType::Symlink);
+        h.set_size(0);
+        b.append_link(&mut h, "tiny/passwd", "../../../etc/passwd")
+            .expect("link");
+    });
+    let mut routes = HashMap::new();
+    routes.insert("/good.tar.gz".to_owned(), Reply::Full(good));
+    routes.insert("/evil.tar.gz".to_owned(), Reply::Full(evil));
+    let base = serve(routes);
+    let files: &'static [FileSum] = Box::leak(Box::new([FileSum {
+        path: "README",
+        sha256: leak(srl_data::sha256_bytes(README)),
+        plain_sha256: None,
+    }]));
+    let ds = |path: &str| -> &'static Dataset {
+        let sources: &'static [Source] = Box::leak(Box::new([Source {
+            kind: SourceKind::TarGz,
+            url: leak(format!("{base}{path}")),
+            dest: "",
+            transform: Transform::None,
+        }]));
+        Box::leak(Box::new(Dataset {
+            name: "tarred",
+            used_by: "tests",
+            files,
+            sources,
+        }))
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    let e = srl_data::fetch(ds("/evil.tar.gz"), &data, &opts()).expect_err("link");
+    assert!(matches!(e, DataError::UnsafeEntry { .. }), "{e}");
+    assert!(
+        entries(&data).is_empty(),
+        "left behind: {:?}",
+        entries(&data)
+    );
+    let rep = srl_data::fetch(ds("/good.tar.gz"), &data, &opts()).expect("good tar.gz");
+    assert_eq!(rep.installed, vec!["README".to_owned()]);
+}
