@@ -216,9 +216,10 @@ pub struct LocalBernoulliGaussianNaiveBayes {
     base: Vec<f64>,
     /// `log p_cj − log(1 − p_cj)`, `[c * num_attributes + j]`.
     delta: Vec<f64>,
-    /// Gaussian means and standard deviations, `[c * num_relational + i]`.
+    /// Gaussian means, `1 / σ` and `log σ`, `[c * num_relational + i]`.
     mean: Vec<f64>,
-    std: Vec<f64>,
+    inv_std: Vec<f64>,
+    log_std: Vec<f64>,
 }
 
 impl LocalBernoulliGaussianNaiveBayes {
@@ -303,7 +304,7 @@ impl LocalClassifier for LocalBernoulliGaussianNaiveBayes {
         self.base = vec![0.0; k];
         self.delta = vec![0.0; k * na];
         self.mean = vec![0.0; k * nr];
-        self.std = vec![p.min_std; k * nr];
+        let mut std = vec![p.min_std; k * nr];
         for c in 0..k {
             let mut base = ((class_w[c] + p.prior_alpha) / total).ln();
             let denom = class_w[c] + 2.0 * p.alpha;
@@ -319,10 +320,12 @@ impl LocalClassifier for LocalBernoulliGaussianNaiveBayes {
                     let m = sum[c * nr + i] / class_w[c];
                     let var = (sum2[c * nr + i] / class_w[c] - m * m).max(0.0);
                     self.mean[c * nr + i] = m;
-                    self.std[c * nr + i] = var.sqrt().max(p.min_std);
+                    std[c * nr + i] = var.sqrt().max(p.min_std);
                 }
             }
         }
+        self.inv_std = std.iter().map(|s| 1.0 / s).collect();
+        self.log_std = std.iter().map(|s| s.ln()).collect();
         self.k = k;
         self.num_attributes = na;
         self.num_relational = nr;
@@ -352,9 +355,9 @@ impl LocalClassifier for LocalBernoulliGaussianNaiveBayes {
         let nr = self.num_relational;
         for (i, &x) in row.relational.iter().enumerate().take(nr) {
             for (c, o) in out.iter_mut().enumerate() {
-                let (m, s) = (self.mean[c * nr + i], self.std[c * nr + i]);
-                let z = (x - m) / s;
-                *o += -0.5 * z * z - s.ln();
+                let j = c * nr + i;
+                let z = (x - self.mean[j]) * self.inv_std[j];
+                *o += -0.5 * z * z - self.log_std[j];
             }
         }
         let m = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
