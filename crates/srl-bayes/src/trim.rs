@@ -205,6 +205,12 @@ pub trait AgreementModel: Sync {
             threshold: t,
         }
     }
+    /// `I(D; X_i)` in nats for the single feature `i`, used to order the branch-and-bound
+    /// search ([`FeatureOrder::DecreasingInformation`]); not an agreement criterion.
+    /// Default: [`AgreementModel::information_gain`] of `{i}`.
+    fn feature_information(&self, i: usize) -> f64 {
+        self.information_gain(1u64 << i)
+    }
     /// The information gain `I(D; Y)` in nats.
     fn information_gain(&self, subset: u64) -> f64 {
         let mut buf = Vec::new();
@@ -687,6 +693,19 @@ impl NaiveBayesAgreement {
 }
 
 impl AgreementModel for NaiveBayesAgreement {
+    fn feature_information(&self, i: usize) -> f64 {
+        // class weights Pr(d) Pr(x_i | d), Pr(¬d) Pr(x_i | ¬d): O(|X_i|)
+        let stats: Vec<YStat> = self.theta[i]
+            .iter()
+            .map(|&(_, a, b)| YStat {
+                pos_class: self.prior_pos * a,
+                neg_class: self.prior_neg * b,
+                agree_pos: 0.0,
+            })
+            .collect();
+        info_gain_of(&stats)
+    }
+
     fn mpa(&self, subset: u64) -> f64 {
         let n = self.cards.len();
         let ys: Vec<usize> = (0..n).filter(|&i| subset >> i & 1 == 1).collect();
@@ -822,9 +841,14 @@ pub enum FeatureOrder {
     Given,
     /// Decreasing single-feature `MPA({X_i})` (ties by index): strong features are
     /// included first, so a good incumbent is found at once, and excluded early in the
-    /// other branches, where the bound `MPA(X \ E)` then drops fastest.
-    #[default]
+    /// other branches, where the bound `MPA(X \ E)` then drops fastest. Costs `n` MPA
+    /// evaluations (counted as bound evaluations).
     DecreasingMpa,
+    /// Decreasing single-feature mutual information `I(D; X_i)`
+    /// ([`AgreementModel::feature_information`]; ties by index): the same idea without
+    /// criterion evaluations (in naive Bayes it is read off the CPTs in `O(|X_i|)`).
+    #[default]
+    DecreasingInformation,
 }
 
 /// Branch-and-bound trimming (Algorithm 1 of Choi & Van den Broeck 2018).
@@ -834,15 +858,24 @@ pub enum FeatureOrder {
 /// `MAA(I)` is computed — for every such node in general networks, and for naive Bayes
 /// (`model.conditionally_independent()`) only when `I` exhausts the budget (no feature
 /// outside `I` still fits), since there MAA = MPA is monotone (Proposition 3). At an
-/// exclude node with excluded set `E`, the bound `MPA(X \ E)` (Corollary 1) is computed
-/// even if `X \ E` is over budget, and the subtree is pruned when it is `≤` the best MAA
-/// so far. In naive Bayes, when `X \ E` itself fits the budget, the bound *is* the
-/// subtree's optimum (`MAA(X \ E) = MPA(X \ E)`, monotone), so it is taken as a candidate
-/// and the subtree is closed.
+/// exclude node the subtree's subsets all lie inside `U = I ∪ R`, `R` = the undecided
+/// features that still fit the remaining budget on their own; the bound `MPA(U)`
+/// (Corollary 1 with Proposition 2: `U ⊆ X \ E`, equal to it while every undecided
+/// feature fits, so `U` may be over budget) prunes the subtree when `≤` the best MAA so far.
+///
+/// Three exact refinements keep the search from spending more evaluations than the
+/// subtree holds (without them branch and bound evaluated 50 subsets on bupa where
+/// exhaustive search evaluates 22):
+/// 1. a node where no undecided feature fits is a leaf (its subtree is `I` alone, already
+///    evaluated): no more bounds along the chain of exclusions below a full `I`;
+/// 2. in naive Bayes, when `U` itself fits the budget, `MPA(U) = MAA(U)` is the subtree's
+///    optimum (monotone): one criterion evaluation closes the subtree;
+/// 3. in general networks, when `R` has one feature the subtree holds one unevaluated
+///    subset, which is evaluated instead of bounded.
 ///
 /// | field | default | meaning |
 /// |---|---|---|
-/// | `order` | [`FeatureOrder::DecreasingMpa`] | branching order (its `n` single-feature MPAs count as bound evaluations) |
+/// | `order` | [`FeatureOrder::DecreasingInformation`] | branching order (with [`FeatureOrder::DecreasingMpa`], its `n` single-feature MPAs count as bound evaluations) |
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BranchAndBound {
     /// The branching order.
@@ -895,6 +928,12 @@ impl BranchAndBound {
                 o.sort_by(|&a, &b| single[b].total_cmp(&single[a]).then(a.cmp(&b)));
                 o
             }
+            FeatureOrder::DecreasingInformation => {
+                let single: Vec<f64> = (0..n).map(|i| model.feature_information(i)).collect();
+                let mut o: Vec<usize> = (0..n).collect();
+                o.sort_by(|&a, &b| single[b].total_cmp(&single[a]).then(a.cmp(&b)));
+                o
+            }
         };
         let mut st = State {
             model,
@@ -911,7 +950,7 @@ impl BranchAndBound {
             buf: Vec::new(),
         };
         st.evaluate(0, 0.0);
-        st.search(0, 0, 0, 0.0, f64::INFINITY);
+        st.search(0, 0, 0.0, f64::INFINITY);
         let a = model.maa(st.best_subset);
         Ok(Trimming {
             subset: mask_to_vec(st.best_subset),
@@ -962,33 +1001,57 @@ impl<M: AgreementModel + ?Sized> State<'_, M> {
         };
         self.offer(subset, v);
     }
-    fn search(&mut self, i: usize, inc: u64, exc: u64, cost: f64, ub: f64) {
+    fn fits(&self, j: usize, cost: f64) -> bool {
+        cost + self.costs[j] <= self.budget + COST_EPS
+    }
+    /// Depth-first search below a node at depth `i` with included set `inc` (cost
+    /// `cost`, already evaluated) and subtree bound `ub`.
+    fn search(&mut self, i: usize, inc: u64, cost: f64, ub: f64) {
         if i == self.n || (self.found && ub <= self.best) {
             return;
         }
+        // the subtree's subsets are `inc` plus undecided features that still fit; if none
+        // fits, the subtree is `inc` alone, already evaluated
+        if !self.order[i..].iter().any(|&j| self.fits(j, cost)) {
+            return;
+        }
         let f = self.order[i];
-        if cost + self.costs[f] <= self.budget + COST_EPS {
+        if self.fits(f, cost) {
             let inc2 = inc | 1 << f;
             self.evaluate(inc2, cost + self.costs[f]);
-            self.search(i + 1, inc2, exc, cost + self.costs[f], ub);
+            self.search(i + 1, inc2, cost + self.costs[f], ub);
         }
-        let exc2 = exc | 1 << f;
-        let rest = ((0..self.n).fold(0u64, |m, j| m | 1 << j)) & !exc2;
+        // exclude f: the subtree's subsets lie inside U = inc ∪ R, R = the undecided
+        // features (after f) that fit the remaining budget on their own
+        let r: Vec<usize> = self.order[i + 1..]
+            .iter()
+            .copied()
+            .filter(|&j| self.fits(j, cost))
+            .collect();
+        if r.is_empty() {
+            return;
+        }
+        let u = r.iter().fold(inc, |m, &j| m | 1 << j);
+        let u_cost = cost + r.iter().map(|&j| self.costs[j]).sum::<f64>();
+        if self.independent {
+            if u_cost <= self.budget + COST_EPS {
+                // MAA(U) = MPA(U) is monotone: U is the subtree's optimum; one evaluation
+                self.maa_evals += 1;
+                let v = self.model.mpa(u);
+                self.offer(u, v);
+                return;
+            }
+        } else if r.len() == 1 {
+            // a single unevaluated subset (inc + r): evaluating it costs what a bound would
+            self.search(i + 1, inc, cost, ub);
+            return;
+        }
         self.mpa_evals += 1;
-        let ub2 = self.model.mpa(rest);
+        let ub2 = self.model.mpa(u);
         if self.found && ub2 <= self.best {
             return;
         }
-        let rest_cost: f64 = (0..self.n)
-            .filter(|&j| rest >> j & 1 == 1)
-            .map(|j| self.costs[j])
-            .sum();
-        if self.independent && rest_cost <= self.budget + COST_EPS {
-            // MAA(X \ E) = MPA(X \ E) bounds and attains the subtree's optimum
-            self.offer(rest, ub2);
-            return;
-        }
-        self.search(i + 1, inc, exc2, cost, ub2);
+        self.search(i + 1, inc, cost, ub2);
     }
 }
 

@@ -8,8 +8,9 @@ use rand::{RngExt as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
 use srl_bayes::io::{read_bif, read_hugin_net, read_trimbn_json, read_uai};
 use srl_bayes::trim::{
-    AgreementModel, JointAgreement, NaiveBayesAgreement, branch_and_bound, decide, exhaustive_maa,
-    fs_sdd, information_gain_selection, mask_to_vec,
+    AgreementModel, BranchAndBound, FeatureOrder, JointAgreement, NaiveBayesAgreement,
+    branch_and_bound, decide, exhaustive_maa, feasible_subsets, fs_sdd, information_gain_selection,
+    mask_to_vec,
 };
 use srl_bayes::ve::enumerate_joint;
 use srl_bayes::{
@@ -446,6 +447,98 @@ fn reference(dir: &std::path::Path, name: &str) -> Option<Reference> {
         eca: cells[5].parse().ok()?,
         subset: cells[6].split(',').map(str::to_string).collect(),
     })
+}
+
+const ORDERS: [FeatureOrder; 3] = [
+    FeatureOrder::Given,
+    FeatureOrder::DecreasingMpa,
+    FeatureOrder::DecreasingInformation,
+];
+
+#[test]
+fn branch_and_bound_is_exact_for_every_order_cost_and_budget() -> Result<(), BayesError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let ve = VariableElimination::default();
+    for round in 0..24 {
+        let n = rng.random_range(5..10usize);
+        let t = [0.1, 0.3, 0.5, 0.7, 0.9][round % 5];
+        let unit = round % 2 == 0;
+        let costs: Vec<f64> = (0..n)
+            .map(|_| {
+                if unit {
+                    1.0
+                } else {
+                    rng.random_range(0.5..2.0)
+                }
+            })
+            .collect();
+        let total: f64 = costs.iter().sum();
+        // naive Bayes path
+        let nb = random_nb(&mut rng, n, round % 3 == 0);
+        let model = NaiveBayesAgreement::new(&nb, round % 2, t)?;
+        // general path on a random network (features = all non-class variables)
+        let net = random_network(&mut rng, 7);
+        let clf = ThresholdClassifier {
+            class: 0,
+            positive_state: 0,
+            features: (1..7).collect(),
+            threshold: t,
+        };
+        let joint = JointAgreement::new(&net, &clf, &ve, 1 << 20)?;
+        for frac in [0.0, 0.2, 0.34, 0.5, 0.8, 1.0] {
+            let budget = (total * frac).floor();
+            let ex = exhaustive_maa(&model, &costs, budget)?;
+            let jcosts = &costs[..6.min(n)];
+            let jcosts: Vec<f64> = jcosts
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(1.0))
+                .take(6)
+                .collect();
+            let jbudget = (jcosts.iter().sum::<f64>() * frac).floor();
+            let jex = exhaustive_maa(&joint, &jcosts, jbudget)?;
+            for order in ORDERS {
+                let bb = BranchAndBound { order }.run(&model, &costs, budget)?;
+                assert!(
+                    (bb.eca - ex.eca).abs() < 1e-12,
+                    "round {round} {order:?} budget {budget}: {bb:?} vs {ex:?}"
+                );
+                let cost: f64 = bb.subset.iter().map(|&i| costs[i]).sum();
+                assert!(cost <= budget + 1e-9);
+                let jb = BranchAndBound { order }.run(&joint, &jcosts, jbudget)?;
+                assert!(
+                    (jb.eca - jex.eca).abs() < 1e-12,
+                    "general round {round} {order:?} budget {jbudget}: {jb:?} vs {jex:?}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn trimbn_table6_protocol_is_exact_and_evaluates_fewer_than_exhaustive() -> Result<(), BayesError> {
+    let dir = need_data!("trimbn_networks");
+    for name in ["bupa", "pima", "ident", "anatomy", "heart"] {
+        let p = read_trimbn_json(&dir.join(format!("derived/{name}.nb.json")))?;
+        let n = p.feature_names.len();
+        let costs = vec![1.0; n];
+        let budget = (n / 3) as f64;
+        let feasible = feasible_subsets(&costs, budget)?.len() as u64;
+        for t in [0.1, 0.3, 0.5, 0.7, 0.9] {
+            let model = NaiveBayesAgreement::new(&p.model, p.positive_state, t)?;
+            let bb = branch_and_bound(&model, &costs, budget)?;
+            let ex = exhaustive_maa(&model, &costs, budget)?;
+            assert!((bb.eca - ex.eca).abs() < 1e-12, "{name} T={t}");
+            // every criterion and bound evaluation counted; fewer than exhaustive search
+            assert!(
+                bb.evaluations() < feasible,
+                "{name} T={t}: {} evaluations, {feasible} feasible subsets",
+                bb.evaluations()
+            );
+        }
+    }
+    Ok(())
 }
 
 #[test]
