@@ -546,10 +546,14 @@ fn tuple_matches(lit: &CLit, t: &[u32], b: &[u32]) -> bool {
     })
 }
 
+/// Posting lists up to this long are scanned instead of hashing the ground tuple.
+const SCAN_POSTINGS: usize = 16;
+
 #[inline]
 fn ground_holds(rel: &Relation, lit: &CLit, b: &[u32]) -> bool {
     let mut key = [0u32; 8];
     if lit.args.len() <= 8 {
+        let n = lit.args.len();
         for (k, a) in lit.args.iter().enumerate() {
             key[k] = match *a {
                 CArg::Bound(s) => b[s as usize],
@@ -557,7 +561,26 @@ fn ground_holds(rel: &Relation, lit: &CLit, b: &[u32]) -> bool {
                 CArg::Free(_) => return false,
             };
         }
-        rel.contains(&key[..lit.args.len()])
+        // The shortest posting list among the arguments: empty means false, short
+        // ones are scanned (cheaper than hashing the tuple).
+        let mut best: Option<&[u32]> = None;
+        for (pos, &c) in key[..n].iter().enumerate() {
+            let rows = rel.rows_with(pos, c);
+            if rows.is_empty() {
+                return false;
+            }
+            if best.is_none_or(|r| rows.len() < r.len()) {
+                best = Some(rows);
+            }
+        }
+        match best {
+            Some(rows) if rows.len() <= SCAN_POSTINGS => {
+                let key = &key[..n];
+                rows.iter()
+                    .any(|&r| rel.tuple(r).iter().zip(key).all(|(x, y)| x == y))
+            }
+            _ => rel.contains(&key[..n]),
+        }
     } else {
         let key: Vec<u32> = lit
             .args
@@ -1045,8 +1068,7 @@ impl<'a> Learner<'a> {
             let mut pairs = Vec::new();
             // A bridger is free (BoostSRL's `maxFreeBridgersInBody`): it always comes
             // with one more literal, even when node tests have one literal.
-            if (self.p.max_node_literals >= 2 || bridger) && room >= 2 && !new_types.is_empty()
-            {
+            if (self.p.max_node_literals >= 2 || bridger) && room >= 2 && !new_types.is_empty() {
                 let mut scope = node.var_types.clone();
                 scope.extend_from_slice(&new_types);
                 let seconds =
