@@ -3,6 +3,7 @@
 use crate::context::{Context, Report};
 
 mod collective;
+mod collective_synthetic;
 mod datasets;
 mod sen_getoor;
 mod soft_rfgb;
@@ -28,6 +29,7 @@ pub fn all() -> Vec<Experiment> {
         sen_getoor::synthetic(),
         sen_getoor::intel(),
         collective::experiment(),
+        collective_synthetic::experiment(),
         soft_rfgb::experiment(),
         trimming::experiment(),
         uknn::experiment(),
