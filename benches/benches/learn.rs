@@ -8,16 +8,28 @@
 //!
 //! Run with short settings, e.g.
 //! `cargo bench -p srl-benches --bench learn -- --warm-up-time 1 --measurement-time 3`.
+//!
+//! Group `mn_cora` (needs `SRL_DATA_DIR` with `cora/`, skipped otherwise): MN training on
+//! the training nodes of one Cora 10-fold random-sampling fold (2437 nodes, 1433 words, 7
+//! labels), as the `collective-classification` experiment trains it, by maximum
+//! likelihood with loopy-BP marginals (the old experiment setting: L-BFGS ≤ 30
+//! iterations, LBP ≤ 20 iterations at tolerance 1e-3) and by maximum pseudo-likelihood
+//! (L-BFGS ≤ 500 iterations, tolerance 1e-6, no inference). The test accuracy of both
+//! models (LBP at test time, training labels clamped) is printed to stderr once, so the
+//! speed-up is read at equal accuracy:
+//! `SRL_DATA_DIR=/work/shared/data cargo bench -p srl-benches --bench learn -- mn_cora`.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
-use srl_graph::{KFold, NodeId, SenGetoorParams, SyntheticGraph};
+use srl_graph::{
+    KFold, LinqsOptions, NodeId, RelationalGraph, SenGetoorParams, SyntheticGraph, load_linqs,
+};
 use srl_infer::LoopyBp;
 use srl_learn::{
-    CostSensitiveMarkovNetworkParams, Lambda, LogisticRegressionParams,
+    CostSensitiveMarkovNetworkParams, Lambda, LogisticRegressionParams, RelationalMarkovNetwork,
     RelationalMarkovNetworkParams,
 };
 
@@ -90,5 +102,90 @@ fn training(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, training);
+/// Cora with fold 0 of a seeded 10-fold RS split: the graph with the test labels hidden,
+/// the training mask and the true labels.
+fn cora_fold() -> Option<(RelationalGraph, Vec<bool>, Vec<Option<u32>>)> {
+    let dir = std::path::PathBuf::from(std::env::var_os("SRL_DATA_DIR")?).join("cora");
+    let (graph, _) = load_linqs(&dir, "cora", &LinqsOptions::default()).ok()?;
+    let mut rng = ChaCha8Rng::seed_from_u64(20061001);
+    let split = KFold::random(graph.num_nodes(), 10, &mut rng)
+        .ok()?
+        .split(0);
+    let truth = graph.labels().to_vec();
+    let hidden = graph
+        .with_labels(split.observed_labels(&graph).ok()?)
+        .ok()?;
+    Some((hidden, split.train_mask(), truth))
+}
+
+/// Test accuracy of `model` with LBP at test time, training labels clamped.
+fn test_accuracy(
+    model: &RelationalMarkovNetwork,
+    hidden: &RelationalGraph,
+    train: &[bool],
+    truth: &[Option<u32>],
+) -> f64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let m = model
+        .marginals(hidden, hidden.labels(), &LoopyBp::default(), &mut rng)
+        .expect("inference runs");
+    let (mut hit, mut total) = (0usize, 0usize);
+    for v in (0..hidden.num_nodes()).filter(|&v| !train[v]) {
+        let p = m.node(NodeId::new(v));
+        let best = (0..p.len()).fold(0, |b, a| if p[a] > p[b] { a } else { b });
+        hit += usize::from(truth[v] == Some(best as u32));
+        total += 1;
+    }
+    hit as f64 / total.max(1) as f64
+}
+
+#[allow(clippy::print_stderr)]
+fn mn_cora(c: &mut Criterion) {
+    let Some((hidden, train, truth)) = cora_fold() else {
+        eprintln!("mn_cora: skipped, set SRL_DATA_DIR to a folder with cora/");
+        return;
+    };
+    let likelihood = RelationalMarkovNetworkParams {
+        max_iters: 30,
+        ..RelationalMarkovNetworkParams::default()
+    };
+    let bp = LoopyBp {
+        max_iters: 20,
+        tol: 1e-3,
+        ..LoopyBp::default()
+    };
+    let pseudo = RelationalMarkovNetworkParams {
+        max_iters: 500,
+        tol: 1e-6,
+        ..RelationalMarkovNetworkParams::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let a = likelihood
+        .fit(&hidden, &train, &bp, &mut rng)
+        .expect("likelihood fit");
+    let b = pseudo
+        .fit_pseudo_likelihood(&hidden, &train)
+        .expect("pseudo-likelihood fit");
+    eprintln!(
+        "mn_cora: test accuracy (LBP, training labels clamped): likelihood/lbp {:.4} \
+         ({} L-BFGS iterations), pseudo-likelihood {:.4} ({} L-BFGS iterations, {})",
+        test_accuracy(&a, &hidden, &train, &truth),
+        a.report().iterations,
+        test_accuracy(&b, &hidden, &train, &truth),
+        b.report().iterations,
+        b.report().termination,
+    );
+    let mut g = c.benchmark_group("mn_cora");
+    g.sample_size(10);
+    g.bench_function("fit/likelihood/lbp<=20,tol=1e-3/iters<=30", |bench| {
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        bench.iter(|| likelihood.fit(black_box(&hidden), &train, &bp, &mut rng))
+    });
+    g.bench_function("fit/pseudo_likelihood/iters<=500", |bench| {
+        bench.iter(|| pseudo.fit_pseudo_likelihood(black_box(&hidden), &train))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, training, mn_cora);
 criterion_main!(benches);
