@@ -244,10 +244,13 @@ impl LocalClassifier for LocalBernoulliGaussianNaiveBayes {
         num_classes: usize,
     ) -> Result<(), BayesError> {
         let p = self.params;
-        if !(p.alpha.is_finite() && p.alpha > 0.0)
-            || !(p.prior_alpha.is_finite() && p.prior_alpha >= 0.0)
-            || !(p.min_std.is_finite() && p.min_std > 0.0)
-        {
+        let valid = p.alpha.is_finite()
+            && p.alpha > 0.0
+            && p.prior_alpha.is_finite()
+            && p.prior_alpha >= 0.0
+            && p.min_std.is_finite()
+            && p.min_std > 0.0;
+        if !valid {
             return Err(BayesError::data(format!(
                 "invalid smoothing constants {p:?}: need alpha > 0, prior_alpha >= 0, min_std > 0"
             )));
