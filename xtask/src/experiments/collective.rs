@@ -1044,10 +1044,10 @@ mod tests {
         // RS folds partition the nodes: the per-node average is the pooled accuracy, and
         // M against itself is the same number.
         let m = matched_accuracy(g.num_nodes(), &res, &res, setup.methods.len()).expect("m");
-        for i in 0..setup.methods.len() {
-            let pooled = res.accuracy[i].iter().sum::<f64>() / res.accuracy[i].len() as f64;
-            assert!((res.per_node[i] - pooled).abs() < 0.01);
-            assert!((m[i] - res.per_node[i]).abs() < 1e-12);
+        for ((acc, &per_node), &matched) in res.accuracy.iter().zip(&res.per_node).zip(&m) {
+            let pooled = acc.iter().sum::<f64>() / acc.len() as f64;
+            assert!((per_node - pooled).abs() < 0.01);
+            assert!((matched - per_node).abs() < 1e-12);
         }
         // the inner CV chose a grid value on every split and reported each grid accuracy
         assert_eq!(res.lr_c.len(), 3);
