@@ -184,8 +184,8 @@ impl Default for BernoulliGaussianParams {
 /// ```
 ///
 /// This is how a Weka-style naive Bayes treats binary word indicators and numeric count
-/// features, the local classifier of Sen et al. (2008)'s NB rows (their implementation
-/// used Weka-style learners; the slides name only "naive Bayes"). Unlike the multinomial
+/// features; the collective-classification experiment reports it as the NB of Sen et al.
+/// (2008)'s table (the slides name only "naive Bayes"). Unlike the multinomial
 /// [`LocalNaiveBayes`], the neighbour counts do not share one distribution with the
 /// words, so one strongly homophilous count cannot outweigh dozens of word indicators by
 /// construction. Prediction is sparse: `O(nnz · k + r · k)` per row, using the precomputed
