@@ -250,6 +250,14 @@ fn prepend(line: &str, bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The bytes after the first `\n` (nothing if there is none).
+fn after_first_line(bytes: &[u8]) -> &[u8] {
+    bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(&[][..], |i| &bytes[i + 1..])
+}
+
 /// Stages one verified file.
 fn stage(staging: &Path, sum: &FileSum, bytes: &[u8]) -> Result<(), DataError> {
     let dest = staging.join(sum.path);
@@ -336,6 +344,7 @@ pub fn fetch(
                     Transform::None => bytes,
                     Transform::Gzip => gzip(&bytes),
                     Transform::PrependLine(l) => prepend(l, &bytes),
+                    Transform::ReplaceFirstLine(l) => prepend(l, after_first_line(&bytes)),
                 };
                 stage(&staging.0, sum, &bytes)?;
                 staged.push(sum);
@@ -374,6 +383,9 @@ pub fn fetch(
                     let bytes = match (gz, src.transform) {
                         (true, _) => gzip(bytes),
                         (false, Transform::PrependLine(l)) => prepend(l, bytes),
+                        (false, Transform::ReplaceFirstLine(l)) => {
+                            prepend(l, after_first_line(bytes))
+                        }
                         (false, _) => bytes.clone(),
                     };
                     stage(&staging.0, sum, &bytes)?;
@@ -424,6 +436,8 @@ mod tests {
     #[test]
     fn transforms() {
         assert_eq!(prepend("h", b"1\n2"), b"h\n1\n2\n");
+        assert_eq!(prepend("h", after_first_line(b"old\n1\n")), b"h\n1\n");
+        assert_eq!(after_first_line(b"no newline"), b"");
         let g = gzip(b"hello");
         let mut d = flate2::read::GzDecoder::new(&g[..]);
         let mut s = String::new();

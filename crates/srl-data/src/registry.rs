@@ -40,6 +40,9 @@ pub enum Transform {
     Gzip,
     /// Prepend this header line (and end the file with a newline).
     PrependLine(&'static str),
+    /// Replace the first line (a header added by the source) with this one (and end the
+    /// file with a newline).
+    ReplaceFirstLine(&'static str),
 }
 
 /// A public download address.

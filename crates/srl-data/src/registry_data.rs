@@ -2006,7 +2006,12 @@ pub static DATASETS: &[Dataset] = &[
             sha256: "ab7c9f801a6fc0568605bda3796a3962d0b940a19ced4060fb1e2ff98438b5cc",
             plain_sha256: None,
         }],
-        sources: &[],
+        sources: &[Source {
+            kind: SourceKind::Raw,
+            url: "https://raw.githubusercontent.com/amritmaj/SVM-Tree/fe84201f69778d5c9405025d3c783f80ee5c6780/bupa.data",
+            dest: "bupa.csv",
+            transform: Transform::ReplaceFirstLine("mcv,alkphos,sgpt,sgot,gammagt,drinks,selector"),
+        }],
     },
     Dataset {
         name: "uci_heart_statlog",
@@ -2026,7 +2031,14 @@ pub static DATASETS: &[Dataset] = &[
             sha256: "a5195b7562ca4f48bda400649bfee2a7d7ed70ff72fb5cc0c486c68fd68f7f62",
             plain_sha256: None,
         }],
-        sources: &[],
+        sources: &[Source {
+            kind: SourceKind::Raw,
+            url: "https://raw.githubusercontent.com/peter-biz/AI-Project-1/83b4c0623db63e2247ecd8e25d43c6a41e640f6d/heart%2Bdisease/processed.cleveland.data",
+            dest: "processed_cleveland.csv",
+            transform: Transform::PrependLine(
+                "age,sex,cp,trestbps,chol,fbs,restecg,thalach,exang,oldpeak,slope,ca,thal,num",
+            ),
+        }],
     },
     Dataset {
         name: "uci_voting",
@@ -2043,7 +2055,14 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: None,
             },
         ],
-        sources: &[],
+        sources: &[Source {
+            kind: SourceKind::Raw,
+            url: "https://raw.githubusercontent.com/gowriks12/Voting_data_analysis/3000a5af0fab350cf6b0c5e5cef005b9f5240f2e/house-votes-84.data",
+            dest: "house-votes-84.csv",
+            transform: Transform::ReplaceFirstLine(
+                "class,handicapped-infants,water-project-cost-sharing,adoption-of-the-budget-resolution,physician-fee-freeze,el-salvador-aid,religious-groups-in-schools,anti-satellite-test-ban,aid-to-nicaraguan-contras,mx-missile,immigration,synfuels-corporation-cutback,education-spending,superfund-right-to-sue,crime,duty-free-exports,export-administration-act-south-africa",
+            ),
+        }],
     },
     Dataset {
         name: "uci_hepatitis",

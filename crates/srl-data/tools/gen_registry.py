@@ -30,6 +30,9 @@ USED_BY = {
 
 PIMA_HEADER = "pregnant,glucose,pressure,triceps,insulin,mass,pedigree,age,class"
 GLASS_HEADER = "id,RI,Na,Mg,Al,Si,K,Ca,Ba,Fe,type"
+BUPA_HEADER = "mcv,alkphos,sgpt,sgot,gammagt,drinks,selector"
+CLEVELAND_HEADER = "age,sex,cp,trestbps,chol,fbs,restecg,thalach,exang,oldpeak,slope,ca,thal,num"
+VOTING_HEADER = open(os.path.join(ROOT, "uci_voting", "house-votes-84.csv")).readline().rstrip("\n")
 
 
 def sources(name, files):
@@ -47,6 +50,16 @@ def sources(name, files):
     if name == "uci_glass":
         return [("Raw", f"{BROWNLEE}/glass.data", "glass.csv", f"PrependLine({GLASS_HEADER!r})"),
                 ("Raw", f"{BROWNLEE}/glass.names", "glass.names", "None")]
+    if name == "uci_bupa":
+        base = f"{RAW}/amritmaj/SVM-Tree/fe84201f69778d5c9405025d3c783f80ee5c6780"
+        return [("Raw", f"{base}/bupa.data", "bupa.csv", f"ReplaceFirstLine({BUPA_HEADER!r})")]
+    if name == "uci_heart_cleveland":
+        # The same 303 lines as heart_uci's processed.cleveland.data (verified byte for byte), with a header.
+        base = f"{RAW}/peter-biz/AI-Project-1/83b4c0623db63e2247ecd8e25d43c6a41e640f6d/heart%2Bdisease"
+        return [("Raw", f"{base}/processed.cleveland.data", "processed_cleveland.csv", f"PrependLine({CLEVELAND_HEADER!r})")]
+    if name == "uci_voting":
+        base = f"{RAW}/gowriks12/Voting_data_analysis/3000a5af0fab350cf6b0c5e5cef005b9f5240f2e"
+        return [("Raw", f"{base}/house-votes-84.data", "house-votes-84.csv", f"ReplaceFirstLine({VOTING_HEADER!r})")]
     if name == "boostsrl_imdb":
         return [("Zip", f"{SRLEARN}/Datasets/IMDB/IMDB.zip", "female_gender_single_split/", "None"),
                 ("Zip", f"{SRLEARN}/Datasets/IMDB/imdb_workedunder.zip", "workedunder_5fold/", "None")]
@@ -107,8 +120,9 @@ for name in USED_BY:
     print("        ],")
     print("        sources: &[")
     for kind, url, dest, tr in sources(name, [f for f, _ in files]):
-        if tr.startswith("PrependLine("):
-            tr = "PrependLine(" + rs(eval(tr[len("PrependLine("):-1])) + ")"
+        for t in ("PrependLine(", "ReplaceFirstLine("):
+            if tr.startswith(t):
+                tr = t + rs(eval(tr[len(t):-1])) + ")"
         print(f"            Source {{ kind: SourceKind::{kind}, url: {rs(url)}, dest: {rs(dest)}, transform: Transform::{tr} }},")
     print("        ],")
     print("    },")
