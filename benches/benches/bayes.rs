@@ -1,5 +1,7 @@
 //! Criterion benches for srl-bayes: branch-and-bound trimming of the seven TrimBN naive
-//! Bayes models (T = 0.5, unit costs, budget floor(n/3)), with both branching orders; the
+//! Bayes models (T = 0.5, unit costs, budget floor(n/3)), with the three branching orders;
+//! hepatitis at Table 6's settings (each threshold); Figure 7's largest network (win95pts,
+//! 16 leaves); the
 //! two naive-Bayes MPA algorithms on hepatitis; the general (joint-table) path and
 //! variable elimination on seeded random networks.
 //!
@@ -10,7 +12,7 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use rand::{RngExt as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
 use srl_bayes::io::read_trimbn_json;
@@ -23,6 +25,9 @@ fn data_dir() -> PathBuf {
     std::env::var_os("SRL_DATA_DIR")
         .map_or_else(|| PathBuf::from("/work/shared/data"), PathBuf::from)
 }
+
+/// The win95pts classes drawn by `cargo xtask reproduce trimming` (seed 20061001).
+const FIGURE7_CLASSES: [&str; 3] = ["PrtPaper", "PrtPScript", "PrntrAccptsTrtyp"];
 
 fn trimbn(c: &mut Criterion) {
     let dir = data_dir().join("trimbn_networks/derived");
@@ -53,6 +58,10 @@ fn trimbn(c: &mut Criterion) {
             continue;
         };
         for (order, label) in [
+            (
+                FeatureOrder::DecreasingInformation,
+                "decreasing_information",
+            ),
             (FeatureOrder::DecreasingMpa, "decreasing_mpa"),
             (FeatureOrder::Given, "given"),
         ] {
@@ -62,6 +71,19 @@ fn trimbn(c: &mut Criterion) {
             });
         }
         if name == "hepatitis" {
+            // Table 6's settings: unit costs, budget floor(n/3), each threshold
+            let unit = vec![1.0; n];
+            for t in [0.1, 0.3, 0.5, 0.7, 0.9] {
+                let Ok(m) = NaiveBayesAgreement::new(&p.model, p.positive_state, t) else {
+                    continue;
+                };
+                g.bench_function(
+                    BenchmarkId::new("table6/hepatitis", format!("n={n}/budget={budget}/T={t}")),
+                    |b| {
+                        b.iter(|| BranchAndBound::default().run(black_box(&m), &unit, budget));
+                    },
+                );
+            }
             let all = (1u64 << n) - 1;
             for k in [6usize, 12, 17] {
                 let s = (1u64 << k) - 1;
@@ -150,12 +172,79 @@ fn general(c: &mut Criterion) {
         g.bench_function(
             BenchmarkId::new("bnb", format!("n={n}/features={f}/budget={}", f / 3)),
             |b| {
-                b.iter(|| BranchAndBound::default().run(black_box(&model), &costs, (f / 3) as f64));
+                // a fresh model (empty cache) per run
+                b.iter_batched(
+                    || model.clone(),
+                    |m| BranchAndBound::default().run(&m, &costs, (f / 3) as f64),
+                    BatchSize::LargeInput,
+                );
             },
         );
     }
     g.finish();
 }
 
-criterion_group!(benches, trimbn, general);
+/// Figure 7's largest network: win95pts (76 variables, 16 leaves as features, budget 5),
+/// with the classes the `trimming` experiment draws; the joint compiled once by VE, then
+/// branch and bound from an empty cache at each threshold.
+fn figure7(c: &mut Criterion) {
+    let path = data_dir().join("bnlearn_bif/win95pts.bif.gz");
+    let Ok(net) = srl_bayes::io::read_bif(&path) else {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("{} missing: skipping figure7/*", path.display());
+        }
+        return;
+    };
+    let mut g = c.benchmark_group("figure7");
+    g.sample_size(10);
+    let ve = VariableElimination {
+        max_entries: 1 << 25,
+    };
+    let features = net.leaves();
+    let f = features.len();
+    let costs = vec![1.0; f];
+    let budget = (f / 3) as f64;
+    for class_name in FIGURE7_CLASSES {
+        let Ok(class) = net.id(class_name) else {
+            continue;
+        };
+        let clf = ThresholdClassifier {
+            class,
+            positive_state: 0,
+            features: features.clone(),
+            threshold: 0.5,
+        };
+        g.bench_function(
+            BenchmarkId::new("ve_joint/win95pts", format!("{class_name}/features={f}")),
+            |b| {
+                b.iter(|| JointAgreement::new(black_box(&net), &clf, &ve, 1 << 24));
+            },
+        );
+        let Ok(joint) = JointAgreement::new(&net, &clf, &ve, 1 << 24) else {
+            continue;
+        };
+        for t in [0.1, 0.5, 0.9] {
+            let Ok(model) = joint.with_threshold(t) else {
+                continue;
+            };
+            g.bench_function(
+                BenchmarkId::new(
+                    "bnb/win95pts",
+                    format!("{class_name}/features={f}/budget={budget}/T={t}"),
+                ),
+                |b| {
+                    b.iter_batched(
+                        || model.clone(),
+                        |m| BranchAndBound::default().run(&m, &costs, budget),
+                        BatchSize::LargeInput,
+                    );
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, trimbn, general, figure7);
 criterion_main!(benches);

@@ -118,3 +118,126 @@ mod tests {
         assert!(line_plot("empty", "x", "y", &[]).is_err());
     }
 }
+
+/// One layer of a scatter plot: markers (and optionally a connecting line).
+#[derive(Clone, Debug)]
+pub struct ScatterLayer {
+    /// Legend label (empty: no legend entry).
+    pub label: String,
+    /// `(x, y)` points (joined in the given order when `line`).
+    pub points: Vec<(f64, f64)>,
+    /// Marker radius in pixels (0: no markers).
+    pub radius: u32,
+    /// Whether to join the points by a line.
+    pub line: bool,
+    /// Palette index of the colour (`Palette99`); `None` = light grey.
+    pub color: Option<usize>,
+}
+
+/// Renders a scatter plot of `layers` (drawn in order, later layers on top) with a
+/// legend to an SVG string; the axes span all finite points.
+///
+/// # Errors
+/// When there is no finite point or plotters fails to draw.
+#[allow(dead_code)]
+pub fn scatter_plot(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    layers: &[ScatterLayer],
+) -> anyhow::Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, 540)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let pts = layers
+            .iter()
+            .flat_map(|l| l.points.iter())
+            .filter(|p| p.0.is_finite() && p.1.is_finite());
+        let (xmin, xmax, ymin, ymax) = pts.fold(
+            (
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+            ),
+            |(a, b, c, d), p| (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1)),
+        );
+        anyhow::ensure!(
+            xmin.is_finite() && ymin.is_finite(),
+            "no finite points to plot"
+        );
+        let xpad = ((xmax - xmin) * 0.05).max(1e-6);
+        let ypad = ((ymax - ymin) * 0.05).max(1e-6);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d((xmin - xpad)..(xmax + xpad), (ymin - ypad)..(ymax + ypad))?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()?;
+        for l in layers {
+            let color = l.color.map_or(RGBAColor(170, 170, 170, 1.0), |i| {
+                Palette99::pick(i).to_rgba()
+            });
+            let r = l.radius;
+            if l.line {
+                chart.draw_series(LineSeries::new(
+                    l.points.iter().copied(),
+                    color.stroke_width(2),
+                ))?;
+            }
+            let markers = chart.draw_series(
+                l.points
+                    .iter()
+                    .filter(|_| r > 0)
+                    .map(|&p| Circle::new(p, r, color.filled())),
+            )?;
+            if !l.label.is_empty() {
+                markers
+                    .label(l.label.clone())
+                    .legend(move |(x, y)| Circle::new((x + 9, y), r.max(3), color.filled()));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod scatter_tests {
+    use super::*;
+
+    #[test]
+    fn scatter_plot_renders_layers_and_rejects_empty_input() {
+        let layers = vec![
+            ScatterLayer {
+                label: "subsets".into(),
+                points: vec![(0.9, 0.7), (0.95, 0.72), (0.8, 0.75)],
+                radius: 2,
+                line: false,
+                color: None,
+            },
+            ScatterLayer {
+                label: "Pareto frontier".into(),
+                points: vec![(0.8, 0.75), (0.95, 0.72)],
+                radius: 0,
+                line: true,
+                color: Some(0),
+            },
+        ];
+        let svg = scatter_plot("Figure 5", "ECA", "CV accuracy", &layers).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("Pareto frontier"));
+        assert!(scatter_plot("empty", "x", "y", &[]).is_err());
+    }
+}

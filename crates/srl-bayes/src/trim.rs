@@ -310,19 +310,50 @@ fn info_gain_of(stats: &[YStat]) -> f64 {
 }
 
 /// The general-network path: the exact joint weights `Pr(x, d)`, `Pr(x, ¬d)` over every
-/// instantiation `x` of the features, computed once by variable elimination; each subset
-/// is then one pass over that table.
-#[derive(Clone, Debug)]
+/// instantiation `x` of the features, computed once by variable elimination ("compile
+/// once"); each subset's statistics are then a marginal of that table.
+///
+/// **Shared work.** The per-instantiation statistics of a subset `Y` (`Pr(y, d)`,
+/// `Pr(y, ¬d)`, `Pr(y) Q(y)`) are sums over `x`, so the table of any superset `V ⊇ Y`
+/// marginalises to `Y`'s. Tables of at least [`JointAgreement::CACHE_MIN`] entries are
+/// kept in a least-recently-used cache (at most twice the size of the full table in
+/// total), and each evaluation starts from the smallest cached superset. Branch and bound
+/// computes its bound on `U = I ∪ R` before searching below it, so the evaluations in a
+/// subtree marginalise from `U`'s table (shrinking with every excluded feature) instead of
+/// from the full joint.
+#[derive(Debug)]
 pub struct JointAgreement {
     cards: Vec<usize>,
-    w_pos: Vec<f64>,
-    w_neg: Vec<f64>,
-    alpha: Vec<bool>,
+    /// one [`YStat`] per full instantiation `x` (mixed radix, last feature fastest)
+    base: Vec<YStat>,
     total: f64,
     threshold: f64,
+    cache: std::sync::Mutex<Cache>,
+}
+
+#[derive(Debug, Default)]
+struct Cache {
+    entries: Vec<(u64, std::sync::Arc<Vec<YStat>>, u64)>,
+    clock: u64,
+    size: usize,
+}
+
+impl Clone for JointAgreement {
+    fn clone(&self) -> Self {
+        Self {
+            cards: self.cards.clone(),
+            base: self.base.clone(),
+            total: self.total,
+            threshold: self.threshold,
+            cache: std::sync::Mutex::default(),
+        }
+    }
 }
 
 impl JointAgreement {
+    /// Tables smaller than this are recomputed rather than cached.
+    pub const CACHE_MIN: usize = 512;
+
     /// Builds the table `Pr(X, D)` by [`VariableElimination`].
     ///
     /// # Errors
@@ -330,7 +361,8 @@ impl JointAgreement {
     /// more than `max_instantiations` joint states or an intermediate factor is too big.
     ///
     /// # Complexity
-    /// One VE run plus O(Π|X_i|) memory; each subset evaluation is O(Π|X_i|).
+    /// One VE run plus O(Π|X_i|) memory (three `f64` per instantiation); each subset
+    /// evaluation is linear in the size of the smallest cached superset table.
     pub fn new(
         net: &BayesianNetwork,
         clf: &ThresholdClassifier,
@@ -344,35 +376,139 @@ impl JointAgreement {
         scope.push(clf.class);
         let f = ve.joint(net, &scope, &[])?;
         let k = net.cardinality(clf.class);
-        let mut w_pos = Vec::with_capacity(f.values().len() / k);
-        let mut w_neg = Vec::with_capacity(f.values().len() / k);
-        let mut alpha = Vec::with_capacity(f.values().len() / k);
-        for row in f.values().chunks(k) {
-            let wd = row[clf.positive_state];
-            let wn = row.iter().sum::<f64>() - wd;
-            w_pos.push(wd);
-            w_neg.push(wn);
-            alpha.push(decide(wd, wn, clf.threshold));
-        }
+        let base: Vec<YStat> = f
+            .values()
+            .chunks(k)
+            .map(|row| {
+                let wd = row[clf.positive_state];
+                let wn = row.iter().sum::<f64>() - wd;
+                YStat {
+                    pos_class: wd,
+                    neg_class: wn,
+                    agree_pos: if decide(wd, wn, clf.threshold) {
+                        wd + wn
+                    } else {
+                        0.0
+                    },
+                }
+            })
+            .collect();
         let total = f.total();
         if total <= 0.0 {
             return Err(BayesError::ZeroProbabilityEvidence);
         }
         Ok(Self {
             cards,
-            w_pos,
-            w_neg,
-            alpha,
+            base,
             total,
             threshold: clf.threshold,
+            cache: std::sync::Mutex::default(),
+        })
+    }
+
+    /// The same joint with the original classifier's threshold set to `threshold` (no new
+    /// variable elimination; empty cache).
+    ///
+    /// # Errors
+    /// [`BayesError::InvalidQuery`] if `threshold ∉ [0, 1]`.
+    pub fn with_threshold(&self, threshold: f64) -> Result<Self, BayesError> {
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(BayesError::query("threshold outside [0, 1]"));
+        }
+        let base = self
+            .base
+            .iter()
+            .map(|s| YStat {
+                agree_pos: if decide(s.pos_class, s.neg_class, threshold) {
+                    s.pos_class + s.neg_class
+                } else {
+                    0.0
+                },
+                ..*s
+            })
+            .collect();
+        Ok(Self {
+            cards: self.cards.clone(),
+            base,
+            total: self.total,
+            threshold,
+            cache: std::sync::Mutex::default(),
         })
     }
 
     /// `α(x)` for the instantiation with flat index `x` (mixed radix over the features,
     /// last fastest).
+    ///
+    /// # Panics
+    /// If `x` is out of range.
     #[must_use]
     pub fn original_decision(&self, x: usize) -> bool {
-        self.alpha[x]
+        self.base[x].agree_pos > 0.0
+            || decide(
+                self.base[x].pos_class,
+                self.base[x].neg_class,
+                self.threshold,
+            )
+    }
+
+    /// Number of cached marginal tables and their total entries (for tests and benches).
+    #[must_use]
+    pub fn cache_stats(&self) -> (usize, usize) {
+        let c = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (c.entries.len(), c.size)
+    }
+
+    /// Marginalises `src` (a table over the features of `src_mask`, ascending, last
+    /// fastest) onto `dst_mask ⊆ src_mask`.
+    fn marginalise(&self, src_mask: u64, src: &[YStat], dst_mask: u64, out: &mut Vec<YStat>) {
+        let feats: Vec<usize> = (0..self.cards.len())
+            .filter(|&i| src_mask >> i & 1 == 1)
+            .collect();
+        let m = feats.len();
+        let mut stride = vec![0usize; m];
+        let mut size = 1usize;
+        for k in (0..m).rev() {
+            if dst_mask >> feats[k] & 1 == 1 {
+                stride[k] = size;
+                size *= self.cards[feats[k]];
+            }
+        }
+        out.clear();
+        out.resize(size, YStat::default());
+        if size == src.len() {
+            out.copy_from_slice(src);
+            return;
+        }
+        let cards: Vec<usize> = feats.iter().map(|&f| self.cards[f]).collect();
+        // the fastest-varying run of summed-out features is a contiguous block
+        let mut block = 1usize;
+        let mut kk = m;
+        while kk > 0 && stride[kk - 1] == 0 {
+            kk -= 1;
+            block *= cards[kk];
+        }
+        let mut digits = vec![0usize; kk];
+        let mut y = 0usize;
+        for chunk in src.chunks(block) {
+            let s = &mut out[y];
+            for x in chunk {
+                s.pos_class += x.pos_class;
+                s.neg_class += x.neg_class;
+                s.agree_pos += x.agree_pos;
+            }
+            for k in (0..kk).rev() {
+                digits[k] += 1;
+                y += stride[k];
+                if digits[k] < cards[k] {
+                    break;
+                }
+                y -= stride[k] * cards[k];
+                digits[k] = 0;
+            }
+        }
     }
 }
 
@@ -391,35 +527,55 @@ impl AgreementModel for JointAgreement {
     }
     fn subset_stats(&self, subset: u64, out: &mut Vec<YStat>) {
         let n = self.cards.len();
-        // y strides: mixed radix over the subset's features in order, last fastest
-        let mut ystride = vec![0usize; n];
-        let mut size = 1usize;
-        for i in (0..n).rev() {
-            if subset >> i & 1 == 1 {
-                ystride[i] = size;
-                size *= self.cards[i];
-            }
+        let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let subset = subset & full;
+        // the smallest cached superset, else the full table
+        let src = {
+            let mut c = self
+                .cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            c.clock += 1;
+            let now = c.clock;
+            let best = c
+                .entries
+                .iter_mut()
+                .filter(|e| e.0 & subset == subset)
+                .min_by_key(|e| e.1.len());
+            best.map(|e| {
+                e.2 = now;
+                (e.0, std::sync::Arc::clone(&e.1))
+            })
+        };
+        match &src {
+            Some((mask, table)) => self.marginalise(*mask, table, subset, out),
+            None => self.marginalise(full, &self.base, subset, out),
         }
-        out.clear();
-        out.resize(size, YStat::default());
-        let mut digits = vec![0usize; n];
-        let mut y = 0usize;
-        for x in 0..self.w_pos.len() {
-            let s = &mut out[y];
-            let (a, b) = (self.w_pos[x], self.w_neg[x]);
-            s.pos_class += a;
-            s.neg_class += b;
-            if self.alpha[x] {
-                s.agree_pos += a + b;
+        if out.len() >= Self::CACHE_MIN && src.as_ref().is_none_or(|s| s.0 != subset) {
+            let mut c = self
+                .cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if c.entries.iter().any(|e| e.0 == subset) {
+                return;
             }
-            for k in (0..n).rev() {
-                digits[k] += 1;
-                y += ystride[k];
-                if digits[k] < self.cards[k] {
-                    break;
-                }
-                y -= ystride[k] * self.cards[k];
-                digits[k] = 0;
+            let cap = 2 * self.base.len();
+            while c.size + out.len() > cap && !c.entries.is_empty() {
+                let (k, _) = c
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, e)| e.2)
+                    .map(|(k, e)| (k, e.2))
+                    .unwrap_or((0, 0));
+                let e = c.entries.swap_remove(k);
+                c.size -= e.1.len();
+            }
+            if c.size + out.len() <= cap {
+                let now = c.clock;
+                c.size += out.len();
+                c.entries
+                    .push((subset, std::sync::Arc::new(out.clone()), now));
             }
         }
     }

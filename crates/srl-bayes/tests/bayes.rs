@@ -517,6 +517,40 @@ fn branch_and_bound_is_exact_for_every_order_cost_and_budget() -> Result<(), Bay
 }
 
 #[test]
+fn joint_agreement_cache_gives_the_uncached_statistics() -> Result<(), BayesError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let ve = VariableElimination::default();
+    for round in 0..3 {
+        let net = random_network(&mut rng, 12);
+        let clf = ThresholdClassifier {
+            class: 0,
+            positive_state: 0,
+            features: (1..12).collect(),
+            threshold: [0.3, 0.5, 0.8][round],
+        };
+        let model = JointAgreement::new(&net, &clf, &ve, 1 << 22)?;
+        let n = 11;
+        let costs = vec![1.0; n];
+        let bb = branch_and_bound(&model, &costs, 4.0)?;
+        // branch and bound filled the cache with supersets' tables
+        assert!(model.cache_stats().0 > 0, "nothing cached");
+        let cold = model.clone();
+        assert_eq!(cold.cache_stats(), (0, 0));
+        for _ in 0..300 {
+            let s: u64 = rng.random_range(0..1u64 << n);
+            let (a, b) = (model.maa(s), cold.clone().maa(s));
+            // same value; the thresholds may differ by rounding (sums in another order)
+            assert!((a.value - b.value).abs() < 1e-12, "{s}: {a:?} vs {b:?}");
+            assert!((cold.eca(s, a.threshold) - b.value).abs() < 1e-12);
+            assert!((model.mpa(s) - cold.clone().mpa(s)).abs() < 1e-12);
+        }
+        let ex = exhaustive_maa(&cold, &costs, 4.0)?;
+        assert!((bb.eca - ex.eca).abs() < 1e-12, "round {round}");
+    }
+    Ok(())
+}
+
+#[test]
 fn trimbn_table6_protocol_is_exact_and_evaluates_fewer_than_exhaustive() -> Result<(), BayesError> {
     let dir = need_data!("trimbn_networks");
     for name in ["bupa", "pima", "ident", "anatomy", "heart"] {

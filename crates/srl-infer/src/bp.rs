@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::error::InferError;
 use crate::marginals::{Beliefs, Convergence, MapAssignment, Marginals, argmax, edge_offsets};
 use crate::mrf::{Kernels, PairwiseMrf};
 
@@ -122,30 +123,73 @@ impl LoopyBp {
     /// Node beliefs (and edge beliefs if `beliefs == NodesAndEdges`); for
     /// [`BpMode::MaxProduct`] these are normalised max-marginals. Observed variables get a
     /// point mass on their state.
+    ///
+    /// With zero potentials (hard constraints) a variable can end with every state at
+    /// probability zero (BP's zeros are sound: the evidence and constraints then admit no
+    /// assignment); its row is then uniform and the report says `converged: false`.
+    /// [`LoopyBp::try_run`] returns [`InferError::ZeroProbability`] instead.
     #[must_use]
     pub fn run(&self, mrf: &PairwiseMrf) -> Marginals {
-        let state = self.run_messages(mrf);
+        let (m, _) = self.run_checked(mrf);
+        m
+    }
+
+    /// [`LoopyBp::run`], or [`InferError::ZeroProbability`] naming the first variable
+    /// left with probability zero in every state by the zero potentials and the evidence.
+    ///
+    /// # Errors
+    /// [`InferError::ZeroProbability`] (only possible on a model with `-∞` entries).
+    pub fn try_run(&self, mrf: &PairwiseMrf) -> Result<Marginals, InferError> {
+        match self.run_checked(mrf) {
+            (m, None) => Ok(m),
+            (_, Some(v)) => Err(zero_error(v)),
+        }
+    }
+
+    fn run_checked(&self, mrf: &PairwiseMrf) -> (Marginals, Option<usize>) {
+        let mut state = self.run_messages(mrf);
+        let dead = state.mark_zero(mrf);
         let edge_log = match self.beliefs {
             Beliefs::NodesAndEdges => edge_beliefs(mrf, &state.msgs, &state.bel),
             Beliefs::NodesOnly => Vec::new(),
         };
-        Marginals::from_unnormalized(mrf, state.bel, edge_log, state.convergence)
+        let m = Marginals::from_unnormalized(mrf, state.bel, edge_log, state.convergence);
+        (m, dead)
     }
 
     /// Max-product decoding: runs with [`BpMode::MaxProduct`] (whatever `self.mode` is) and
     /// takes the argmax of every max-marginal (ties: smallest state). Exact on forests when
     /// the MAP is unique.
+    ///
+    /// With zero potentials, a variable left with no state of positive max-marginal gets
+    /// state 0 and the report says `converged: false` ([`LoopyBp::try_map`] errs instead).
     #[must_use]
     pub fn map(&self, mrf: &PairwiseMrf) -> MapAssignment {
+        self.map_checked(mrf).0
+    }
+
+    /// [`LoopyBp::map`], or [`InferError::ZeroProbability`] as [`LoopyBp::try_run`].
+    ///
+    /// # Errors
+    /// [`InferError::ZeroProbability`] (only possible on a model with `-∞` entries).
+    pub fn try_map(&self, mrf: &PairwiseMrf) -> Result<MapAssignment, InferError> {
+        match self.map_checked(mrf) {
+            (m, None) => Ok(m),
+            (_, Some(v)) => Err(zero_error(v)),
+        }
+    }
+
+    fn map_checked(&self, mrf: &PairwiseMrf) -> (MapAssignment, Option<usize>) {
         let cfg = Self {
             mode: BpMode::MaxProduct,
             ..*self
         };
-        let state = cfg.run_messages(mrf);
+        let mut state = cfg.run_messages(mrf);
+        let dead = state.mark_zero(mrf);
         let states = (0..mrf.num_nodes())
             .map(|v| argmax(&state.bel[mrf.state_off[v]..mrf.state_off[v + 1]]) as u32)
             .collect();
-        MapAssignment::new(mrf, states, state.convergence)
+        (MapAssignment::new(mrf, states, state.convergence), dead)
     }
 
     fn damping(&self) -> f64 {
@@ -192,7 +236,7 @@ impl LoopyBp {
             let residual = jobs
                 .into_par_iter()
                 .map_init(
-                    || vec![0.0; 4 * mrf.max_states.max(1)],
+                    || vec![0.0; 5 * mrf.max_states.max(1)],
                     |scratch, (range, out_chunk)| {
                         push_block(mrf, self.mode, damping, range, old, new, out_chunk, scratch)
                     },
@@ -222,6 +266,7 @@ impl LoopyBp {
         let mut msgs = vec![0.0; mrf.message_len()];
         let (mut b, mut cav, mut out, mut scratch) =
             (vec![0.0; k], vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        let mut ninf = vec![0.0; k];
         let mut convergence = Convergence {
             converged: mrf.num_edges() == 0,
             iterations: 0,
@@ -238,13 +283,23 @@ impl LoopyBp {
             let mut residual: f64 = 0.0;
             for i in 0..n {
                 let ki = mrf.num_states[i] as usize;
-                belief_into(mrf, &msgs, i, &mut b[..ki]);
+                if mrf.extreme {
+                    split_terms_into(mrf, &msgs, i, &mut b[..ki], &mut ninf[..ki]);
+                } else {
+                    belief_into(mrf, &msgs, i, &mut b[..ki]);
+                }
                 for s in mrf.in_off[i]..mrf.in_off[i + 1] {
                     let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
                     let kj = o1 - o0;
                     let so = mrf.slot_offset(i, s);
-                    for a in 0..ki {
-                        cav[a] = b[a] - msgs[so + a];
+                    if mrf.extreme {
+                        for a in 0..ki {
+                            cav[a] = cavity(b[a], ninf[a], msgs[so + a]);
+                        }
+                    } else {
+                        for a in 0..ki {
+                            cav[a] = b[a] - msgs[so + a];
+                        }
                     }
                     message(
                         self.mode,
@@ -287,27 +342,42 @@ impl LoopyBp {
         let out_len = mrf.out_off[slots];
         let mut sent = vec![0.0; out_len];
         let mut cand = vec![0.0; out_len];
+        // On an extreme model `bel` holds the finite part of each belief and `ninf` the
+        // number of -∞ terms (so the incremental update never computes ∞ − ∞).
         let mut bel = mrf.eff_unary.clone();
+        let mut ninf = Vec::new();
+        if mrf.extreme {
+            ninf = vec![0.0; bel.len()];
+            let (fin, cnt) = (bel.clone(), &mut ninf);
+            split_terms_start(&fin, &mut bel, cnt);
+        }
         let (mut cav, mut scratch) = (vec![0.0; k], vec![0.0; k]);
         let mut keys = vec![0.0; slots];
         // The pending message out of `i` along slot `s` of `i`'s block; returns its residual.
-        let mut candidate = |msgs: &[f64], sent: &[f64], cand: &mut [f64], bel: &[f64], i, s| {
-            let ki = mrf.num_states[i] as usize;
-            let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-            let so = mrf.slot_offset(i, s);
-            let bo = mrf.state_off[i];
-            for a in 0..ki {
-                cav[a] = bel[bo + a] - msgs[so + a];
-            }
-            let out = &mut cand[o0..o1];
-            let q = (mrf.in_kernel[s] ^ 1) as usize;
-            message(self.mode, &mrf.kernels, q, &cav[..ki], out, &mut scratch);
-            finish(out, &sent[o0..o1], damping)
-        };
+        let mut candidate =
+            |msgs: &[f64], sent: &[f64], cand: &mut [f64], bel: &[f64], ninf: &[f64], i, s| {
+                let ki = mrf.num_states[i] as usize;
+                let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+                let so = mrf.slot_offset(i, s);
+                let bo = mrf.state_off[i];
+                if mrf.extreme {
+                    for a in 0..ki {
+                        cav[a] = cavity(bel[bo + a], ninf[bo + a], msgs[so + a]);
+                    }
+                } else {
+                    for a in 0..ki {
+                        cav[a] = bel[bo + a] - msgs[so + a];
+                    }
+                }
+                let out = &mut cand[o0..o1];
+                let q = (mrf.in_kernel[s] ^ 1) as usize;
+                message(self.mode, &mrf.kernels, q, &cav[..ki], out, &mut scratch);
+                finish(out, &sent[o0..o1], damping)
+            };
         for i in 0..n {
             let block = mrf.in_off[i]..mrf.in_off[i + 1];
             for (s, key) in block.clone().zip(&mut keys[block]) {
-                *key = candidate(&msgs, &sent, &mut cand, &bel, i, s);
+                *key = candidate(&msgs, &sent, &mut cand, &bel, &ninf, i, s);
             }
         }
         let mut heap = IndexedMaxHeap::new(keys);
@@ -330,9 +400,17 @@ impl LoopyBp {
             // Incremental belief: b_j += m_new − m_old (O(k_j), not a rebuild over the
             // O(deg j) incoming messages).
             let bo = mrf.state_off[j];
-            for (a, o) in (o0..o1).enumerate() {
-                bel[bo + a] += cand[o] - msgs[to + a];
-                msgs[to + a] = cand[o];
+            if mrf.extreme {
+                for (a, o) in (o0..o1).enumerate() {
+                    remove_term(&mut bel[bo + a], &mut ninf[bo + a], msgs[to + a]);
+                    add_term(&mut bel[bo + a], &mut ninf[bo + a], cand[o]);
+                    msgs[to + a] = cand[o];
+                }
+            } else {
+                for (a, o) in (o0..o1).enumerate() {
+                    bel[bo + a] += cand[o] - msgs[to + a];
+                    msgs[to + a] = cand[o];
+                }
             }
             sent[o0..o1].copy_from_slice(&cand[o0..o1]);
             heap.update(s, 0.0);
@@ -342,7 +420,7 @@ impl LoopyBp {
                 if s2 == back {
                     continue;
                 }
-                let r = candidate(&msgs, &sent, &mut cand, &bel, j, s2);
+                let r = candidate(&msgs, &sent, &mut cand, &bel, &ninf, j, s2);
                 heap.update(s2, r);
                 computed += 1;
             }
@@ -371,6 +449,33 @@ struct BpState {
     msgs: Vec<f64>,
     bel: Vec<f64>,
     convergence: Convergence,
+}
+
+impl BpState {
+    /// On an extreme model: the first variable whose belief is `-∞` in every state (then
+    /// the run is reported as not converged). Ordinary models never have one.
+    fn mark_zero(&mut self, mrf: &PairwiseMrf) -> Option<usize> {
+        if !mrf.extreme {
+            return None;
+        }
+        let dead = (0..mrf.num_nodes()).find(|&v| {
+            self.bel[mrf.state_off[v]..mrf.state_off[v + 1]]
+                .iter()
+                .all(|&x| x == f64::NEG_INFINITY)
+        });
+        if dead.is_some() {
+            self.convergence.converged = false;
+        }
+        dead
+    }
+}
+
+fn zero_error(v: usize) -> InferError {
+    InferError::ZeroProbability {
+        node: Some(v),
+        cause: "belief propagation excluded every state (the zero potentials and the \
+                evidence admit no assignment)",
+    }
 }
 
 /// Node blocks of about [`BLOCK_SLOTS`] incoming slots each; boundaries in node indices,
@@ -461,7 +566,8 @@ fn push_block(
     let k = mrf.max_states.max(1);
     let (b, rest) = scratch.split_at_mut(k);
     let (cav, rest) = rest.split_at_mut(k);
-    let (out, u) = rest.split_at_mut(k);
+    let (out, rest) = rest.split_at_mut(k);
+    let (ninf, u) = rest.split_at_mut(k);
     let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
     if mode == BpMode::SumProduct && mrf.uniform_k == 2 && mrf.kernels.all_safe {
         return push_block_binary(mrf, damping, range, old, new, out_chunk, out0);
@@ -472,8 +578,21 @@ fn push_block(
         let base = mrf.msg_base[i];
         let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
         let b = &mut b[..ki];
-        b.copy_from_slice(&mrf.eff_unary[mrf.state_off[i]..mrf.state_off[i + 1]]);
-        if ki == 2 {
+        let ninf = &mut ninf[..ki];
+        if mrf.extreme {
+            // Finite part and number of -∞ terms, so cavities never compute ∞ − ∞.
+            let unary = &mrf.eff_unary[mrf.state_off[i]..mrf.state_off[i + 1]];
+            split_terms_start(unary, b, ninf);
+            for p in (base..base + ki * (s1 - s0)).step_by(ki) {
+                for a in 0..ki {
+                    add_term(&mut b[a], &mut ninf[a], load(p + a));
+                }
+            }
+        } else {
+            b.copy_from_slice(&mrf.eff_unary[mrf.state_off[i]..mrf.state_off[i + 1]]);
+        }
+        if mrf.extreme {
+        } else if ki == 2 {
             let (mut x0, mut x1) = (b[0], b[1]);
             for p in (base..base + 2 * (s1 - s0)).step_by(2) {
                 x0 += load(p);
@@ -495,8 +614,14 @@ fn push_block(
                 mrf.num_states[mrf.in_src[s] as usize] as usize
             };
             let so = base + (s - s0) * ki;
-            for a in 0..ki {
-                cav[a] = b[a] - load(so + a);
+            if mrf.extreme {
+                for a in 0..ki {
+                    cav[a] = cavity(b[a], ninf[a], load(so + a));
+                }
+            } else {
+                for a in 0..ki {
+                    cav[a] = b[a] - load(so + a);
+                }
             }
             let out = &mut out[..kj];
             message(
@@ -592,6 +717,10 @@ pub(crate) fn message(
     out: &mut [f64],
     u: &mut [f64],
 ) {
+    if ker.robust {
+        robust_message(mode, ker, q, cav, out);
+        return;
+    }
     let ki = cav.len();
     let kj = out.len();
     let off = ker.off[q];
@@ -661,7 +790,102 @@ pub(crate) fn message(
     out.iter_mut().for_each(|o| *o -= mx);
 }
 
-/// Applies damping against the old message, renormalises, returns `max |new − old|`.
+/// The message of kernel `q` on an extreme model, in the log domain, exact with `-∞`
+/// entries (a zero potential or an excluded state contributes nothing; an all-`-∞` cavity
+/// gives an all-`-∞` message, left unnormalised).
+fn robust_message(mode: BpMode, ker: &Kernels, q: usize, cav: &[f64], out: &mut [f64]) {
+    let ki = cav.len();
+    let kj = out.len();
+    let off = ker.off[q];
+    let table = &ker.log[off..off + ki * kj];
+    for (b, o) in out.iter_mut().enumerate() {
+        let mut mx = f64::NEG_INFINITY;
+        for a in 0..ki {
+            mx = mx.max(cav[a] + table[a * kj + b]);
+        }
+        *o = if mx == f64::NEG_INFINITY || mode == BpMode::MaxProduct {
+            mx
+        } else {
+            let mut sum = 0.0;
+            for a in 0..ki {
+                sum += (cav[a] + table[a * kj + b] - mx).exp();
+            }
+            mx + sum.ln()
+        };
+    }
+    let mx = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if mx > f64::NEG_INFINITY {
+        out.iter_mut().for_each(|o| *o -= mx);
+    }
+}
+
+/// Starts split sums from `init`: finite values into `fin`, `-∞` counted in `ninf`.
+#[inline]
+pub(crate) fn split_terms_start(init: &[f64], fin: &mut [f64], ninf: &mut [f64]) {
+    for ((f, c), &x) in fin.iter_mut().zip(ninf.iter_mut()).zip(init) {
+        *f = 0.0;
+        *c = 0.0;
+        add_term(f, c, x);
+    }
+}
+
+/// The belief of `v` (extreme models) as split sums: finite part and `-∞` count.
+pub(crate) fn split_terms_into(
+    mrf: &PairwiseMrf,
+    msgs: &[f64],
+    v: usize,
+    fin: &mut [f64],
+    ninf: &mut [f64],
+) {
+    let kv = fin.len();
+    split_terms_start(
+        &mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]],
+        fin,
+        ninf,
+    );
+    let base = mrf.msg_base[v];
+    let deg = mrf.in_off[v + 1] - mrf.in_off[v];
+    for m in msgs[base..base + kv * deg].chunks_exact(kv) {
+        for a in 0..kv {
+            add_term(&mut fin[a], &mut ninf[a], m[a]);
+        }
+    }
+}
+
+/// Adds the log-term `x` to a split sum.
+#[inline]
+pub(crate) fn add_term(fin: &mut f64, ninf: &mut f64, x: f64) {
+    if x == f64::NEG_INFINITY {
+        *ninf += 1.0;
+    } else {
+        *fin += x;
+    }
+}
+
+/// Removes the log-term `x` (previously added) from a split sum.
+#[inline]
+fn remove_term(fin: &mut f64, ninf: &mut f64, x: f64) {
+    if x == f64::NEG_INFINITY {
+        *ninf -= 1.0;
+    } else {
+        *fin -= x;
+    }
+}
+
+/// The split sum without the term `m` (a cavity): exact with `-∞` terms.
+#[inline]
+pub(crate) fn cavity(fin: f64, ninf: f64, m: f64) -> f64 {
+    if m == f64::NEG_INFINITY {
+        if ninf <= 1.0 { fin } else { f64::NEG_INFINITY }
+    } else if ninf > 0.0 {
+        f64::NEG_INFINITY
+    } else {
+        fin - m
+    }
+}
+
+/// Applies damping against the old message, renormalises, returns `max |new − old|`
+/// (entries `-∞` in both count as unchanged).
 #[inline]
 fn finish(out: &mut [f64], old: &[f64], damping: f64) -> f64 {
     if damping > 0.0 {
@@ -670,7 +894,9 @@ fn finish(out: &mut [f64], old: &[f64], damping: f64) -> f64 {
             *o = (1.0 - damping) * *o + damping * p;
             mx = mx.max(*o);
         }
-        out.iter_mut().for_each(|o| *o -= mx);
+        if mx > f64::NEG_INFINITY {
+            out.iter_mut().for_each(|o| *o -= mx);
+        }
     }
     let mut r: f64 = 0.0;
     for (o, &p) in out.iter().zip(old) {
@@ -689,6 +915,23 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
         .chain(std::iter::once(m))
         .collect();
     let chunks = split_by(&mut out, &bounds, &off);
+    // Extreme models: split beliefs so that cavities are exact with -∞ terms.
+    let (mut fin, mut ninf) = (Vec::new(), Vec::new());
+    if mrf.extreme {
+        fin = vec![0.0; bel.len()];
+        ninf = vec![0.0; bel.len()];
+        for v in 0..mrf.num_nodes() {
+            let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
+            split_terms_into(mrf, msgs, v, &mut fin[a..b], &mut ninf[a..b]);
+        }
+    }
+    let cav = |i: usize, m: f64| {
+        if mrf.extreme {
+            cavity(fin[i], ninf[i], m)
+        } else {
+            bel[i] - m
+        }
+    };
     chunks
         .into_par_iter()
         .zip(bounds.par_windows(2))
@@ -702,12 +945,14 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
                 let r = mrf.in_rev[s] as usize;
                 let (mo_u, mo_v) = (mrf.slot_offset(u, r), mrf.slot_offset(v, s));
                 let (bu, bv) = (mrf.state_off[u], mrf.state_off[v]);
-                let tab = &mrf.tables[mrf.edge_tables[e] as usize].log_values;
+                // Kernel 2t is table t as given (shifted to max 0 on an extreme model).
+                let ko = mrf.kernels.off[2 * mrf.edge_tables[e] as usize];
+                let tab = &mrf.kernels.log[ko..ko + ku * kv];
                 let dst = &mut chunk[off[e] - base..off[e + 1] - base];
                 for a in 0..ku {
-                    let cu = bel[bu + a] - msgs[mo_u + a];
+                    let cu = cav(bu + a, msgs[mo_u + a]);
                     for b in 0..kv {
-                        let cv = bel[bv + b] - msgs[mo_v + b];
+                        let cv = cav(bv + b, msgs[mo_v + b]);
                         dst[a * kv + b] = cu + cv + tab[a * kv + b];
                     }
                 }

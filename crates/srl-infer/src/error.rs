@@ -102,7 +102,44 @@ pub enum InferError {
         /// `k` of the variable.
         num_states: usize,
     },
-    /// More variables or edges than the `u32` index space holds.
+    /// A finite log-potential beyond [`crate::mrf::MAX_ABS_LOG_POTENTIAL`] in magnitude:
+    /// at that size `f64` rounding of sums of log-potentials exceeds `10^-4` nats, so the
+    /// answer could not be trusted. A hard zero is written `-∞` (or a 0 in a UAI table).
+    #[error(
+        "{what} at index {index} is {value}, beyond ±{limit:e}; \
+         use -inf (a zero potential) for a hard constraint"
+    )]
+    ExtremeValue {
+        /// What kind of value.
+        what: &'static str,
+        /// Flat index of the value.
+        index: usize,
+        /// The value.
+        value: f64,
+        /// The largest accepted magnitude.
+        limit: f64,
+    },
+    /// The evidence and the zero potentials (hard constraints) leave a variable, or the
+    /// whole model, with probability zero.
+    #[error("probability zero{}: {cause}", zero_subject(*.node))]
+    ZeroProbability {
+        /// The variable with no state of positive probability, when one is known.
+        node: Option<usize>,
+        /// Why.
+        cause: &'static str,
+    },
+    /// A Gibbs chain started in a state of probability zero (zero potentials) never reached
+    /// a state of positive probability, so it collected no sample.
+    #[error(
+        "the Gibbs chain stayed in states of probability zero for all {sweeps} sweeps \
+         (hard constraints); start it elsewhere or use loopy BP"
+    )]
+    NoFeasibleSample {
+        /// Sweeps run.
+        sweeps: usize,
+    },
+    /// More variables or edges than the `u32` index space holds, or a table, message
+    /// array or pool larger than the documented limits (checked before allocating).
     #[error("too many {what}: {count}")]
     TooLarge {
         /// What overflowed.
@@ -165,4 +202,11 @@ pub enum InferError {
         /// The classifier's own error.
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+}
+
+fn zero_subject(node: Option<usize>) -> String {
+    match node {
+        Some(v) => format!(" for every state of variable {v}"),
+        None => " for every assignment of the model".to_string(),
+    }
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bp::BpMode;
+use crate::bp::{BpMode, add_term, cavity, split_terms_start};
 use crate::error::InferError;
 use crate::marginals::{Convergence, MapAssignment, Marginals, argmax, edge_offsets, log_sum_exp};
 use crate::mrf::PairwiseMrf;
@@ -65,33 +65,72 @@ struct Reduced {
     constant: f64,
 }
 
+/// The log-table of edge `e` as the algorithms see it (`rows x cols`, row-major): kernel
+/// `2t` of its table `t`, i.e. the table as given on an ordinary model and shifted to
+/// `max = 0` on an extreme one.
+fn edge_table(mrf: &PairwiseMrf, e: usize) -> (&[f64], usize, usize) {
+    let (u, v) = mrf.edges[e];
+    let (rows, cols) = (
+        mrf.num_states[u as usize] as usize,
+        mrf.num_states[v as usize] as usize,
+    );
+    let o = mrf.kernels.off[2 * mrf.edge_tables[e] as usize];
+    (&mrf.kernels.log[o..o + rows * cols], rows, cols)
+}
+
+/// `log_score` of the working (possibly shifted) model: equals
+/// [`PairwiseMrf::log_score`] on an ordinary model and `log_score − shift` on an extreme
+/// one (evidence applied).
+fn work_score(mrf: &PairwiseMrf, x: &[u32]) -> f64 {
+    if !mrf.extreme {
+        return mrf.log_score(x);
+    }
+    let mut s = 0.0;
+    for (v, &xv) in x.iter().enumerate() {
+        s += mrf.eff_unary[mrf.state_off[v] + xv as usize];
+    }
+    for e in 0..mrf.num_edges() {
+        let (u, v) = mrf.edges[e];
+        let (tab, _, cols) = edge_table(mrf, e);
+        s += tab[x[u as usize] as usize * cols + x[v as usize] as usize];
+    }
+    s
+}
+
+fn zero_error(node: Option<usize>) -> InferError {
+    InferError::ZeroProbability {
+        node,
+        cause: "the zero potentials and the evidence admit no assignment (exact)",
+    }
+}
+
 fn reduce(mrf: &PairwiseMrf) -> Reduced {
     let n = mrf.num_nodes();
     let free: Vec<bool> = (0..n).map(|v| mrf.evidence[v].is_none()).collect();
-    let mut unary = mrf.unary.clone();
+    let mut unary = mrf.work_unary.clone();
     let mut constant = 0.0;
     for v in 0..n {
         if let Some(s) = mrf.evidence[v] {
-            constant += mrf.unary[mrf.state_off[v] + s as usize];
+            constant += mrf.work_unary[mrf.state_off[v] + s as usize];
         }
     }
     let mut free_edges = Vec::new();
     for (e, &(u, v)) in mrf.edges.iter().enumerate() {
         let (u, v) = (u as usize, v as usize);
-        let tab = &mrf.tables[mrf.edge_tables[e] as usize];
+        let (tab, rows, cols) = edge_table(mrf, e);
         match (mrf.evidence[u], mrf.evidence[v]) {
             (None, None) => free_edges.push(e),
             (None, Some(b)) => {
-                for a in 0..tab.rows {
-                    unary[mrf.state_off[u] + a] += tab.log_values[a * tab.cols + b as usize];
+                for a in 0..rows {
+                    unary[mrf.state_off[u] + a] += tab[a * cols + b as usize];
                 }
             }
             (Some(a), None) => {
-                for b in 0..tab.cols {
-                    unary[mrf.state_off[v] + b] += tab.log_values[a as usize * tab.cols + b];
+                for b in 0..cols {
+                    unary[mrf.state_off[v] + b] += tab[a as usize * cols + b];
                 }
             }
-            (Some(a), Some(b)) => constant += tab.log_values[a as usize * tab.cols + b as usize],
+            (Some(a), Some(b)) => constant += tab[a as usize * cols + b as usize],
         }
     }
     Reduced {
@@ -127,6 +166,8 @@ struct TreePass {
     log_z: f64,
     /// Decoded states (max mode only; evidence kept).
     states: Vec<u32>,
+    /// A root whose belief is `-∞` everywhere (probability zero), if any.
+    dead: Option<usize>,
 }
 
 impl Exact {
@@ -171,6 +212,9 @@ impl Exact {
     pub fn marginals(&self, mrf: &PairwiseMrf) -> Result<Marginals, InferError> {
         if Self::is_forest(mrf) {
             let t = tree_pass(mrf, BpMode::SumProduct);
+            if t.log_z == f64::NEG_INFINITY {
+                return Err(zero_error(t.dead));
+            }
             let mut m = Marginals::from_unnormalized(mrf, t.bel, t.edge, Convergence::exact());
             m.set_log_partition(t.log_z);
             Ok(m)
@@ -187,11 +231,19 @@ impl Exact {
     pub fn enumerate_marginals(&self, mrf: &PairwiseMrf) -> Result<Marginals, InferError> {
         self.check_enumerable(mrf)?;
         let (log_z, _, _) = enumerate_summary(mrf);
+        if log_z == f64::NEG_INFINITY {
+            return Err(zero_error(None));
+        }
         let mut node = vec![0.0; mrf.eff_unary.len()];
         let eoff = edge_offsets(mrf);
         let mut edge = vec![0.0; eoff[eoff.len() - 1]];
+        let work_log_z = log_z - mrf.shift;
         for_each_state(mrf, |x, s| {
-            let p = (s - log_z).exp();
+            let p = if mrf.extreme {
+                (s - work_log_z).exp()
+            } else {
+                (s - log_z).exp()
+            };
             for (v, &xv) in x.iter().enumerate() {
                 node[mrf.state_off[v] + xv as usize] += p;
             }
@@ -210,12 +262,17 @@ impl Exact {
     /// # Errors
     /// As [`Exact::marginals`].
     pub fn log_partition(&self, mrf: &PairwiseMrf) -> Result<f64, InferError> {
-        if Self::is_forest(mrf) {
-            Ok(tree_pass(mrf, BpMode::SumProduct).log_z)
+        let (z, dead) = if Self::is_forest(mrf) {
+            let t = tree_pass(mrf, BpMode::SumProduct);
+            (t.log_z, t.dead)
         } else {
             self.check_enumerable(mrf)?;
-            Ok(enumerate_summary(mrf).0)
+            (enumerate_summary(mrf).0, None)
+        };
+        if z == f64::NEG_INFINITY {
+            return Err(zero_error(dead));
         }
+        Ok(z)
     }
 
     /// The exact MAP assignment (max-product on forests, enumeration otherwise; ties:
@@ -226,10 +283,16 @@ impl Exact {
     pub fn map(&self, mrf: &PairwiseMrf) -> Result<MapAssignment, InferError> {
         if Self::is_forest(mrf) {
             let t = tree_pass(mrf, BpMode::MaxProduct);
+            if t.log_z == f64::NEG_INFINITY {
+                return Err(zero_error(t.dead));
+            }
             Ok(MapAssignment::new(mrf, t.states, Convergence::exact()))
         } else {
             self.check_enumerable(mrf)?;
-            let (_, best, _) = enumerate_summary(mrf);
+            let (z, best, _) = enumerate_summary(mrf);
+            if z == f64::NEG_INFINITY {
+                return Err(zero_error(None));
+            }
             Ok(MapAssignment::new(mrf, best, Convergence::exact()))
         }
     }
@@ -242,7 +305,7 @@ fn for_each_state(mrf: &PairwiseMrf, mut f: impl FnMut(&[u32], f64)) {
     let free: Vec<usize> = (0..n).filter(|&v| mrf.evidence[v].is_none()).collect();
     let mut x: Vec<u32> = (0..n).map(|v| mrf.evidence[v].unwrap_or(0)).collect();
     loop {
-        f(&x, mrf.log_score(&x));
+        f(&x, work_score(mrf, &x));
         let mut carry = true;
         for &v in &free {
             x[v] += 1;
@@ -258,12 +321,15 @@ fn for_each_state(mrf: &PairwiseMrf, mut f: impl FnMut(&[u32], f64)) {
     }
 }
 
-/// `(log Z, first maximiser, its score)` by enumeration, streaming.
+/// `(log Z, first maximiser, its score)` by enumeration, streaming (`log Z = -∞` and an
+/// all-zero maximiser when no assignment has positive probability).
 fn enumerate_summary(mrf: &PairwiseMrf) -> (f64, Vec<u32>, f64) {
     let (mut mx, mut sum) = (f64::NEG_INFINITY, 0.0);
-    let mut best = Vec::new();
+    let mut best = vec![0; mrf.num_nodes()];
     for_each_state(mrf, |x, s| {
-        if s > mx {
+        if s == f64::NEG_INFINITY {
+            // Probability zero (extreme models only): contributes nothing.
+        } else if s > mx {
             sum = sum * (mx - s).exp() + 1.0;
             mx = s;
             best = x.to_vec();
@@ -271,6 +337,12 @@ fn enumerate_summary(mrf: &PairwiseMrf) -> (f64, Vec<u32>, f64) {
             sum += (s - mx).exp();
         }
     });
+    if mx == f64::NEG_INFINITY {
+        return (mx, best, mx);
+    }
+    if mrf.extreme {
+        return (mx + sum.ln() + mrf.shift, best, mx + mrf.shift);
+    }
     (mx + sum.ln(), best, mx)
 }
 
@@ -286,11 +358,11 @@ fn tree_pass(mrf: &PairwiseMrf, mode: BpMode) -> TreePass {
     }
     // θ_e(x_child = a, x_parent = b), whatever the edge orientation.
     let theta = |e: usize, child: usize, a: usize, b: usize| {
-        let tab = &mrf.tables[mrf.edge_tables[e] as usize];
+        let (tab, _, cols) = edge_table(mrf, e);
         if mrf.edges[e].0 as usize == child {
-            tab.log_values[a * tab.cols + b]
+            tab[a * cols + b]
         } else {
-            tab.log_values[b * tab.cols + a]
+            tab[b * cols + a]
         }
     };
     let mut order = Vec::with_capacity(n);
@@ -351,6 +423,27 @@ fn tree_pass(mrf: &PairwiseMrf, mode: BpMode) -> TreePass {
             up_acc[off[p] + b] += m;
         }
     }
+    // Extreme models: every belief also as split sums (finite part, number of -∞ terms)
+    // of its unary, its children's messages and (below) its parent's, so that a cavity
+    // never computes ∞ − ∞.
+    let (mut fin, mut ninf) = (Vec::new(), Vec::new());
+    if mrf.extreme {
+        fin = vec![0.0; r.unary.len()];
+        ninf = vec![0.0; r.unary.len()];
+        split_terms_start(&r.unary, &mut fin, &mut ninf);
+        for v in 0..n {
+            let p = parent[v];
+            if p != usize::MAX {
+                for b in 0..mrf.num_states[p] as usize {
+                    add_term(
+                        &mut fin[off[p] + b],
+                        &mut ninf[off[p] + b],
+                        msg_up[msg_up_off[v] + b],
+                    );
+                }
+            }
+        }
+    }
     // Downward pass: full belief = up_acc + msg_down.
     let mut bel = up_acc.clone();
     for &v in &order {
@@ -363,9 +456,19 @@ fn tree_pass(mrf: &PairwiseMrf, mode: BpMode) -> TreePass {
         for a in 0..kv {
             buf.clear();
             for b in 0..kp {
-                buf.push(bel[off[p] + b] - msg_up[msg_up_off[v] + b] + theta(e, v, a, b));
+                let up = msg_up[msg_up_off[v] + b];
+                let cav = if mrf.extreme {
+                    cavity(fin[off[p] + b], ninf[off[p] + b], up)
+                } else {
+                    bel[off[p] + b] - up
+                };
+                buf.push(cav + theta(e, v, a, b));
             }
-            bel[off[v] + a] = up_acc[off[v] + a] + combine(mode, &buf);
+            let down = combine(mode, &buf);
+            bel[off[v] + a] = up_acc[off[v] + a] + down;
+            if mrf.extreme {
+                add_term(&mut fin[off[v] + a], &mut ninf[off[v] + a], down);
+            }
         }
     }
     // Clamped variables: point masses.
@@ -377,8 +480,16 @@ fn tree_pass(mrf: &PairwiseMrf, mode: BpMode) -> TreePass {
         }
     }
     let mut log_z = r.constant;
+    let mut dead = None;
     for &s in &roots {
-        log_z += combine(mode, &bel[off[s]..off[s + 1]]);
+        let z = combine(mode, &bel[off[s]..off[s + 1]]);
+        if z == f64::NEG_INFINITY && dead.is_none() {
+            dead = Some(s);
+        }
+        log_z += z;
+    }
+    if mrf.extreme {
+        log_z += mrf.shift;
     }
     // Edge beliefs.
     let eoff = edge_offsets(mrf);
@@ -399,9 +510,14 @@ fn tree_pass(mrf: &PairwiseMrf, mode: BpMode) -> TreePass {
             for a in 0..ku {
                 for b in 0..kw {
                     let (xc, xp) = if child == u { (a, b) } else { (b, a) };
-                    dst[a * kw + b] = up_acc[off[child] + xc] + bel[off[p] + xp]
-                        - msg_up[msg_up_off[child] + xp]
-                        + theta(e, child, xc, xp);
+                    let up = msg_up[msg_up_off[child] + xp];
+                    dst[a * kw + b] = if mrf.extreme {
+                        up_acc[off[child] + xc]
+                            + cavity(fin[off[p] + xp], ninf[off[p] + xp], up)
+                            + theta(e, child, xc, xp)
+                    } else {
+                        up_acc[off[child] + xc] + bel[off[p] + xp] - up + theta(e, child, xc, xp)
+                    };
                 }
             }
         } else {
@@ -435,6 +551,7 @@ fn tree_pass(mrf: &PairwiseMrf, mode: BpMode) -> TreePass {
         edge,
         log_z,
         states,
+        dead,
     }
 }
 

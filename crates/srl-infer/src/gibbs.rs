@@ -171,6 +171,11 @@ pub(crate) fn local_scores(mrf: &PairwiseMrf, state: &[u32], v: usize, out: &mut
 #[inline]
 fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
     let mx = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if mx == f64::NEG_INFINITY {
+        // Every state excluded by zero potentials (the chain is in a state of probability
+        // zero; extreme models only): draw uniformly so the chain can leave it.
+        return ((u * s.len() as f64) as usize).min(s.len().saturating_sub(1));
+    }
     let mut total = 0.0;
     for (q, &x) in p.iter_mut().zip(s) {
         *q = (x - mx).exp();
@@ -193,8 +198,15 @@ fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
 impl Gibbs {
     /// Runs `burn_in + samples · thinning` sweeps.
     ///
+    /// With zero potentials (hard constraints) the chain starts at the unary argmax, which
+    /// may have probability zero; while it does, a variable whose every state is excluded
+    /// draws uniformly, and draws of probability zero are not collected (the marginals
+    /// average the collected ones). Once the chain is in a state of positive probability
+    /// it stays in such states.
+    ///
     /// # Errors
-    /// [`InferError::InvalidParameter`] if `samples == 0` or `thinning == 0`.
+    /// [`InferError::InvalidParameter`] if `samples == 0` or `thinning == 0`;
+    /// [`InferError::NoFeasibleSample`] if no collected draw had positive probability.
     pub fn run<R: Rng + ?Sized>(
         &self,
         mrf: &PairwiseMrf,
@@ -262,11 +274,19 @@ impl Gibbs {
                     score += d;
                 }
             }
+            if mrf.extreme {
+                // Deltas may be ∞ − ∞ with zero potentials: rescore (O(n + m), as a sweep).
+                score = mrf.log_score(&state);
+            }
             if score > best_score {
                 best_score = score;
                 best.copy_from_slice(&state);
             }
-            if sweep > self.burn_in && (sweep - self.burn_in).is_multiple_of(self.thinning) {
+            let feasible = score > f64::NEG_INFINITY || !mrf.extreme;
+            if feasible
+                && sweep > self.burn_in
+                && (sweep - self.burn_in).is_multiple_of(self.thinning)
+            {
                 for v in 0..n {
                     counts[mrf.state_off[v] + state[v] as usize] += 1;
                 }
@@ -284,13 +304,17 @@ impl Gibbs {
                 }
             }
         }
-        let ns = self.samples as f64;
+        if collected == 0 {
+            return Err(InferError::NoFeasibleSample { sweeps: total });
+        }
+        // `collected == samples` unless zero potentials made some draws infeasible.
+        let ns = collected as f64;
         let node: Vec<f64> = counts.iter().map(|&c| f64::from(c) / ns).collect();
         let edge: Vec<f64> = edge_counts.iter().map(|&c| f64::from(c) / ns).collect();
-        let max_residual = if half == 0 {
+        let max_residual = if half == 0 || collected <= half {
             f64::INFINITY
         } else {
-            let (h1, h2) = (half as f64, (self.samples - half) as f64);
+            let (h1, h2) = (half as f64, collected.saturating_sub(half) as f64);
             counts
                 .iter()
                 .zip(&first_half)

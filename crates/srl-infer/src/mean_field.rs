@@ -89,12 +89,13 @@ impl Default for MeanField {
 }
 
 /// New belief of `j` from the current beliefs `q` (a full-length array) into `out`
-/// (length `k_j`, probabilities); `field` is scratch of length `k_j`. Returns nothing;
-/// the caller applies damping.
+/// (length `k_j`, probabilities). The caller applies damping. Returns `false` (and copies
+/// `j`'s current belief into `out`) when zero potentials give every state of `j` an
+/// expected log-potential of `-∞` under the current beliefs (extreme models only).
 #[inline]
-pub(crate) fn mf_update(mrf: &PairwiseMrf, q: &[f64], j: usize, out: &mut [f64]) {
+pub(crate) fn mf_update(mrf: &PairwiseMrf, q: &[f64], j: usize, out: &mut [f64]) -> bool {
     let kj = out.len();
-    if mrf.uniform_k == 2 {
+    if mrf.uniform_k == 2 && !mrf.extreme {
         let ker = &mrf.kernels;
         let (mut f0, mut f1) = (mrf.eff_unary[2 * j], mrf.eff_unary[2 * j + 1]);
         for s in mrf.in_off[j]..mrf.in_off[j + 1] {
@@ -110,7 +111,7 @@ pub(crate) fn mf_update(mrf: &PairwiseMrf, q: &[f64], j: usize, out: &mut [f64])
         let z = e0 + e1;
         out[0] = e0 / z;
         out[1] = e1 / z;
-        return;
+        return true;
     }
     out.copy_from_slice(&mrf.eff_unary[mrf.state_off[j]..mrf.state_off[j + 1]]);
     for s in mrf.in_off[j]..mrf.in_off[j + 1] {
@@ -129,17 +130,30 @@ pub(crate) fn mf_update(mrf: &PairwiseMrf, q: &[f64], j: usize, out: &mut [f64])
         }
     }
     let mx = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if mx == f64::NEG_INFINITY {
+        // Only on extreme models (ordinary fields are finite at a free variable's states
+        // and at an observed state): keep the current belief.
+        out.copy_from_slice(&q[mrf.state_off[j]..mrf.state_off[j + 1]]);
+        return false;
+    }
     let mut z = 0.0;
     for o in out.iter_mut() {
         *o = (*o - mx).exp();
         z += *o;
     }
     out.iter_mut().for_each(|o| *o /= z);
+    true
 }
 
 impl MeanField {
     /// Iterates the mean-field fixed point and returns the beliefs with a convergence
     /// report (observed variables: point masses).
+    ///
+    /// Zero potentials (`-∞`) are exact: a state paired with positive belief mass to a
+    /// zero potential gets belief 0. Mean field can then leave a variable with no
+    /// admissible state under the current beliefs even on a satisfiable model; that
+    /// variable keeps its belief and the report says `converged: false` for as long as it
+    /// lasts (its fixed-point violation is `∞`).
     #[must_use]
     pub fn run(&self, mrf: &PairwiseMrf) -> Marginals {
         let damping = if self.damping.is_nan() {
@@ -164,15 +178,18 @@ impl MeanField {
             max_residual: f64::INFINITY,
         };
         let k = mrf.max_states.max(1);
+        // `stuck`: a variable whose every state got an expected log-potential of -∞ in
+        // the last sweep (zero potentials): its belief was kept, the run is not converged.
         match self.sweep {
             Sweep::Sequential => {
                 let mut out = vec![0.0; k];
                 while !conv.converged && conv.iterations < self.max_iters {
                     let mut r: f64 = 0.0;
+                    let mut stuck = false;
                     for j in 0..n {
                         let (a, b) = (mrf.state_off[j], mrf.state_off[j + 1]);
                         let o = &mut out[..b - a];
-                        mf_update(mrf, &q, j, o);
+                        stuck |= !mf_update(mrf, &q, j, o);
                         for (x, old) in o.iter_mut().zip(&mut q[a..b]) {
                             let new = (1.0 - damping) * *x + damping * *old;
                             r = r.max((new - *old).abs());
@@ -181,7 +198,7 @@ impl MeanField {
                     }
                     conv.iterations += 1;
                     conv.max_residual = r;
-                    conv.converged = r < self.tol;
+                    conv.converged = r < self.tol && !stuck;
                 }
             }
             Sweep::Parallel => {
@@ -192,27 +209,29 @@ impl MeanField {
                     let jobs: Vec<(Range<usize>, &mut [f64])> =
                         bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
                     let cur = &q;
-                    let r = jobs
+                    let (r, st) = jobs
                         .into_par_iter()
                         .map(|(range, chunk)| {
                             let base = mrf.state_off[range.start];
                             let mut r: f64 = 0.0;
+                            let mut st = false;
                             for j in range {
                                 let (a, b) = (mrf.state_off[j], mrf.state_off[j + 1]);
                                 let o = &mut chunk[a - base..b - base];
-                                mf_update(mrf, cur, j, o);
+                                st |= !mf_update(mrf, cur, j, o);
                                 for (x, &old) in o.iter_mut().zip(&cur[a..b]) {
                                     *x = (1.0 - damping) * *x + damping * old;
                                     r = r.max((*x - old).abs());
                                 }
                             }
-                            r
+                            (r, st)
                         })
-                        .reduce(|| 0.0, f64::max);
+                        .reduce(|| (0.0, false), |a, b| (a.0.max(b.0), a.1 || b.1));
+                    let stuck = st;
                     std::mem::swap(&mut q, &mut next);
                     conv.iterations += 1;
                     conv.max_residual = r;
-                    conv.converged = r < self.tol;
+                    conv.converged = r < self.tol && !stuck;
                 }
             }
         }
@@ -239,7 +258,8 @@ impl MeanField {
     }
 
     /// The largest violation `max_i ‖b_i − update_i(b)‖_∞` of the fixed-point equation by
-    /// the node beliefs of `m` (for checking a mean-field solution).
+    /// the node beliefs of `m` (for checking a mean-field solution); `∞` when zero
+    /// potentials exclude every state of a variable under `m`.
     ///
     /// # Panics
     /// If `m` was not computed for `mrf` (different layout).
@@ -252,7 +272,9 @@ impl MeanField {
         for j in 0..mrf.num_nodes() {
             let (a, b) = (mrf.state_off[j], mrf.state_off[j + 1]);
             let o = &mut out[..b - a];
-            mf_update(mrf, q, j, o);
+            if !mf_update(mrf, q, j, o) {
+                return f64::INFINITY;
+            }
             for (x, y) in o.iter().zip(&q[a..b]) {
                 r = r.max((x - y).abs());
             }

@@ -5,6 +5,29 @@ use srl_graph::RelationalGraph;
 
 use crate::error::InferError;
 
+/// Largest accepted magnitude of a finite log-potential, `10^12`. Beyond it the `f64`
+/// rounding of a sum of log-potentials (`|x| · 2^-52`) passes `10^-4` nats, so finite values
+/// that large are rejected with [`InferError::ExtremeValue`]; a hard zero is `-∞`.
+pub const MAX_ABS_LOG_POTENTIAL: f64 = 1e12;
+
+/// Models whose log-potentials are all finite and at most this large in magnitude (`10^4`)
+/// are *ordinary*: every algorithm runs its fast path on the values as given. A model with
+/// a `-∞` (zero potential) or a larger finite value runs the *extreme* path: every unary
+/// row and every pairwise table is shifted by its own maximum (a constant factor, so the
+/// distribution is unchanged; `log Z` is shifted back), and the message, cavity and
+/// normalisation steps treat `-∞` exactly (no `∞ − ∞`).
+pub const ORDINARY_ABS_LOG_POTENTIAL: f64 = 1e4;
+
+/// Largest pairwise table, `2^26` entries (512 MiB of `f64`); larger tables are refused
+/// with [`InferError::TooLarge`] before anything is allocated (a `100000 x 100000` Potts
+/// table would need 80 GB).
+pub const MAX_TABLE_ENTRIES: usize = 1 << 26;
+
+/// Largest total of the model's derived arrays, `2^30` entries (8 GiB of `f64` each): the
+/// message array (`Σ_v deg(v) · k_v`) and the message kernels (`2 ·` the pool size).
+/// Checked by [`PairwiseMrf::new`] before any of them is allocated.
+pub const MAX_MODEL_ENTRIES: usize = 1 << 30;
+
 /// A pairwise log-potential table `log ψ(x_u, x_v)` of shape `rows x cols`, row-major:
 /// `log_values[a * cols + b]` is the log-potential of `x_u = a, x_v = b` where `u` is the
 /// first endpoint of the edge using the table.
@@ -17,7 +40,8 @@ pub struct PairTable {
     pub rows: usize,
     /// Number of states of the edge's second endpoint.
     pub cols: usize,
-    /// `rows * cols` log-potentials, row-major (finite, checked by [`PairwiseMrf::new`]).
+    /// `rows * cols` log-potentials, row-major (finite or `-∞` for a zero potential, at
+    /// most [`MAX_ABS_LOG_POTENTIAL`] in magnitude; checked by [`PairwiseMrf::new`]).
     pub log_values: Vec<f64>,
 }
 
@@ -38,21 +62,64 @@ impl PairTable {
     /// let t = srl_infer::PairTable::potts(2, 1.0, 0.0);
     /// assert_eq!(t.log_values, vec![1.0, 0.0, 0.0, 1.0]);
     /// ```
+    ///
+    /// # Panics
+    /// If `k * k > MAX_TABLE_ENTRIES` (see [`PairTable::try_potts`], which returns an
+    /// error instead).
     #[must_use]
     pub fn potts(k: usize, same: f64, different: f64) -> Self {
-        Self::from_fn(k, k, |a, b| if a == b { same } else { different })
+        match Self::try_potts(k, same, different) {
+            Ok(t) => t,
+            Err(e) => panic!("PairTable::potts({k}): {e}"),
+        }
+    }
+
+    /// [`PairTable::potts`], or [`InferError::TooLarge`] (before allocating) when the table
+    /// would have more than [`MAX_TABLE_ENTRIES`] entries.
+    ///
+    /// ```
+    /// use srl_infer::{InferError, PairTable};
+    /// assert!(matches!(PairTable::try_potts(100_000, 1.0, 0.0), Err(InferError::TooLarge { .. })));
+    /// assert_eq!(PairTable::try_potts(2, 1.0, 0.0)?.log_values, vec![1.0, 0.0, 0.0, 1.0]);
+    /// # Ok::<(), InferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`InferError::TooLarge`].
+    pub fn try_potts(k: usize, same: f64, different: f64) -> Result<Self, InferError> {
+        Self::try_from_fn(k, k, |a, b| if a == b { same } else { different })
     }
 
     /// A table with `log ψ(a, b) = f(a, b)`.
+    ///
+    /// # Panics
+    /// If `rows * cols > MAX_TABLE_ENTRIES` (see [`PairTable::try_from_fn`]).
     #[must_use]
-    pub fn from_fn(rows: usize, cols: usize, mut f: impl FnMut(usize, usize) -> f64) -> Self {
-        let mut log_values = Vec::with_capacity(rows * cols);
+    pub fn from_fn(rows: usize, cols: usize, f: impl FnMut(usize, usize) -> f64) -> Self {
+        match Self::try_from_fn(rows, cols, f) {
+            Ok(t) => t,
+            Err(e) => panic!("PairTable::from_fn({rows}, {cols}): {e}"),
+        }
+    }
+
+    /// [`PairTable::from_fn`], or [`InferError::TooLarge`] (before allocating) when
+    /// `rows * cols` overflows or exceeds [`MAX_TABLE_ENTRIES`].
+    ///
+    /// # Errors
+    /// [`InferError::TooLarge`].
+    pub fn try_from_fn(
+        rows: usize,
+        cols: usize,
+        mut f: impl FnMut(usize, usize) -> f64,
+    ) -> Result<Self, InferError> {
+        let size = table_entries(rows, cols)?;
+        let mut log_values = Vec::with_capacity(size);
         for a in 0..rows {
             for b in 0..cols {
                 log_values.push(f(a, b));
             }
         }
-        Self::new(rows, cols, log_values)
+        Ok(Self::new(rows, cols, log_values))
     }
 
     /// `log ψ(a, b)`.
@@ -73,6 +140,44 @@ impl PairTable {
             self.log_values[b * self.cols + a]
         })
     }
+}
+
+/// `rows * cols`, or [`InferError::TooLarge`] past [`MAX_TABLE_ENTRIES`].
+fn table_entries(rows: usize, cols: usize) -> Result<usize, InferError> {
+    match rows.checked_mul(cols) {
+        Some(s) if s <= MAX_TABLE_ENTRIES => Ok(s),
+        _ => Err(InferError::TooLarge {
+            what: "entries in one pairwise table",
+            count: rows.saturating_mul(cols),
+        }),
+    }
+}
+
+/// Checks one log-potential: `-∞` is a zero potential (allowed); NaN and `+∞` are
+/// [`InferError::NonFinite`]; a finite value beyond [`MAX_ABS_LOG_POTENTIAL`] is
+/// [`InferError::ExtremeValue`]. Returns whether the value makes the model *extreme*
+/// (see [`ORDINARY_ABS_LOG_POTENTIAL`]).
+fn check_value(what: &'static str, index: usize, value: f64) -> Result<bool, InferError> {
+    if value == f64::NEG_INFINITY {
+        return Ok(true);
+    }
+    if !value.is_finite() {
+        return Err(InferError::NonFinite { what, index, value });
+    }
+    if value.abs() > MAX_ABS_LOG_POTENTIAL {
+        return Err(InferError::ExtremeValue {
+            what,
+            index,
+            value,
+            limit: MAX_ABS_LOG_POTENTIAL,
+        });
+    }
+    Ok(value.abs() > ORDINARY_ABS_LOG_POTENTIAL)
+}
+
+/// Largest value of a slice (`-∞` when empty or all `-∞`).
+fn max_of(x: &[f64]) -> f64 {
+    x.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// The raw description of a pairwise MRF, validated by [`PairwiseMrf::new`].
@@ -112,8 +217,11 @@ pub(crate) struct Kernels {
     /// Whether the dynamic range of kernel `q` is small enough (`< 600` nats) for the
     /// exp-domain sum-product kernel to be exact to rounding.
     pub safe: Vec<bool>,
-    /// Every kernel is `safe`.
+    /// Every kernel is `safe` (never on an extreme model).
     pub all_safe: bool,
+    /// The model is extreme (see [`ORDINARY_ABS_LOG_POTENTIAL`]): kernels are shifted to
+    /// `max = 0`, may hold `-∞`, and messages take the `-∞`-exact path.
+    pub robust: bool,
 }
 
 /// A validated pairwise Markov random field over discrete variables, plus the flat
@@ -134,8 +242,18 @@ pub struct PairwiseMrf {
     pub(crate) num_states: Vec<u32>,
     pub(crate) state_off: Vec<usize>,
     pub(crate) unary: Vec<f64>,
-    /// Unary with evidence applied (`-∞` outside observed states).
+    /// Unary with evidence applied (`-∞` outside observed states); on an extreme model
+    /// each row is first shifted by its maximum.
     pub(crate) eff_unary: Vec<f64>,
+    /// The unary log-potentials the algorithms use, without evidence: `unary` itself on an
+    /// ordinary model, each row shifted by its maximum on an extreme one.
+    pub(crate) work_unary: Vec<f64>,
+    /// Whether the model is extreme (a `-∞` or a value beyond
+    /// [`ORDINARY_ABS_LOG_POTENTIAL`]).
+    pub(crate) extreme: bool,
+    /// `Σ_v max θ_v + Σ_e max θ_e` subtracted by the shifts of an extreme model (0 on an
+    /// ordinary one): `log Z = log Z_work + shift`.
+    pub(crate) shift: f64,
     pub(crate) edges: Vec<(u32, u32)>,
     pub(crate) edge_tables: Vec<u32>,
     pub(crate) tables: Vec<PairTable>,
@@ -169,12 +287,21 @@ impl PairwiseMrf {
     /// - [`InferError::ZeroStates`] for `k_v == 0`;
     /// - [`InferError::DimensionMismatch`] when `unary`, `edge_tables` or `evidence` have the
     ///   wrong length;
-    /// - [`InferError::NonFinite`] for a NaN or infinite log-potential;
+    /// - [`InferError::NonFinite`] for a NaN or `+∞` log-potential (`-∞`, a zero potential
+    ///   or hard constraint, is allowed);
+    /// - [`InferError::ExtremeValue`] for a finite log-potential beyond
+    ///   [`MAX_ABS_LOG_POTENTIAL`];
+    /// - [`InferError::ZeroProbability`] when a variable's unary row is all `-∞`, the
+    ///   evidence picks a state whose unary is `-∞`, or an edge uses an all-`-∞` table
+    ///   (deeper contradictions are found by the algorithms: [`crate::Exact`],
+    ///   [`crate::LoopyBp::try_run`]);
     /// - [`InferError::NodeOutOfRange`] / [`InferError::SelfLoop`] for a bad edge;
     /// - [`InferError::TableOutOfRange`], [`InferError::TableSize`], [`InferError::TableShape`]
     ///   for a bad pairwise table;
     /// - [`InferError::EvidenceOutOfRange`];
-    /// - [`InferError::TooLarge`] past `u32::MAX` variables, edges or states.
+    /// - [`InferError::TooLarge`] past `u32::MAX` variables, edges or states, a table of
+    ///   more than [`MAX_TABLE_ENTRIES`] entries, or derived arrays past
+    ///   [`MAX_MODEL_ENTRIES`] (checked before they are allocated).
     ///
     /// # Complexity
     /// `O(n + m + Σ k_v + pool size)`.
@@ -243,12 +370,17 @@ impl PairwiseMrf {
                 found: unary.len(),
             });
         }
-        if let Some(i) = unary.iter().position(|x| !x.is_finite()) {
-            return Err(InferError::NonFinite {
-                what: "unary log-potential",
-                index: i,
-                value: unary[i],
-            });
+        let mut extreme = false;
+        for (i, &x) in unary.iter().enumerate() {
+            extreme |= check_value("unary log-potential", i, x)?;
+        }
+        for v in 0..n {
+            if max_of(&unary[state_off[v]..state_off[v + 1]]) == f64::NEG_INFINITY {
+                return Err(InferError::ZeroProbability {
+                    node: Some(v),
+                    cause: "all its unary potentials are zero",
+                });
+            }
         }
         let m = edges.len();
         if 2 * m > u32::MAX as usize {
@@ -265,6 +397,7 @@ impl PairwiseMrf {
             });
         }
         for (t, tab) in tables.iter().enumerate() {
+            table_entries(tab.rows, tab.cols)?;
             if tab.rows.checked_mul(tab.cols) != Some(tab.log_values.len()) {
                 return Err(InferError::TableSize {
                     table: t,
@@ -273,13 +406,21 @@ impl PairwiseMrf {
                     found: tab.log_values.len(),
                 });
             }
-            if let Some(i) = tab.log_values.iter().position(|x| !x.is_finite()) {
-                return Err(InferError::NonFinite {
-                    what: "pairwise log-potential",
-                    index: i,
-                    value: tab.log_values[i],
-                });
+            for (i, &x) in tab.log_values.iter().enumerate() {
+                extreme |= check_value("pairwise log-potential", i, x)?;
             }
+        }
+        // The kernels hold every table twice (both orientations).
+        let pool_entries = tables
+            .iter()
+            .try_fold(0usize, |acc, t| acc.checked_add(t.log_values.len()))
+            .and_then(|x| x.checked_mul(2))
+            .filter(|&x| x <= MAX_MODEL_ENTRIES);
+        if pool_entries.is_none() {
+            return Err(InferError::TooLarge {
+                what: "pairwise table entries in the pool (kernels)",
+                count: tables.iter().map(|t| t.log_values.len()).sum::<usize>(),
+            });
         }
         for (e, (&(u, v), &t)) in edges.iter().zip(&edge_tables).enumerate() {
             for w in [u, v] {
@@ -303,6 +444,12 @@ impl PairwiseMrf {
                 num_tables: tables.len(),
             })?;
             let (rows, cols) = (num_states[u as usize], num_states[v as usize]);
+            if max_of(&tab.log_values) == f64::NEG_INFINITY && !tab.log_values.is_empty() {
+                return Err(InferError::ZeroProbability {
+                    node: None,
+                    cause: "a pairwise table used by an edge is zero everywhere",
+                });
+            }
             if tab.rows != rows || tab.cols != cols {
                 return Err(InferError::TableShape {
                     edge: e,
@@ -327,15 +474,39 @@ impl PairwiseMrf {
             });
         }
         for (v, ev) in evidence.iter().enumerate() {
-            if let Some(s) = *ev
-                && s as usize >= num_states[v]
-            {
-                return Err(InferError::EvidenceOutOfRange {
-                    node: v,
-                    state: s as usize,
-                    num_states: num_states[v],
-                });
+            if let Some(s) = *ev {
+                if s as usize >= num_states[v] {
+                    return Err(InferError::EvidenceOutOfRange {
+                        node: v,
+                        state: s as usize,
+                        num_states: num_states[v],
+                    });
+                }
+                if unary[state_off[v] + s as usize] == f64::NEG_INFINITY {
+                    return Err(InferError::ZeroProbability {
+                        node: Some(v),
+                        cause: "the evidence sets it to a state whose unary potential is zero",
+                    });
+                }
             }
+        }
+        // Message array: Σ_v deg(v) k_v entries.
+        let mut deg = vec![0usize; n];
+        for &(u, v) in &edges {
+            deg[u as usize] += 1;
+            deg[v as usize] += 1;
+        }
+        let msg_entries = deg
+            .iter()
+            .zip(&num_states)
+            .try_fold(0usize, |acc, (&d, &k)| acc.checked_add(d.checked_mul(k)?))
+            .filter(|&x| x <= MAX_MODEL_ENTRIES);
+        drop(deg);
+        if msg_entries.is_none() {
+            return Err(InferError::TooLarge {
+                what: "message entries (Σ degree · states)",
+                count: usize::MAX,
+            });
         }
         Ok(Self::build(
             ks,
@@ -346,6 +517,7 @@ impl PairwiseMrf {
             tables,
             evidence,
             max_states,
+            extreme,
         ))
     }
 
@@ -359,9 +531,36 @@ impl PairwiseMrf {
         tables: Vec<PairTable>,
         evidence: Vec<Option<u32>>,
         max_states: usize,
+        extreme: bool,
     ) -> Self {
         let n = num_states.len();
-        let mut eff_unary = unary.clone();
+        let mut shift = 0.0;
+        let mut work_unary = unary.clone();
+        // Per-table shifts (extreme models only): every table's maximum is finite
+        // (all-zero tables used by an edge were refused).
+        let table_max: Vec<f64> = if extreme {
+            tables
+                .iter()
+                .map(|t| {
+                    let m = max_of(&t.log_values);
+                    if m.is_finite() { m } else { 0.0 }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if extreme {
+            for v in 0..n {
+                let row = &mut work_unary[state_off[v]..state_off[v + 1]];
+                let m = max_of(row);
+                row.iter_mut().for_each(|x| *x -= m);
+                shift += m;
+            }
+            for &t in &edge_tables {
+                shift += table_max[t as usize];
+            }
+        }
+        let mut eff_unary = work_unary.clone();
         for (v, ev) in evidence.iter().enumerate() {
             if let Some(s) = *ev {
                 for (x, val) in eff_unary[state_off[v]..state_off[v + 1]]
@@ -430,7 +629,8 @@ impl PairwiseMrf {
         let mut log = Vec::new();
         let mut exp = Vec::new();
         let mut safe = Vec::new();
-        for tab in &tables {
+        for (ti, tab) in tables.iter().enumerate() {
+            let tshift = if extreme { table_max[ti] } else { 0.0 };
             for transposed in [false, true] {
                 let (r, c) = if transposed {
                     (tab.cols, tab.rows)
@@ -445,7 +645,7 @@ impl PairwiseMrf {
                         } else {
                             tab.log_values[a * tab.cols + b]
                         };
-                        log.push(x);
+                        log.push(if extreme { x - tshift } else { x });
                     }
                 }
                 let slice = &log[start..];
@@ -462,6 +662,9 @@ impl PairwiseMrf {
             state_off,
             unary,
             eff_unary,
+            work_unary,
+            extreme,
+            shift,
             edges,
             edge_tables,
             tables,
@@ -477,8 +680,9 @@ impl PairwiseMrf {
                 off,
                 log,
                 exp,
-                all_safe: safe.iter().all(|&x| x),
+                all_safe: !extreme && safe.iter().all(|&x| x),
                 safe,
+                robust: extreme,
             },
             max_states,
             rev_off,
@@ -634,6 +838,14 @@ impl PairwiseMrf {
         let mut parts = self.to_parts();
         parts.evidence = evidence;
         Self::new(parts)
+    }
+
+    /// Whether the model is *ordinary* (every log-potential finite and at most
+    /// [`ORDINARY_ABS_LOG_POTENTIAL`] in magnitude), so the algorithms take their fast
+    /// paths; otherwise (a zero potential or a huge value) they take the `-∞`-exact path.
+    #[must_use]
+    pub fn is_ordinary(&self) -> bool {
+        !self.extreme
     }
 
     /// Number of variables `n`.

@@ -5,7 +5,8 @@
 //! factors, one scope per factor (`size v1 v2 …`), then one table per factor (`count`
 //! followed by the non-negative potential values, **last scope variable fastest**).
 //! Only factors of scope size 0 (constants, ignored), 1 (unary) and 2 (pairwise) are
-//! supported; values must be strictly positive (our log-potentials are finite).
+//! supported; values must be finite and non-negative (a 0 is a hard constraint: its
+//! log-potential is `-∞`, see [`crate::mrf::ORDINARY_ABS_LOG_POTENTIAL`]).
 //!
 //! # Reading large and hostile files
 //! The model reader streams: it tokenises a buffered reader one token at a time (no
@@ -377,9 +378,9 @@ fn parse_markov<R: BufRead>(reader: R, source: &Path) -> Result<PairwiseMrf, Inf
         logs.clear();
         for _ in 0..count {
             let (x, line) = t.f64("a potential value")?;
-            if !(x.is_finite() && x > 0.0) {
-                let message =
-                    format!("potential {x} is not positive and finite (zeros are unsupported)");
+            // A zero is a hard constraint: its log-potential is -∞.
+            if !(x.is_finite() && x >= 0.0) {
+                let message = format!("potential {x} is not non-negative and finite");
                 return Err(t.err(line, message));
             }
             logs.push(x.ln());
@@ -420,7 +421,7 @@ impl PairwiseMrf {
     ///
     /// # Errors
     /// [`InferError::Parse`] (file and 1-based line) for a malformed file, a factor with
-    /// more than two variables, a repeated variable in a scope, a potential `<= 0` or
+    /// more than two variables, a repeated variable in a scope, a potential `< 0` or
     /// non-finite, more than `u32::MAX` variables, a total of more than
     /// [`MAX_UAI_STATES`] states or a table of more than [`MAX_UAI_TABLE_ENTRIES`]
     /// entries; the validation errors of [`PairwiseMrf::new`].
@@ -676,7 +677,18 @@ mod tests {
 
     #[test]
     fn errors_name_file_and_line() {
-        let bad = SAMPLE.replace("0.920", "0");
+        // A zero is a hard constraint (log-potential -∞), a negative value an error.
+        let zero = SAMPLE.replace("0.920", "0");
+        let mrf = PairwiseMrf::from_uai_str(&zero, "zero.uai").unwrap();
+        assert!(!mrf.is_ordinary());
+        assert!(
+            mrf.unary_all().contains(&f64::NEG_INFINITY)
+                || mrf
+                    .tables()
+                    .iter()
+                    .any(|t| t.log_values.contains(&f64::NEG_INFINITY))
+        );
+        let bad = SAMPLE.replace("0.920", "-0.5");
         match PairwiseMrf::from_uai_str(&bad, "bad.uai") {
             Err(InferError::Parse { file, line, .. }) => {
                 assert_eq!(file, PathBuf::from("bad.uai"));

@@ -314,12 +314,28 @@ fn invalid_input_is_rejected_with_typed_errors() {
         unary: vec![0.0; 4],
         edges: vec![(0, 1)],
         edge_tables: vec![0],
-        tables: vec![PairTable::new(2, 2, vec![0.0, f64::NEG_INFINITY, 0.0, 0.0])],
+        tables: vec![PairTable::new(2, 2, vec![0.0, f64::INFINITY, 0.0, 0.0])],
         evidence: vec![],
     };
     assert!(matches!(
         PairwiseMrf::new(parts.clone()),
         Err(InferError::NonFinite { index: 1, .. })
+    ));
+    let mut p = parts.clone();
+    p.tables[0].log_values[1] = f64::NAN;
+    assert!(matches!(
+        PairwiseMrf::new(p),
+        Err(InferError::NonFinite { index: 1, .. })
+    ));
+    // -∞ (a zero potential) is a hard constraint, accepted; huge finite values are not.
+    let mut p = parts.clone();
+    p.tables[0].log_values[1] = f64::NEG_INFINITY;
+    assert!(PairwiseMrf::new(p).is_ok());
+    let mut p = parts.clone();
+    p.tables[0].log_values[1] = -1e15;
+    assert!(matches!(
+        PairwiseMrf::new(p),
+        Err(InferError::ExtremeValue { index: 1, .. })
     ));
     let mut p = parts.clone();
     p.tables[0] = PairTable::new(2, 2, vec![0.0; 3]);
