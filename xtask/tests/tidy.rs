@@ -22,6 +22,8 @@ const ALLOWED_SRL_DEPS: &[(&str, Option<&[&str]>)] = &[
     ("srl-learn", Some(&["srl-infer", "srl-graph"])),
     ("srl-boost", Some(&["srl-infer", "srl-graph"])),
     ("srl-bayes", Some(&["srl-infer", "srl-graph"])),
+    // Distributed inference on timely dataflow: beside the learners, above inference.
+    ("srl-dist", Some(&["srl-infer", "srl-graph"])),
     // srl-eval knows no model: nothing above srl-graph.
     ("srl-eval", Some(&["srl-graph"])),
     // Dataset registry, download and verification: a leaf used by the CLI and xtask.

@@ -1,0 +1,43 @@
+//! Errors of srl-dist.
+
+use std::path::PathBuf;
+
+/// What can go wrong in a distributed run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DistError {
+    /// The model has a log-potential outside srl-infer's ordinary range (a `-∞`, or a
+    /// magnitude above [`crate::bp::MAX_ABS_LOG_POTENTIAL`]); srl-infer runs such models on
+    /// a shifted, `-∞`-exact path that srl-dist does not reproduce.
+    #[error(
+        "{what} {index} has log-potential {value}, outside the ordinary range |x| <= 1e4 that srl-dist supports"
+    )]
+    ExtremeModel {
+        /// Which kind of value.
+        what: &'static str,
+        /// Flat index of the unary entry, or the table index.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+    /// timely could not start, or a worker failed (the message is timely's).
+    #[error("timely: {0}")]
+    Timely(String),
+    /// Invalid model input.
+    #[error(transparent)]
+    Infer(#[from] srl_infer::InferError),
+    /// Invalid graph input.
+    #[error(transparent)]
+    Graph(#[from] srl_graph::GraphError),
+    /// A bad argument value.
+    #[error("{0}")]
+    Argument(String),
+    /// Reading or writing a file failed.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}

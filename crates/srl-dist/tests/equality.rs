@@ -1,0 +1,160 @@
+//! srl-dist's flooding loopy BP equals srl-infer's `LoopyBp` (flooding) to 1e-12 for 1, 2
+//! and 4 workers (threads of one process), both partitions, sum- and max-product, with and
+//! without damping, on random loopy models with mixed state counts, several tables (one
+//! beyond the 600-nat exp-domain range), parallel edges and evidence.
+
+use std::sync::Arc;
+
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use srl_dist::{DistBp, Partition, barabasi_albert_mrf};
+use srl_infer::{BpMode, LoopyBp, MrfParts, PairTable, PairwiseMrf, Schedule};
+
+/// A random loopy model: a ring plus random chords and one parallel edge, `k_v ∈ {2, 3}`.
+fn random_mrf(n: usize, rng: &mut impl Rng) -> PairwiseMrf {
+    let num_states: Vec<usize> = (0..n).map(|v| if v % 3 == 0 { 3 } else { 2 }).collect();
+    let unary = num_states
+        .iter()
+        .flat_map(|&k| (0..k).collect::<Vec<_>>())
+        .map(|_| rng.random_range(-1.0..1.0))
+        .collect();
+    let mut edges: Vec<(u32, u32)> = (0..n as u32).map(|v| (v, (v + 1) % n as u32)).collect();
+    for _ in 0..n {
+        let (a, b) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
+        if a != b {
+            edges.push((a, b));
+        }
+    }
+    edges.push(edges[0]);
+    // One table per (k_u, k_v) shape and variant: variant 1 spans more than 600 nats.
+    let mut tables = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let edge_tables = edges
+        .iter()
+        .enumerate()
+        .map(|(e, &(a, b))| {
+            let shape = (num_states[a as usize], num_states[b as usize], e % 3 == 1);
+            *index.entry(shape).or_insert_with(|| {
+                let (r, c, wide) = shape;
+                let scale = if wide { 400.0 } else { 0.8 };
+                let vals = (0..r * c)
+                    .map(|_| rng.random_range(-scale..scale))
+                    .collect();
+                tables.push(PairTable::new(r, c, vals));
+                tables.len() as u32 - 1
+            })
+        })
+        .collect();
+    let evidence = (0..n)
+        .map(|v| (v % 11 == 5).then_some((v % 2) as u32))
+        .collect();
+    PairwiseMrf::new(MrfParts {
+        num_states,
+        unary,
+        edges,
+        edge_tables,
+        tables,
+        evidence,
+    })
+    .expect("valid random model")
+}
+
+fn assert_equal(mrf: &Arc<PairwiseMrf>, bp: LoopyBp, workers: usize, partition: Partition) {
+    let single = bp.run(mrf);
+    let dist = DistBp {
+        partition,
+        ..DistBp::from_loopy(&bp)
+    }
+    .run_threads(Arc::clone(mrf), workers)
+    .expect("distributed run");
+    let (a, b) = (single.convergence(), dist.convergence());
+    assert_eq!(
+        a.iterations, b.iterations,
+        "{workers} workers, {partition:?}"
+    );
+    assert_eq!(a.converged, b.converged);
+    assert!((a.max_residual - b.max_residual).abs() <= 1e-12 || a.max_residual == b.max_residual);
+    assert_eq!(dist.nodes().len(), mrf.num_nodes());
+    for v in 0..mrf.num_nodes() {
+        let x = single.node(v);
+        let y = dist.node(v).expect("every node present");
+        for (p, q) in x.iter().zip(y) {
+            assert!(
+                (p - q).abs() <= 1e-12,
+                "node {v}: {x:?} vs {y:?} ({workers} workers, {partition:?}, {:?})",
+                bp.mode
+            );
+        }
+    }
+}
+
+#[test]
+fn flooding_lbp_equals_srl_infer_for_1_2_4_workers() {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let mrf = Arc::new(random_mrf(90, &mut rng));
+    for mode in [BpMode::SumProduct, BpMode::MaxProduct] {
+        for damping in [0.0, 0.3] {
+            let bp = LoopyBp {
+                max_iters: 40,
+                tol: 1e-9,
+                damping,
+                mode,
+                schedule: Schedule::Flooding,
+                ..LoopyBp::default()
+            };
+            for workers in [1, 2, 4] {
+                for partition in [Partition::Range, Partition::Hash] {
+                    assert_equal(&mrf, bp, workers, partition);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn converges_like_srl_infer_on_a_power_law_graph() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mrf = Arc::new(barabasi_albert_mrf(3000, 2, 0.5, &mut rng).expect("model"));
+    let bp = LoopyBp {
+        max_iters: 200,
+        tol: 1e-8,
+        ..LoopyBp::default()
+    };
+    assert!(bp.run(&mrf).convergence().converged);
+    for workers in [2, 4] {
+        assert_equal(&mrf, bp, workers, Partition::Hash);
+    }
+}
+
+#[test]
+fn a_model_without_edges_needs_no_iteration() {
+    let mrf = Arc::new(
+        PairwiseMrf::new(MrfParts {
+            num_states: vec![2, 3],
+            unary: vec![0.1, 0.2, 0.0, 1.0, -1.0],
+            ..MrfParts::default()
+        })
+        .expect("model"),
+    );
+    assert_equal(&mrf, LoopyBp::default(), 2, Partition::Range);
+}
+
+#[test]
+fn extreme_models_are_refused() {
+    let mrf = Arc::new(
+        PairwiseMrf::new(MrfParts {
+            num_states: vec![2, 2],
+            unary: vec![0.0, 2e4, 0.0, 0.0],
+            edges: vec![(0, 1)],
+            edge_tables: vec![0],
+            tables: vec![PairTable::potts(2, 1.0, 0.0)],
+            evidence: vec![],
+        })
+        .expect("model"),
+    );
+    let err = DistBp::default().run_threads(mrf, 1);
+    assert!(matches!(
+        err,
+        Err(srl_dist::DistError::ExtremeModel { index: 1, .. })
+    ));
+}
