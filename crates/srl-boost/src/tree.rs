@@ -345,7 +345,7 @@ impl RelationalRegressionTree {
                 TreeNode::Split { test, yes, no, .. } => {
                     let lits = compile_test(db, test, node.width);
                     let new_width = node.width + count_free(&lits);
-                    let (y, n, _) = split_node(db, &node, &lits, new_width, cap);
+                    let (y, n, _) = split_node(db, &node, &lits, new_width, cap, true);
                     stack.push((*yes, y));
                     stack.push((*no, n));
                 }
@@ -743,13 +743,15 @@ impl NodeData {
 }
 
 /// Splits `node` by `lits`: (true child with extended substitutions, false child,
-/// number of examples whose substitutions were cut at `cap`).
+/// number of examples whose substitutions were cut at `cap`). With `keep_no` false the
+/// false child is left empty (candidate scoring only needs the true child).
 fn split_node(
     db: &Database,
     node: &NodeData,
     lits: &[CLit],
     new_width: usize,
     cap: usize,
+    keep_no: bool,
 ) -> (NodeData, NodeData, usize) {
     let mut yes = NodeData {
         ex: Vec::new(),
@@ -799,7 +801,7 @@ fn split_node(
         if yes.rows.len() > before {
             yes.ex.push(e);
             yes.start.push((yes.rows.len() / w) as u32);
-        } else {
+        } else if keep_no {
             no.ex.push(e);
             for row in node.rows_of(i) {
                 no.rows.extend_from_slice(row);
@@ -1197,6 +1199,7 @@ impl<'a> Learner<'a> {
             &first.lits,
             w1,
             self.p.max_bindings_per_example,
+            false,
         );
         if *single {
             out.push(score(self.stats_of(&t1)));
@@ -1305,6 +1308,7 @@ impl<'a> Learner<'a> {
                 &cand.test.lits,
                 new_width,
                 self.p.max_bindings_per_example,
+                true,
             );
             truncated += cut;
             yes.var_types = node.var_types.clone();
