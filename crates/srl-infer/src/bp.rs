@@ -29,7 +29,9 @@ pub enum Schedule {
     /// priority queue). The reported iterations count work: message updates *computed*
     /// (the `2m` initial candidates and every recomputation), divided by `2m`, so they
     /// compare with the sweeps of the other schedules; `max_iters` caps that work (at most
-    /// `max_iters · 2m` message updates computed). Single-threaded.
+    /// `max_iters · 2m` message updates computed). With damping a committed message is
+    /// not its own fixed point, so its next damped update is queued too (one more
+    /// message computed per commit). Single-threaded.
     Residual,
 }
 
@@ -59,6 +61,18 @@ pub enum BpMode {
 /// | `schedule` | `Flooding` | see [`Schedule`] | |
 /// | `mode` | `SumProduct` | see [`BpMode`] | |
 /// | `beliefs` | `NodesAndEdges` | see [`Beliefs`] | |
+///
+/// # Zero potentials and extreme values
+/// On a model that is not [ordinary](PairwiseMrf::is_ordinary) (a `-∞` log-potential or
+/// a finite one beyond [`crate::mrf::ORDINARY_ABS_LOG_POTENTIAL`]) every schedule and
+/// mode takes a log-domain path that is exact with `-∞`: tables and unary rows are shifted
+/// to `max = 0`, beliefs are kept as a finite sum plus a count of `-∞` terms so a cavity
+/// never computes `∞ − ∞`, and an all-`-∞` message stays unnormalised. BP's zeros are
+/// sound (a state excluded by BP has probability zero), so a variable left with no state
+/// means the evidence and constraints admit no assignment: [`LoopyBp::try_run`] reports
+/// it as [`InferError::ZeroProbability`]. On loopy graphs with zero potentials the finite
+/// parts of the messages can grow without bound (the run then reports no convergence).
+/// Ordinary models run the fast kernels below, unchanged.
 ///
 /// # Complexity
 /// One iteration costs `O(Σ_{(i,j)} k_i k_j)` (each directed message once); with
@@ -413,7 +427,16 @@ impl LoopyBp {
                 }
             }
             sent[o0..o1].copy_from_slice(&cand[o0..o1]);
-            heap.update(s, 0.0);
+            if damping > 0.0 {
+                // A damped commit is not the message's fixed point: its next damped
+                // update (against the message just sent) is pending.
+                let i = mrf.in_src[mrf.in_rev[s] as usize] as usize;
+                let r = candidate(&msgs, &sent, &mut cand, &bel, &ninf, i, s);
+                heap.update(s, r);
+                computed += 1;
+            } else {
+                heap.update(s, 0.0);
+            }
             // Every message out of `j` except the one back to the sender changes.
             let back = mrf.in_rev[s] as usize;
             for s2 in mrf.in_off[j]..mrf.in_off[j + 1] {

@@ -97,6 +97,12 @@ fn work_score(mrf: &PairwiseMrf, x: &[u32]) -> f64 {
     s
 }
 
+/// `x + mrf.shift` on an extreme model (the shifted model's `log Z` back to the model's
+/// own), `x` untouched on an ordinary one.
+fn with_shift(mrf: &PairwiseMrf, x: f64) -> f64 {
+    if mrf.extreme { x + mrf.shift } else { x }
+}
+
 fn zero_error(node: Option<usize>) -> InferError {
     InferError::ZeroProbability {
         node,
@@ -230,20 +236,16 @@ impl Exact {
     /// [`InferError::ExactTooLarge`] past the enumeration limit.
     pub fn enumerate_marginals(&self, mrf: &PairwiseMrf) -> Result<Marginals, InferError> {
         self.check_enumerable(mrf)?;
-        let (log_z, _, _) = enumerate_summary(mrf);
-        if log_z == f64::NEG_INFINITY {
+        let (work_log_z, _, _) = enumerate_summary(mrf);
+        if work_log_z == f64::NEG_INFINITY {
             return Err(zero_error(None));
         }
+        let log_z = with_shift(mrf, work_log_z);
         let mut node = vec![0.0; mrf.eff_unary.len()];
         let eoff = edge_offsets(mrf);
         let mut edge = vec![0.0; eoff[eoff.len() - 1]];
-        let work_log_z = log_z - mrf.shift;
         for_each_state(mrf, |x, s| {
-            let p = if mrf.extreme {
-                (s - work_log_z).exp()
-            } else {
-                (s - log_z).exp()
-            };
+            let p = (s - work_log_z).exp();
             for (v, &xv) in x.iter().enumerate() {
                 node[mrf.state_off[v] + xv as usize] += p;
             }
@@ -267,7 +269,7 @@ impl Exact {
             (t.log_z, t.dead)
         } else {
             self.check_enumerable(mrf)?;
-            (enumerate_summary(mrf).0, None)
+            (with_shift(mrf, enumerate_summary(mrf).0), None)
         };
         if z == f64::NEG_INFINITY {
             return Err(zero_error(dead));
@@ -340,9 +342,8 @@ fn enumerate_summary(mrf: &PairwiseMrf) -> (f64, Vec<u32>, f64) {
     if mx == f64::NEG_INFINITY {
         return (mx, best, mx);
     }
-    if mrf.extreme {
-        return (mx + sum.ln() + mrf.shift, best, mx + mrf.shift);
-    }
+    // On an extreme model these are of the shifted model: add `mrf.shift` for the
+    // model's own (see `with_shift`).
     (mx + sum.ln(), best, mx)
 }
 

@@ -759,3 +759,435 @@ fn binary_fast_paths_match_the_generic_kernels() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Hard constraints (zero potentials, -∞ log-potentials) and extreme finite values.
+
+/// A random model with zero potentials: each unary and pairwise entry is `-∞` with
+/// probability `p_zero`, every unary row and table gets a constant `offset` (a huge offset
+/// must not change the distribution). `None` when construction refuses the model (a row or
+/// table of zeros, evidence on a zero state): that refusal is itself checked to be a
+/// `ZeroProbability`.
+#[allow(clippy::too_many_arguments)]
+fn hard_model(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    edges: Vec<(u32, u32)>,
+    max_k: usize,
+    p_zero: f64,
+    offset: f64,
+    evidence: bool,
+) -> Option<PairwiseMrf> {
+    let ks: Vec<usize> = (0..n).map(|_| rng.random_range(1..=max_k)).collect();
+    let total: usize = ks.iter().sum();
+    let entry = |rng: &mut ChaCha8Rng| {
+        if rng.random_bool(p_zero) {
+            f64::NEG_INFINITY
+        } else {
+            rng.random_range(-2.0..=2.0) + offset
+        }
+    };
+    let unary = (0..total).map(|_| entry(rng)).collect();
+    let tables = edges
+        .iter()
+        .map(|&(u, v)| {
+            let (ku, kv) = (ks[u as usize], ks[v as usize]);
+            let vals = (0..ku * kv).map(|_| entry(rng)).collect();
+            PairTable::new(ku, kv, vals)
+        })
+        .collect();
+    let evidence = if evidence {
+        ks.iter()
+            .map(|&k| rng.random_bool(0.2).then(|| rng.random_range(0..k) as u32))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    match PairwiseMrf::new(MrfParts {
+        num_states: ks,
+        unary,
+        edge_tables: (0..edges.len() as u32).collect(),
+        edges,
+        tables,
+        evidence,
+    }) {
+        Ok(m) => Some(m),
+        Err(InferError::ZeroProbability { .. }) => None,
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
+
+fn assert_no_nan(m: &Marginals, mrf: &PairwiseMrf) {
+    for v in 0..mrf.num_nodes() {
+        assert!(
+            m.node(v).iter().all(|x| !x.is_nan()),
+            "node {v}: {:?}",
+            m.node(v)
+        );
+        assert!(
+            m.node_log(v).iter().all(|x| !x.is_nan()),
+            "node {v}: {:?}",
+            m.node_log(v)
+        );
+    }
+    for e in 0..if m.has_edges() { mrf.num_edges() } else { 0 } {
+        assert!(m.edge(e).unwrap().iter().all(|x| !x.is_nan()), "edge {e}");
+        assert!(
+            m.edge_log(e).unwrap().iter().all(|x| !x.is_nan()),
+            "edge {e}"
+        );
+    }
+    assert!(!m.convergence().max_residual.is_nan());
+}
+
+fn assert_rows_normalised(m: &Marginals, mrf: &PairwiseMrf, tol: f64) {
+    for v in 0..mrf.num_nodes() {
+        let s: f64 = m.node(v).iter().sum();
+        assert!((s - 1.0).abs() < tol, "node {v} sums to {s}");
+    }
+    for e in 0..if m.has_edges() { mrf.num_edges() } else { 0 } {
+        let s: f64 = m.edge(e).unwrap().iter().sum();
+        assert!((s - 1.0).abs() < tol, "edge {e} sums to {s}");
+    }
+}
+
+fn is_zero_probability<T>(r: &Result<T, InferError>) -> bool {
+    matches!(r, Err(InferError::ZeroProbability { .. }))
+}
+
+/// Every algorithm on `mrf`: no NaN, rows normalised, errors only of the documented kinds.
+fn run_everything_without_nan(mrf: &PairwiseMrf, seed: u64) {
+    for schedule in [Schedule::Flooding, Schedule::Sequential, Schedule::Residual] {
+        for mode in [BpMode::SumProduct, BpMode::MaxProduct] {
+            for damping in [0.0, 0.4] {
+                let bp = LoopyBp {
+                    schedule,
+                    mode,
+                    damping,
+                    max_iters: 60,
+                    ..LoopyBp::default()
+                };
+                let m = bp.run(mrf);
+                assert_no_nan(&m, mrf);
+                // On loopy graphs with zero potentials BP's finite log-messages can grow
+                // without bound (a diverging run, reported as not converged); rounding at
+                // that magnitude leaves rows normalised only to about 1e-4.
+                assert_rows_normalised(&m, mrf, 1e-3);
+                let r = bp.try_run(mrf);
+                assert!(r.is_ok() || is_zero_probability(&r));
+                assert!(!bp.map(mrf).log_score.is_nan());
+            }
+        }
+    }
+    for sweep in [Sweep::Sequential, Sweep::Parallel] {
+        let m = MeanField {
+            sweep,
+            max_iters: 60,
+            ..MeanField::default()
+        }
+        .run(mrf);
+        assert_no_nan(&m, mrf);
+        assert_rows_sum_to_one(&m, mrf);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    match (Gibbs {
+        burn_in: 10,
+        samples: 30,
+        ..Gibbs::default()
+    })
+    .run(mrf, &mut rng)
+    {
+        Ok(g) => {
+            assert_no_nan(&g.marginals, mrf);
+            assert_rows_sum_to_one(&g.marginals, mrf);
+            assert!(!g.best.log_score.is_nan());
+        }
+        Err(InferError::NoFeasibleSample { .. }) => {}
+        Err(e) => panic!("gibbs: {e}"),
+    }
+    assert!(!Icm::default().run(mrf).log_score.is_nan());
+    let ex = Exact::default();
+    match ex.marginals(mrf) {
+        Ok(m) => {
+            assert_no_nan(&m, mrf);
+            assert_rows_sum_to_one(&m, mrf);
+            assert!(m.log_partition().unwrap().is_finite());
+        }
+        Err(InferError::ZeroProbability { .. } | InferError::ExactTooLarge { .. }) => {}
+        Err(e) => panic!("exact: {e}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Trees with zero potentials and huge offsets: tree pass = enumeration, loopy BP (all
+    /// schedules) = exact, max-product finds the MAP score, infeasibility found by both.
+    #[test]
+    fn hard_constraints_are_exact_on_trees(seed in any::<u64>(), n in 1usize..9,
+                                           forest in any::<bool>(), evidence in any::<bool>(),
+                                           p_zero in 0.0f64..0.45,
+                                           offset in prop::sample::select(vec![0.0, 3e4, -7e5, 2e8])) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let edges = random_tree_edges(&mut rng, n, forest);
+        let Some(mrf) = hard_model(&mut rng, n, edges, 3, p_zero, offset, evidence) else {
+            return Ok(());
+        };
+        let ex = Exact::default();
+        let (tree, enumerated) = (ex.marginals(&mrf), ex.enumerate_marginals(&mrf));
+        prop_assert_eq!(is_zero_probability(&tree), is_zero_probability(&enumerated));
+        let brute = enumerate_map_score(&mrf);
+        for schedule in [Schedule::Flooding, Schedule::Sequential, Schedule::Residual] {
+            let bp = LoopyBp { schedule, tol: 1e-13, max_iters: 200, ..LoopyBp::default() };
+            let run = bp.try_run(&mrf);
+            let map = bp.try_map(&mrf);
+            match (&tree, &enumerated) {
+                (Ok(t), Ok(e)) => {
+                    assert_close(t, e, &mrf, 1e-9, true);
+                    let (zt, ze) = (t.log_partition().unwrap(), e.log_partition().unwrap());
+                    prop_assert!((zt - ze).abs() <= 1e-9 * zt.abs().max(1.0), "{zt} {ze}");
+                    let run = run.unwrap();
+                    prop_assert!(run.convergence().converged, "{schedule:?} {:?}", run.convergence());
+                    assert_close(&run, t, &mrf, 1e-9, true);
+                    let map = map.unwrap();
+                    prop_assert!((map.log_score - brute).abs() <= 1e-9 * brute.abs().max(1.0),
+                                 "{schedule:?}: {} vs {brute}", map.log_score);
+                    let best = ex.map(&mrf).unwrap();
+                    prop_assert!((best.log_score - brute).abs() <= 1e-9 * brute.abs().max(1.0));
+                }
+                _ => {
+                    prop_assert!(brute == f64::NEG_INFINITY);
+                    prop_assert!(is_zero_probability(&run), "{schedule:?}: {:?}", run.map(|m| m.convergence()));
+                    prop_assert!(is_zero_probability(&map));
+                    prop_assert!(is_zero_probability(&ex.map(&mrf)));
+                    prop_assert!(is_zero_probability(&ex.log_partition(&mrf)));
+                }
+            }
+        }
+        run_everything_without_nan(&mrf, seed);
+    }
+
+    /// Loopy models with zero potentials and huge offsets: nothing returns NaN, and a
+    /// huge constant offset does not change the exact answer.
+    #[test]
+    fn extreme_models_never_give_nan(seed in any::<u64>(), n in 2usize..8,
+                                     p_zero in 0.0f64..0.4,
+                                     offset in prop::sample::select(vec![3e4, -2e6, 5e8, -1e11])) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let edges = random_loopy_edges(&mut rng, n, n);
+        let mut rng2 = rng.clone();
+        let Some(mrf) = hard_model(&mut rng, n, edges.clone(), 3, p_zero, offset, true) else {
+            return Ok(());
+        };
+        let plain = hard_model(&mut rng2, n, edges, 3, p_zero, 0.0, true).unwrap();
+        run_everything_without_nan(&mrf, seed);
+        let ex = Exact::default();
+        match (ex.enumerate_marginals(&mrf), ex.enumerate_marginals(&plain)) {
+            // Rounding of `x + offset` moves each value by up to ulp(offset) / 2.
+            (Ok(a), Ok(b)) => assert_close(&a, &b, &mrf, 1e-4 * (offset.abs() * 1e-11).max(1e-5), true),
+            (a, b) => prop_assert!(is_zero_probability(&a) && is_zero_probability(&b)),
+        }
+    }
+}
+
+/// A 4-cycle whose every log-potential is `c`: the uniform distribution.
+fn constant_cycle(c: f64) -> Result<PairwiseMrf, InferError> {
+    PairwiseMrf::new(MrfParts {
+        num_states: vec![2; 4],
+        unary: vec![c; 8],
+        edges: vec![(0, 1), (1, 2), (2, 3), (3, 0)],
+        edge_tables: vec![0; 4],
+        tables: vec![PairTable::potts(2, c, c)],
+        evidence: vec![],
+    })
+}
+
+#[test]
+fn extreme_finite_values_are_exact_or_refused() {
+    for c in [-1e11, 1e11, -5e5, 1e12, -1e12] {
+        let mrf = constant_cycle(c).unwrap();
+        assert!(!mrf.is_ordinary());
+        let ex = Exact::default().marginals(&mrf).unwrap();
+        assert_eq!(ex.node(0), &[0.5, 0.5], "c = {c}");
+        let z = ex.log_partition().unwrap();
+        let want = 8.0 * c + 16f64.ln();
+        assert!(
+            (z - want).abs() <= 1e-15 * want.abs().max(1.0),
+            "{z} vs {want}"
+        );
+        for schedule in [Schedule::Flooding, Schedule::Sequential, Schedule::Residual] {
+            for mode in [BpMode::SumProduct, BpMode::MaxProduct] {
+                let bp = LoopyBp {
+                    schedule,
+                    mode,
+                    ..LoopyBp::default()
+                }
+                .run(&mrf);
+                assert!(bp.convergence().converged);
+                assert_eq!(bp.node(2), &[0.5, 0.5], "c = {c} {schedule:?}");
+            }
+        }
+        for sweep in [Sweep::Sequential, Sweep::Parallel] {
+            let mf = MeanField {
+                sweep,
+                ..MeanField::default()
+            }
+            .run(&mrf);
+            assert_eq!(mf.node(1), &[0.5, 0.5], "c = {c} {sweep:?}");
+        }
+    }
+    // Beyond 10^12 a finite value is refused (f64 sums would be off by more than 1e-4).
+    for c in [-1e15, -1e17, 1e308, -1e308] {
+        assert!(
+            matches!(constant_cycle(c), Err(InferError::ExtremeValue { .. })),
+            "c = {c}"
+        );
+    }
+    // An ordinary model keeps the fast path.
+    assert!(constant_cycle(-50.0).unwrap().is_ordinary());
+}
+
+/// `x0 ≠ x1 ≠ x2` (k = 2) with `θ_0 = (ln 3, 0)`: only (0,1,0) and (1,0,1) are possible,
+/// `P(x0 = 0) = 3/4`.
+fn not_equal_chain(evidence: Vec<Option<u32>>) -> Result<PairwiseMrf, InferError> {
+    PairwiseMrf::new(MrfParts {
+        num_states: vec![2; 3],
+        unary: vec![3f64.ln(), 0.0, 0.0, 0.0, 0.0, 0.0],
+        edges: vec![(0, 1), (1, 2)],
+        edge_tables: vec![0, 0],
+        tables: vec![PairTable::potts(2, f64::NEG_INFINITY, 0.0)],
+        evidence,
+    })
+}
+
+#[test]
+fn hard_constraints_are_handled_exactly() {
+    let mrf = not_equal_chain(vec![]).unwrap();
+    let ex = Exact::default().marginals(&mrf).unwrap();
+    assert!((ex.node(0)[0] - 0.75).abs() < 1e-15);
+    assert!((ex.node(1)[1] - 0.75).abs() < 1e-15);
+    assert_eq!(ex.edge(0).unwrap()[0], 0.0);
+    assert!((ex.log_partition().unwrap() - 4f64.ln()).abs() < 1e-15);
+    let en = Exact::default().enumerate_marginals(&mrf).unwrap();
+    for v in 0..3 {
+        assert!((en.node(v)[0] - ex.node(v)[0]).abs() < 1e-15);
+    }
+    for schedule in [Schedule::Flooding, Schedule::Sequential, Schedule::Residual] {
+        for damping in [0.0, 0.5] {
+            let bp = LoopyBp {
+                schedule,
+                damping,
+                tol: 1e-12,
+                max_iters: 500,
+                ..LoopyBp::default()
+            };
+            let m = bp.try_run(&mrf).unwrap();
+            assert!(m.convergence().converged);
+            assert!(
+                (m.node(2)[0] - 0.75).abs() < 1e-12,
+                "{schedule:?} {:?}",
+                m.node(2)
+            );
+            assert_eq!(m.edge(1).unwrap()[3], 0.0);
+            assert_eq!(bp.try_map(&mrf).unwrap().states, vec![0, 1, 0]);
+        }
+    }
+    assert_eq!(Exact::default().map(&mrf).unwrap().states, vec![0, 1, 0]);
+    let icm = Icm::default().run(&mrf);
+    assert_eq!(icm.log_score, f64::NEG_INFINITY.max(icm.log_score));
+    // Mean field and Gibbs: exact zeros where a neighbour's state is certain.
+    let mf = MeanField::default().run(&mrf);
+    assert_no_nan(&mf, &mrf);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let g = Gibbs::default().run(&mrf, &mut rng).unwrap();
+    assert_no_nan(&g.marginals, &mrf);
+    // Every drawn state satisfies the constraints: x1 = 1 - x0 in every sample.
+    assert_eq!(g.marginals.edge(0).unwrap()[0], 0.0);
+    assert_eq!(g.marginals.edge(0).unwrap()[3], 0.0);
+    assert!(g.best.log_score.is_finite());
+
+    // Evidence contradicting the constraints: x0 = 0 forces x1 = 1, x2 = 0, not 1.
+    let bad = not_equal_chain(vec![Some(0), None, Some(1)]).unwrap();
+    assert!(matches!(
+        Exact::default().marginals(&bad),
+        Err(InferError::ZeroProbability { .. })
+    ));
+    assert!(matches!(
+        Exact::default().enumerate_marginals(&bad),
+        Err(InferError::ZeroProbability { node: None, .. })
+    ));
+    for schedule in [Schedule::Flooding, Schedule::Sequential, Schedule::Residual] {
+        let bp = LoopyBp {
+            schedule,
+            ..LoopyBp::default()
+        };
+        assert!(matches!(
+            bp.try_run(&bad),
+            Err(InferError::ZeroProbability { node: Some(_), .. })
+        ));
+        let m = bp.run(&bad);
+        assert!(!m.convergence().converged);
+        assert_no_nan(&m, &bad);
+        assert!(matches!(
+            bp.try_map(&bad),
+            Err(InferError::ZeroProbability { .. })
+        ));
+    }
+    run_everything_without_nan(&bad, 5);
+
+    // Local contradictions are found when the model is built.
+    let mut p = not_equal_chain(vec![]).unwrap().to_parts();
+    p.unary[2] = f64::NEG_INFINITY;
+    p.unary[3] = f64::NEG_INFINITY;
+    assert!(matches!(
+        PairwiseMrf::new(p),
+        Err(InferError::ZeroProbability { node: Some(1), .. })
+    ));
+    let mut p = not_equal_chain(vec![]).unwrap().to_parts();
+    p.unary[5] = f64::NEG_INFINITY;
+    p.evidence = vec![None, None, Some(1)];
+    assert!(matches!(
+        PairwiseMrf::new(p),
+        Err(InferError::ZeroProbability { node: Some(2), .. })
+    ));
+}
+
+#[test]
+fn hard_constraints_survive_a_uai_round_trip() {
+    let mrf = not_equal_chain(vec![]).unwrap();
+    let text = mrf.to_uai_string();
+    let back = PairwiseMrf::from_uai_str(&text, "neq.uai").unwrap();
+    assert_eq!(back.pair_table(0).get(0, 0), f64::NEG_INFINITY);
+    let m = LoopyBp::default().try_run(&back).unwrap();
+    assert!((m.node(0)[0] - 0.75).abs() < 1e-12);
+}
+
+#[test]
+fn huge_tables_are_refused_before_allocation() {
+    assert!(matches!(
+        PairTable::try_potts(100_000, 1.0, 0.0),
+        Err(InferError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        PairTable::try_potts(20_000, 1.0, 0.0),
+        Err(InferError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        PairTable::try_from_fn(1 << 40, 1 << 40, |_, _| 0.0),
+        Err(InferError::TooLarge { .. })
+    ));
+    assert!(PairTable::try_potts(7, 1.0, 0.0).is_ok());
+    // A table struct claiming a huge shape is refused by the model before its kernels.
+    let parts = MrfParts {
+        num_states: vec![1 << 14, 1 << 14],
+        unary: vec![0.0; 1 << 15],
+        edges: vec![(0, 1)],
+        edge_tables: vec![0],
+        tables: vec![PairTable::new(1 << 14, 1 << 14, Vec::new())],
+        evidence: vec![],
+    };
+    assert!(matches!(
+        PairwiseMrf::new(parts),
+        Err(InferError::TooLarge { .. })
+    ));
+}
