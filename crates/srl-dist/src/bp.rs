@@ -1,19 +1,13 @@
 //! Synchronous (flooding) loopy BP as a timely dataflow: one halo exchange per superstep.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use srl_infer::{BpMode, Convergence, LoopyBp, PairwiseMrf, log_sum_exp};
-use timely::container::CapacityContainerBuilder;
-use timely::dataflow::channels::pact::Exchange;
-use timely::dataflow::operators::generic::Operator;
-use timely::dataflow::operators::{Input, Probe};
-use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
 use crate::error::DistError;
+use crate::halo::{Halo, Routed};
 use crate::partition::{Partition, Partitioner};
 
 /// Largest log-potential magnitude this crate accepts, the bound of srl-infer's *ordinary*
@@ -39,8 +33,14 @@ struct Packet {
     vals: Vec<f64>,
 }
 
-/// The input handle of the halo stream.
-type PacketInput = InputHandle<u64, CapacityContainerBuilder<Vec<Packet>>>;
+impl Routed for Packet {
+    fn to(&self) -> u32 {
+        self.to
+    }
+    fn round(&self) -> u64 {
+        self.round
+    }
+}
 
 /// Distributed synchronous loopy belief propagation: the same algorithm, normalisation and
 /// damping as srl-infer's [`LoopyBp`] with [`srl_infer::Schedule::Flooding`], run by timely
@@ -211,9 +211,9 @@ impl DistMarginals {
 /// One oriented pairwise kernel `θ(x_src = a, x_tgt = b)` at `a * cols + b`, with its
 /// exp-domain copy `exp(θ − max θ)` and whether its dynamic range is below 600 nats
 /// (the same construction and test as srl-infer's kernels).
-struct Kernel {
+pub(crate) struct Kernel {
     cols: usize,
-    log: Vec<f64>,
+    pub(crate) log: Vec<f64>,
     exp: Vec<f64>,
     safe: bool,
 }
@@ -245,33 +245,35 @@ const REMOTE: u64 = 1 << 63;
 /// One worker's share of the model: its variables, their incoming message slots (grouped
 /// by target, in the model's neighbour order) and, per slot, the reverse message this
 /// worker sends and where it goes.
-struct Part {
-    peers: usize,
-    nodes: Vec<u32>,
+pub(crate) struct Part {
+    pub(crate) peers: usize,
+    pub(crate) nodes: Vec<u32>,
     /// Local state offsets (length `nodes + 1`).
-    st_off: Vec<usize>,
+    pub(crate) st_off: Vec<usize>,
     /// Unary log-potentials with evidence applied (`-∞` outside the observed state).
-    eff: Vec<f64>,
+    pub(crate) eff: Vec<f64>,
     /// Slot range of each local variable (length `nodes + 1`).
-    in_off: Vec<usize>,
+    pub(crate) in_off: Vec<usize>,
     /// Offset of each local variable's first incoming slot in the message arrays.
-    base: Vec<usize>,
+    pub(crate) base: Vec<usize>,
     /// Per slot: offset of the outgoing message in the source-grouped array (length
     /// `slots + 1`).
-    out_off: Vec<usize>,
+    pub(crate) out_off: Vec<usize>,
     /// Per slot: kernel of the outgoing message.
-    kern: Vec<u32>,
+    pub(crate) kern: Vec<u32>,
     /// Per slot: local offset of the outgoing message's destination, or `REMOTE | worker`.
-    dest: Vec<u64>,
-    kernels: Vec<Kernel>,
+    pub(crate) dest: Vec<u64>,
+    pub(crate) kernels: Vec<Kernel>,
     /// Incoming message array length.
-    inc_len: usize,
+    pub(crate) inc_len: usize,
     /// Message keys (`2 e + side`) sent to each worker, in send order.
-    send_ids: Vec<Vec<u64>>,
+    pub(crate) send_ids: Vec<Vec<u64>>,
     /// Sorted `(key, offset)` of every incoming slot.
-    keys: Vec<(u64, usize)>,
+    pub(crate) keys: Vec<(u64, usize)>,
     /// Per slot: number of states of the message's target.
-    out_k: Vec<u32>,
+    pub(crate) out_k: Vec<u32>,
+    /// Per slot: global id of the slot's source variable.
+    pub(crate) src: Vec<u32>,
 }
 
 /// Key of the directed message along edge `e` into `target` (`2 e + [target is the second
@@ -282,7 +284,7 @@ fn msg_key(mrf: &PairwiseMrf, e: usize, target: usize) -> u64 {
 }
 
 impl Part {
-    fn build(mrf: &PairwiseMrf, p: &dyn Partitioner, me: usize, peers: usize) -> Self {
+    pub(crate) fn build(mrf: &PairwiseMrf, p: &dyn Partitioner, me: usize, peers: usize) -> Self {
         let n = mrf.num_nodes();
         let nodes: Vec<u32> = (0..n)
             .filter(|&v| p.owner(v, n, peers) == me)
@@ -293,7 +295,8 @@ impl Part {
         let mut in_off = vec![0];
         let mut base = Vec::with_capacity(nodes.len());
         let mut out_off = vec![0];
-        let (mut kern, mut dest, mut out_k) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut kern, mut dest, mut out_k, mut srcs) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut keys = Vec::new();
         let mut send_ids = vec![Vec::new(); peers];
         let mut table_map: Vec<u32> = vec![u32::MAX; mrf.tables().len()];
@@ -315,6 +318,7 @@ impl Part {
                 let ks = mrf.num_states(src);
                 out_off.push(out_off[out_off.len() - 1] + ks);
                 out_k.push(ks as u32);
+                srcs.push(src as u32);
                 let t = mrf.edge_tables()[e] as usize;
                 if table_map[t] == u32::MAX {
                     table_map[t] = (kernels.len() / 2) as u32;
@@ -354,6 +358,7 @@ impl Part {
             send_ids,
             keys,
             out_k,
+            src: srcs,
         };
         for s in 0..part.dest.len() {
             if part.dest[s] & REMOTE == 0 {
@@ -628,28 +633,7 @@ impl DistBp {
     ) -> WorkerOutput {
         let (me, peers) = (worker.index(), worker.peers());
         let part = Part::build(mrf, partitioner, me, peers);
-        let inbox: Rc<RefCell<Vec<Packet>>> = Rc::new(RefCell::new(Vec::new()));
-        let mut input: PacketInput = InputHandle::new();
-        let probe = ProbeHandle::new();
-        {
-            let inbox = Rc::clone(&inbox);
-            worker.dataflow::<u64, _, _>(|scope| {
-                scope
-                    .input_from(&mut input)
-                    .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                        Exchange::new(|p: &Packet| u64::from(p.to)),
-                        "HaloSink",
-                        move |_, _| {
-                            move |input, _output| {
-                                input.for_each(|_time, data| {
-                                    inbox.borrow_mut().append(data);
-                                });
-                            }
-                        },
-                    )
-                    .probe_with(&probe);
-            });
-        }
+        let mut halo: Halo<Packet> = Halo::new(worker);
         let mut stats = WorkerStats {
             nodes: part.nodes.len() as u64,
             messages_per_iter: part.dest.len() as u64,
@@ -665,7 +649,7 @@ impl DistBp {
         let mut round = 0u64;
         for w in (0..peers).filter(|&w| w != me) {
             stats.setup_bytes += 8 * part.send_ids[w].len() as u64 + PACKET_HEADER_BYTES;
-            input.send(Packet {
+            halo.send(Packet {
                 to: w as u32,
                 from: me as u32,
                 round,
@@ -674,20 +658,9 @@ impl DistBp {
                 vals: Vec::new(),
             });
         }
-        let mut deliver = |input: &mut PacketInput, round: u64| -> Vec<Packet> {
-            input.advance_to(round + 1);
-            while probe.less_than(input.time()) {
-                worker.step_or_park(None);
-            }
-            let mut all = inbox.borrow_mut();
-            let (now, later): (Vec<Packet>, Vec<Packet>) =
-                all.drain(..).partition(|p| p.round == round);
-            *all = later;
-            now
-        };
         // Per sender: (offset, k) of each incoming slot, in the sender's order.
         let mut recv_off: Vec<Vec<(usize, usize)>> = vec![Vec::new(); peers];
-        for p in deliver(&mut input, round) {
+        for p in halo.deliver(worker, round) {
             recv_off[p.from as usize] = p
                 .ids
                 .iter()
@@ -735,7 +708,7 @@ impl DistBp {
             );
             for (w, vals) in send.into_iter().enumerate() {
                 if w != me {
-                    input.send(Packet {
+                    halo.send(Packet {
                         to: w as u32,
                         from: me as u32,
                         round,
@@ -745,7 +718,7 @@ impl DistBp {
                     });
                 }
             }
-            for p in deliver(&mut input, round) {
+            for p in halo.deliver(worker, round) {
                 residual = residual.max(p.residual);
                 let offs = &recv_off[p.from as usize];
                 let mut at = 0;

@@ -158,3 +158,62 @@ fn extreme_models_are_refused() {
         Err(srl_dist::DistError::ExtremeModel { index: 1, .. })
     ));
 }
+
+#[test]
+fn chromatic_gibbs_equals_srl_infer_for_1_2_4_workers() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let mrf = Arc::new(random_mrf_small_range(60, &mut rng));
+    let g = srl_infer::Gibbs {
+        burn_in: 20,
+        samples: 60,
+        thinning: 2,
+        beliefs: srl_infer::Beliefs::NodesOnly,
+        ..srl_infer::Gibbs::default()
+    };
+    let seed = ChaCha8Rng::seed_from_u64(99);
+    let single = g.run(&mrf, &mut seed.clone()).expect("gibbs");
+    let mut last: Option<Vec<u32>> = None;
+    for workers in [1, 2, 4] {
+        for partition in [Partition::Range, Partition::Hash] {
+            let dist = srl_dist::DistGibbs {
+                partition,
+                ..srl_dist::DistGibbs::from_gibbs(&g)
+            }
+            .run_threads(Arc::clone(&mrf), workers, &seed)
+            .expect("distributed gibbs");
+            let (a, b) = (single.marginals.convergence(), dist.convergence());
+            assert_eq!(a.iterations, b.iterations);
+            assert_eq!(
+                a.max_residual, b.max_residual,
+                "{workers} workers {partition:?}"
+            );
+            for v in 0..mrf.num_nodes() {
+                assert_eq!(
+                    single.marginals.node(v),
+                    dist.node(v).expect("node held"),
+                    "node {v}, {workers} workers, {partition:?}"
+                );
+            }
+            let states: Vec<u32> = (0..mrf.num_nodes())
+                .map(|v| dist.last_state(v).expect("node held"))
+                .collect();
+            if let Some(prev) = &last {
+                assert_eq!(prev, &states, "last sample differs at {workers} workers");
+            }
+            last = Some(states);
+        }
+    }
+}
+
+/// [`random_mrf`] without the wide table (Gibbs samples are exact integers of counts; the
+/// wide table would only freeze the chain).
+fn random_mrf_small_range(n: usize, rng: &mut impl Rng) -> PairwiseMrf {
+    let m = random_mrf(n, rng);
+    let mut parts = m.to_parts();
+    for t in &mut parts.tables {
+        t.log_values
+            .iter_mut()
+            .for_each(|x| *x = x.clamp(-1.5, 1.5));
+    }
+    PairwiseMrf::new(parts).expect("valid")
+}
