@@ -45,10 +45,12 @@ pub mod error;
 pub mod generate;
 pub mod gibbs;
 mod halo;
+pub mod ica;
 pub mod partition;
 
 pub use bp::{DistBp, DistMarginals, WorkerOutput, WorkerStats, check_ordinary};
 pub use error::DistError;
 pub use generate::{barabasi_albert, barabasi_albert_mrf};
 pub use gibbs::{DistGibbs, DistSamples, GibbsOutput};
+pub use ica::{DistIca, DistLabels, IcaOutput};
 pub use partition::{Partition, Partitioner, splitmix64};
