@@ -244,6 +244,24 @@ pub fn par_cross_validate<R: Send>(folds: &Folds, f: impl Fn(Fold<'_>) -> R + Sy
         .collect()
 }
 
+/// Maps `f` over independent tasks (e.g. the (setting, replicate, fold) runs of an
+/// experiment) on the rayon pool and returns the results in task order.
+///
+/// Running the tasks *inside* the pool lets nested parallel code (e.g. loopy BP's
+/// parallel sweeps) run on the same workers instead of handing work across threads. The
+/// results do not depend on the thread count as long as `f` derives any randomness from its
+/// task alone (one seeded generator per task).
+///
+/// # Examples
+/// ```
+/// let squares = srl_eval::cv::par_map(&[1, 2, 3], |x| x * x);
+/// assert_eq!(squares, vec![1, 4, 9]);
+/// ```
+pub fn par_map<T: Sync, U: Send>(tasks: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+    let f = &f;
+    tasks.par_iter().map(f).collect()
+}
+
 /// Mean, standard deviation and standard error of one metric over per-fold results.
 ///
 /// # Errors
