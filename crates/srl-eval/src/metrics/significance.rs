@@ -154,7 +154,7 @@ mod tests {
     /// below were computed independently in Python (closed-form t and df, the tail by
     /// Simpson integration of the Student-t density).
     #[test]
-    fn matches_scipy() {
+    fn matches_independent_reference() {
         let a = [
             27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7,
             21.4,
