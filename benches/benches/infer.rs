@@ -1,13 +1,22 @@
-//! Criterion benches for srl-infer: loopy BP, mean field and Gibbs sampling on seeded
-//! power-law (Barabási–Albert) graphs of 10^4, 10^5 and 10^6 nodes with k = 2 and k = 7
-//! states, single-threaded (a rayon pool of 1 thread) and with the default rayon pool.
+//! Criterion benches for srl-infer on seeded power-law (Barabási–Albert, m = 2) models:
+//! k = 2 at 10^5 and 10^6 nodes and k = 7 at 10^5 nodes, each twice: the model **built**
+//! in the bench (one shared Potts table) and the same model **written to a UAI file** in a
+//! temporary directory and read back with [`PairwiseMrf::read_uai`] (the path of a real
+//! UAI input; the reader pools identical tables).
 //!
-//! Throughput: loopy BP reports directed-message updates (`iterations · 2m` elements);
-//! mean field and Gibbs report sweeps. LBP iterations per second = elements per second
-//! divided by `2m` (printed to stderr with the graph sizes).
+//! Groups (throughput in criterion's `elements`):
+//! - `loopy_bp`: flooding LBP on a 1-thread and a 2-thread rayon pool; elements are
+//!   directed-message updates (`iterations · 2m`), so `elem/s` is messages per second.
+//! - `lbp_schedules`: sequential vs residual LBP at 10^5 nodes (single-threaded; residual
+//!   with `tol = 0` runs to its work cap of `max_iters · 2m` messages computed, so both
+//!   report messages computed per second).
+//! - `mean_field` (parallel sweep) and `gibbs` (chromatic): elements are variable updates
+//!   (`sweeps · n`).
 //!
-//! Run: `cargo bench -p srl-benches --bench infer -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p srl-benches --bench infer` (a few minutes; add a filter such as
+//! `-- loopy_bp/uai` to run part of it).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -59,119 +68,152 @@ fn powerlaw_mrf(n: usize, k: usize, seed: u64) -> PairwiseMrf {
     .expect("valid model")
 }
 
-fn pools() -> Vec<(String, rayon::ThreadPool)> {
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("thread pool");
-    let all = rayon::ThreadPoolBuilder::new()
-        .build()
-        .expect("thread pool");
-    let t = all.current_num_threads();
-    vec![("threads=1".into(), one), (format!("threads={t}"), all)]
-}
+/// A temporary directory for the UAI files, removed when dropped.
+struct TempDir(PathBuf);
 
-fn iterations_for(n: usize) -> usize {
-    match n {
-        0..=10_000 => 20,
-        10_001..=100_000 => 5,
-        _ => 2,
+impl TempDir {
+    fn new() -> Self {
+        let dir = std::env::temp_dir().join(format!("srl-bench-infer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        Self(dir)
     }
 }
 
-fn bench_inference(c: &mut Criterion) {
-    let pools = pools();
-    for &n in &[10_000usize, 100_000, 1_000_000] {
-        for &k in &[2usize, 7] {
-            let mrf = powerlaw_mrf(n, k, 42);
-            let m2 = mrf.num_directed_edges();
-            let iters = iterations_for(n);
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!(
-                    "powerlaw n={n} k={k}: m={} directed messages={m2}",
-                    mrf.num_edges()
-                );
-            }
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
-            let mut group = c.benchmark_group("loopy_bp");
-            group
-                .sample_size(10)
-                .warm_up_time(Duration::from_secs(1))
-                .measurement_time(Duration::from_secs(3));
-            group.throughput(Throughput::Elements((iters * m2) as u64));
-            let bp = LoopyBp {
-                max_iters: iters,
-                tol: 0.0,
-                beliefs: Beliefs::NodesOnly,
-                schedule: Schedule::Flooding,
-                ..LoopyBp::default()
-            };
-            for (name, pool) in &pools {
+/// The model built in memory and the same model through a UAI file.
+fn sources(n: usize, k: usize, dir: &TempDir) -> Vec<(&'static str, PairwiseMrf)> {
+    let built = powerlaw_mrf(n, k, 42);
+    let path = dir.0.join(format!("ba_n{n}_k{k}.uai"));
+    built.write_uai(&path).expect("write UAI");
+    let read = PairwiseMrf::read_uai(&path).expect("read UAI");
+    let _ = std::fs::remove_file(&path);
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!(
+            "powerlaw n={n} k={k}: m={} directed messages={}, tables built={} read={}",
+            built.num_edges(),
+            built.num_directed_edges(),
+            built.tables().len(),
+            read.tables().len()
+        );
+    }
+    vec![("built", built), ("uai", read)]
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool")
+}
+
+fn iterations_for(n: usize) -> usize {
+    if n <= 100_000 { 5 } else { 2 }
+}
+
+fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+}
+
+fn bench_inference(c: &mut Criterion) {
+    let pools = [(1usize, pool(1)), (2, pool(2))];
+    let dir = TempDir::new();
+    for &(n, k) in &[(100_000usize, 2usize), (1_000_000, 2), (100_000, 7)] {
+        let models = sources(n, k, &dir);
+        let iters = iterations_for(n);
+        let size = format!("n={n}/k={k}");
+
+        let mut group = c.benchmark_group("loopy_bp");
+        configure(&mut group);
+        let bp = LoopyBp {
+            max_iters: iters,
+            tol: 0.0,
+            beliefs: Beliefs::NodesOnly,
+            schedule: Schedule::Flooding,
+            ..LoopyBp::default()
+        };
+        for (source, mrf) in &models {
+            group.throughput(Throughput::Elements(
+                (iters * mrf.num_directed_edges()) as u64,
+            ));
+            for (threads, pool) in &pools {
                 group.bench_with_input(
-                    BenchmarkId::new(format!("powerlaw/flooding/{name}"), format!("n={n}/k={k}")),
-                    &mrf,
+                    BenchmarkId::new(format!("{source}/flooding/threads={threads}"), &size),
+                    mrf,
                     |b, mrf| b.iter(|| pool.install(|| bp.run(mrf))),
                 );
             }
-            let seq = LoopyBp {
-                schedule: Schedule::Sequential,
-                ..bp
-            };
-            group.bench_with_input(
-                BenchmarkId::new("powerlaw/sequential/threads=1", format!("n={n}/k={k}")),
-                &mrf,
-                |b, mrf| b.iter(|| seq.run(mrf)),
-            );
-            group.finish();
+        }
+        group.finish();
 
-            let mut group = c.benchmark_group("mean_field");
-            group
-                .sample_size(10)
-                .warm_up_time(Duration::from_secs(1))
-                .measurement_time(Duration::from_secs(3));
-            group.throughput(Throughput::Elements(iters as u64));
-            let mf = MeanField {
-                max_iters: iters,
-                tol: 0.0,
-                sweep: Sweep::Parallel,
-                beliefs: Beliefs::NodesOnly,
-                ..MeanField::default()
-            };
-            for (name, pool) in &pools {
-                group.bench_with_input(
-                    BenchmarkId::new(format!("powerlaw/parallel/{name}"), format!("n={n}/k={k}")),
-                    &mrf,
-                    |b, mrf| b.iter(|| pool.install(|| mf.run(mrf))),
-                );
-            }
-            group.finish();
-
-            let mut group = c.benchmark_group("gibbs");
-            group
-                .sample_size(10)
-                .warm_up_time(Duration::from_secs(1))
-                .measurement_time(Duration::from_secs(3));
-            group.throughput(Throughput::Elements(iters as u64));
-            let gibbs = Gibbs {
-                burn_in: iters - 1,
-                samples: 1,
-                thinning: 1,
-                beliefs: Beliefs::NodesOnly,
-                ..Gibbs::default()
-            };
-            for (name, pool) in &pools {
-                group.bench_with_input(
-                    BenchmarkId::new(format!("powerlaw/chromatic/{name}"), format!("n={n}/k={k}")),
-                    &mrf,
-                    |b, mrf| {
-                        let mut rng = ChaCha8Rng::seed_from_u64(7);
-                        b.iter(|| pool.install(|| gibbs.run(mrf, &mut rng).expect("valid config")))
-                    },
-                );
+        if n <= 100_000 {
+            let mut group = c.benchmark_group("lbp_schedules");
+            configure(&mut group);
+            for (source, mrf) in &models {
+                group.throughput(Throughput::Elements(
+                    (iters * mrf.num_directed_edges()) as u64,
+                ));
+                for schedule in [Schedule::Sequential, Schedule::Residual] {
+                    let cfg = LoopyBp { schedule, ..bp };
+                    group.bench_with_input(
+                        BenchmarkId::new(format!("{source}/{schedule:?}/threads=1"), &size),
+                        mrf,
+                        |b, mrf| b.iter(|| cfg.run(mrf)),
+                    );
+                }
             }
             group.finish();
         }
+
+        let (_, built) = &models[0];
+        let mut group = c.benchmark_group("mean_field");
+        configure(&mut group);
+        group.throughput(Throughput::Elements((iters * n) as u64));
+        let mf = MeanField {
+            max_iters: iters,
+            tol: 0.0,
+            sweep: Sweep::Parallel,
+            beliefs: Beliefs::NodesOnly,
+            ..MeanField::default()
+        };
+        for (threads, pool) in &pools {
+            group.bench_with_input(
+                BenchmarkId::new(format!("built/parallel/threads={threads}"), &size),
+                built,
+                |b, mrf| b.iter(|| pool.install(|| mf.run(mrf))),
+            );
+        }
+        group.finish();
+
+        let mut group = c.benchmark_group("gibbs");
+        configure(&mut group);
+        group.throughput(Throughput::Elements((iters * n) as u64));
+        let gibbs = Gibbs {
+            burn_in: iters - 1,
+            samples: 1,
+            thinning: 1,
+            beliefs: Beliefs::NodesOnly,
+            ..Gibbs::default()
+        };
+        for (threads, pool) in &pools {
+            group.bench_with_input(
+                BenchmarkId::new(format!("built/chromatic/threads={threads}"), &size),
+                built,
+                |b, mrf| {
+                    let mut rng = ChaCha8Rng::seed_from_u64(7);
+                    b.iter(|| pool.install(|| gibbs.run(mrf, &mut rng).expect("valid config")))
+                },
+            );
+        }
+        group.finish();
     }
 }
 

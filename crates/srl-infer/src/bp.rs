@@ -615,6 +615,7 @@ fn push_block(
             b.copy_from_slice(&mrf.eff_unary[mrf.state_off[i]..mrf.state_off[i + 1]]);
         }
         if mrf.extreme {
+            // Done above.
         } else if ki == 2 {
             let (mut x0, mut x1) = (b[0], b[1]);
             for p in (base..base + 2 * (s1 - s0)).step_by(2) {
