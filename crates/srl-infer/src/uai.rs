@@ -41,12 +41,18 @@ pub const MAX_UAI_STATES: usize = 1 << 31;
 /// a parse error instead of overflowing `k_u · k_v`.
 pub const MAX_UAI_TABLE_ENTRIES: usize = 1 << 31;
 
+/// The longest token the model reader accepts; a longer one (say a number with 300 digits)
+/// is an error rather than silently cut to a different number.
+const MAX_TOKEN_BYTES: usize = 256;
+
 /// A streaming whitespace tokenizer over a buffered reader, tracking 1-based lines.
 struct Stream<R> {
     reader: R,
     file: PathBuf,
-    /// The current token's bytes (reused).
+    /// The current token's bytes (reused), at most [`MAX_TOKEN_BYTES`].
     token: Vec<u8>,
+    /// The current token was longer than [`MAX_TOKEN_BYTES`] (its tail was not kept).
+    truncated: bool,
     /// Line of the reader's position (1-based).
     line: usize,
     /// Line of the last token read (where an unexpected end of file is reported).
@@ -59,6 +65,7 @@ impl<R: BufRead> Stream<R> {
             reader,
             file: file.to_path_buf(),
             token: Vec::with_capacity(32),
+            truncated: false,
             line: 1,
             last_token_line: 1,
         }
@@ -82,6 +89,7 @@ impl<R: BufRead> Stream<R> {
     /// Reads the next token into `self.token`; returns its line, or `None` at end of input.
     fn advance(&mut self) -> Result<Option<usize>, InferError> {
         self.token.clear();
+        self.truncated = false;
         let mut start_line = None;
         loop {
             let buf = match self.reader.fill_buf() {
@@ -108,8 +116,10 @@ impl<R: BufRead> Stream<R> {
                         start_line = Some(self.line);
                         self.last_token_line = self.line;
                     }
-                    if self.token.len() < 256 {
+                    if self.token.len() < MAX_TOKEN_BYTES {
                         self.token.push(b);
+                    } else {
+                        self.truncated = true;
                     }
                 }
                 used += 1;
@@ -123,6 +133,10 @@ impl<R: BufRead> Stream<R> {
 
     fn next(&mut self, what: &str) -> Result<(&str, usize), InferError> {
         match self.advance()? {
+            Some(line) if self.truncated => Err(self.err(
+                line,
+                format!("expected {what}, found a token longer than {MAX_TOKEN_BYTES} bytes"),
+            )),
             Some(line) => match std::str::from_utf8(&self.token) {
                 Ok(t) => Ok((t, line)),
                 Err(_) => Err(self.err(line, format!("expected {what}, found non-UTF-8 bytes"))),
@@ -747,6 +761,11 @@ mod tests {
         assert!(msg.contains("variables"), "{msg}");
         let (_, msg) = parse_err_line("MARKOV\n99999\n2 2\n");
         assert!(msg.contains("end of file"), "{msg}");
+        // A token too long to keep is an error, not a truncated number.
+        let long = format!("MARKOV\n1\n2\n1\n1 0\n2 1 1{}\n", "0".repeat(300));
+        let (line, msg) = parse_err_line(&long);
+        assert_eq!(line, 6);
+        assert!(msg.contains("longer than"), "{msg}");
         // A usize that does not parse at all.
         let (line, _) = parse_err_line("MARKOV\n1\n99999999999999999999999\n");
         assert_eq!(line, 3);
