@@ -26,35 +26,11 @@ use srl_infer::{
     Beliefs, Gibbs, LoopyBp, MeanField, MrfParts, PairTable, PairwiseMrf, Schedule, Sweep,
 };
 
-/// Barabási–Albert preferential attachment: node `v` attaches `m0` edges to earlier nodes
-/// chosen proportionally to degree (endpoint-list sampling); duplicates removed.
-fn barabasi_albert(n: usize, m0: usize, seed: u64) -> Vec<(u32, u32)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut endpoints: Vec<u32> = Vec::with_capacity(2 * n * m0);
-    let mut edges = Vec::with_capacity(n * m0);
-    for v in 1..n as u32 {
-        for _ in 0..m0.min(v as usize) {
-            let u = if endpoints.is_empty() {
-                0
-            } else {
-                endpoints[rng.random_range(0..endpoints.len())]
-            };
-            if u != v {
-                edges.push((u.min(v), u.max(v)));
-                endpoints.push(u);
-                endpoints.push(v);
-            }
-        }
-    }
-    edges.sort_unstable();
-    edges.dedup();
-    edges
-}
-
 /// A model on a BA graph: random unary log-potentials in `[-1, 1]`, one shared attractive
 /// Potts table (coupling 0.5).
 fn powerlaw_mrf(n: usize, k: usize, seed: u64) -> PairwiseMrf {
-    let edges = barabasi_albert(n, 2, seed);
+    // The same generator srl-dist benchmarks on, so the graphs are the same.
+    let edges = srl_dist::barabasi_albert(n, 2, &mut ChaCha8Rng::seed_from_u64(seed));
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xABCD);
     let m = edges.len();
     PairwiseMrf::new(MrfParts {
