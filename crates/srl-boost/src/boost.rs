@@ -270,6 +270,19 @@ impl SoftRfgbParams {
         examples: &Examples,
         rng: &mut R,
     ) -> Result<SoftRfgb, BoostError> {
+        self.fit_with(db, bk, examples, rng, false)
+    }
+
+    /// [`fit`](Self::fit) with RFGB's trees (`per_grounding` false) or MLN-Boost's
+    /// ([`TreeParams::fit_mln`], `per_grounding` true); everything else is shared.
+    pub(crate) fn fit_with<R: rand::Rng + ?Sized>(
+        &self,
+        db: &Database,
+        bk: &Background,
+        examples: &Examples,
+        rng: &mut R,
+        per_grounding: bool,
+    ) -> Result<SoftRfgb, BoostError> {
         let mut params = self.clone();
         let settings = if self.apply_background_settings {
             params.apply_settings(bk)
@@ -321,7 +334,10 @@ impl SoftRfgbParams {
                 .zip(&tpsi)
                 .map(|(&l, &s)| soft_gradient(l, sigmoid(s), params.alpha, params.beta))
                 .collect();
-            let (tree, values) = params.tree.fit_assign(db, bk, &train, &grad, None)?;
+            let (tree, values) =
+                params
+                    .tree
+                    .fit_assign_counted(db, bk, &train, &grad, None, per_grounding)?;
             for (&i, v) in idx.iter().zip(values) {
                 psi[i] += params.step * v;
                 applied[i] = m + 1;
@@ -425,6 +441,16 @@ impl SoftRfgb {
     /// β used in training.
     pub fn beta(&self) -> f64 {
         self.beta
+    }
+
+    /// Step length multiplying every tree.
+    pub fn step(&self) -> f64 {
+        self.step
+    }
+
+    /// Arity of the target predicate.
+    pub fn arity(&self) -> usize {
+        self.arity
     }
 
     /// ψ₀, the log-odds every prediction starts from.

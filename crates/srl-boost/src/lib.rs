@@ -22,6 +22,11 @@
 //!   [`TreeParams::two_literal`] is the named two-literal alternative), an
 //!   unsplittable root returning 0, and the background file's `setParam:` lines applied
 //!   and reported ([`settings`], [`SoftRfgb::settings`]).
+//! * [`MlnBoost`] via [`MlnBoostParams::fit`] ([`mln`]): MLN-Boost (Khot et al. 2011),
+//!   boosted Markov logic networks, the tree-based learner of BoostSRL's `-mln`: each
+//!   tree's paths are weighted clauses, an example's regression value is the clause
+//!   weight times its number of true groundings ([`TreeParams::fit_mln`]), and
+//!   `Display` prints the clauses in Alchemy's MLN syntax.
 //!
 //! ```
 //! use rand::SeedableRng as _;
@@ -44,6 +49,7 @@
 pub mod boost;
 pub mod error;
 pub mod logic;
+pub mod mln;
 pub mod reader;
 pub mod retarget;
 pub mod settings;
@@ -58,6 +64,7 @@ pub use logic::{
     ArgKind, Background, Database, DatabaseBuilder, Examples, Interner, ModeArg, ModeDecl, PredId,
     Relation,
 };
+pub use mln::{MlnBoost, MlnBoostParams, mln_gradient};
 pub use reader::{
     Atom, OtherTargets, Split, SplitSummary, build_split, load_split, parse_atoms,
     parse_background, read_atoms, read_background,

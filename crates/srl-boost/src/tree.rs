@@ -231,6 +231,49 @@ impl TreeParams {
             .map(|(t, _)| t)
     }
 
+    /// Fits an MLN-Boost tree (Khot et al. 2011, the tree-based learner): the same
+    /// induction as [`fit`](Self::fit), but each root-to-leaf path is a weighted clause
+    /// `target(head) :- path` and an example's regression value is the leaf's weight
+    /// times `n`, its number of true groundings of that clause (the substitutions of
+    /// the path's variables that satisfy the path's true-branch literals; 1 at the
+    /// root). A leaf's weight is the count-weighted least-squares fit
+    /// `Σ wᵢ nᵢ Δᵢ / Σ wᵢ nᵢ²` and a split's score is the squared error
+    /// `Σ wᵢ Δᵢ² − (Σ wᵢ nᵢ Δᵢ)² / Σ wᵢ nᵢ²` of each branch, where an example on a
+    /// test's false branch keeps its count at the tested node (the negated test holds
+    /// for every grounding of the node's clause). BoostSRL's `-mln` computes the same
+    /// sums (`BranchStats`).
+    ///
+    /// The returned tree has [`per_grounding`](RelationalRegressionTree::per_grounding)
+    /// set: [`predict`](RelationalRegressionTree::predict) returns weight × count.
+    ///
+    /// # Errors
+    /// As [`fit`](Self::fit).
+    ///
+    /// # Complexity
+    /// As [`fit`](Self::fit), except that scoring a test enumerates every solution of
+    /// its join (to count them) instead of stopping at the first one: per node,
+    /// O(candidate tests × Σ substitutions × solutions per substitution × posting
+    /// length), each literal joined through the argument indexes, never the cross
+    /// product of the variables' domains. Counts are exact unless an example has more
+    /// than `max_bindings_per_example` substitutions at a node
+    /// ([`RelationalRegressionTree::truncated_examples`]).
+    ///
+    /// # References
+    /// Khot, Natarajan, Kersting & Shavlik (2011), "Learning Markov logic networks via
+    /// functional gradient boosting", ICDM, Sec. 3 (the gradient and the counts) and the
+    /// tree-based representation of Sec. 4.
+    pub fn fit_mln(
+        &self,
+        db: &Database,
+        bk: &Background,
+        examples: &Examples,
+        targets: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<RelationalRegressionTree, BoostError> {
+        self.fit_assign_counted(db, bk, examples, targets, weights, true)
+            .map(|(t, _)| t)
+    }
+
     /// [`fit`](Self::fit) that also returns each training example's leaf value.
     pub(crate) fn fit_assign(
         &self,
@@ -239,6 +282,20 @@ impl TreeParams {
         examples: &Examples,
         targets: &[f64],
         weights: Option<&[f64]>,
+    ) -> Result<(RelationalRegressionTree, Vec<f64>), BoostError> {
+        self.fit_assign_counted(db, bk, examples, targets, weights, false)
+    }
+
+    /// [`fit`](Self::fit) (`counts` false) or [`fit_mln`](Self::fit_mln) (`counts`
+    /// true), also returning each training example's regression value.
+    pub(crate) fn fit_assign_counted(
+        &self,
+        db: &Database,
+        bk: &Background,
+        examples: &Examples,
+        targets: &[f64],
+        weights: Option<&[f64]>,
+        counts: bool,
     ) -> Result<(RelationalRegressionTree, Vec<f64>), BoostError> {
         self.validate()?;
         let n = examples.len();
@@ -261,7 +318,7 @@ impl TreeParams {
                 &ones
             }
         };
-        let learner = Learner::new(self, db, bk, examples, targets, w);
+        let learner = Learner::new(self, db, bk, examples, targets, w, counts);
         Ok(learner.grow())
     }
 }
@@ -276,6 +333,9 @@ pub struct RelationalRegressionTree {
     arity: usize,
     nodes: Vec<TreeNode>,
     truncated: usize,
+    /// MLN-Boost tree: leaf values are clause weights per true grounding.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    per_grounding: bool,
 }
 
 impl RelationalRegressionTree {
@@ -303,15 +363,26 @@ impl RelationalRegressionTree {
         self.truncated
     }
 
-    /// The leaf value of each example.
+    /// True for an MLN-Boost tree ([`TreeParams::fit_mln`]): each leaf value is the
+    /// weight of the leaf's clause per true grounding, and
+    /// [`predict`](Self::predict) multiplies it by the example's count.
+    pub fn per_grounding(&self) -> bool {
+        self.per_grounding
+    }
+
+    /// The regression value of each example: its leaf's value, times its number of
+    /// true groundings of the leaf's clause for an MLN-Boost tree
+    /// ([`per_grounding`](Self::per_grounding); Khot et al. 2011, ψ = Σⱼ wⱼ nⱼ(x) over
+    /// the tree's clauses, of which only the reached leaf's has groundings).
     ///
     /// # Errors
     /// [`BoostError::TargetMismatch`] if the examples are of another predicate/arity.
     pub fn predict(&self, db: &Database, examples: &Examples) -> Result<Vec<f64>, BoostError> {
-        let leaves = self.leaf_of(db, examples)?;
+        let leaves = self.leaf_counts(db, examples)?;
         Ok(leaves
             .iter()
-            .map(|&l| match self.nodes[l] {
+            .map(|&(l, n)| match self.nodes[l] {
+                TreeNode::Leaf { value, .. } if self.per_grounding => value * n as f64,
                 TreeNode::Leaf { value, .. } => value,
                 TreeNode::Split { .. } => 0.0,
             })
@@ -323,6 +394,29 @@ impl RelationalRegressionTree {
     /// # Errors
     /// [`BoostError::TargetMismatch`] if the examples are of another predicate/arity.
     pub fn leaf_of(&self, db: &Database, examples: &Examples) -> Result<Vec<usize>, BoostError> {
+        Ok(self
+            .leaf_counts(db, examples)?
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect())
+    }
+
+    /// The leaf (node index) each example reaches and its number of true groundings of
+    /// that leaf's clause: the substitutions of the path's variables satisfying every
+    /// true-branch test on the path (1 for a leaf reached through false branches only).
+    /// Joins are exact (no `max_bindings_per_example` cap).
+    ///
+    /// # Errors
+    /// [`BoostError::TargetMismatch`] if the examples are of another predicate/arity.
+    ///
+    /// # Complexity
+    /// Materialises every substitution along each example's path: O(Σ substitutions ×
+    /// posting-list length) per level, through the argument indexes.
+    pub fn leaf_counts(
+        &self,
+        db: &Database,
+        examples: &Examples,
+    ) -> Result<Vec<(usize, u64)>, BoostError> {
         if examples.arity != self.arity || !examples.pred.eq_ignore_ascii_case(&self.target) {
             return Err(BoostError::TargetMismatch {
                 model: self.target.clone(),
@@ -331,15 +425,15 @@ impl RelationalRegressionTree {
                 examples_arity: examples.arity,
             });
         }
-        let mut out = vec![0usize; examples.len()];
+        let mut out = vec![(0usize, 0u64); examples.len()];
         let root = NodeData::root(examples, (0..examples.len() as u32).collect());
         let mut stack = vec![(0usize, root)];
         let cap = usize::MAX;
         while let Some((idx, node)) = stack.pop() {
             match &self.nodes[idx] {
                 TreeNode::Leaf { .. } => {
-                    for &e in &node.ex {
-                        out[e as usize] = idx;
+                    for (i, &e) in node.ex.iter().enumerate() {
+                        out[e as usize] = (idx, node.n_rows(i) as u64);
                     }
                 }
                 TreeNode::Split { test, yes, no, .. } => {
@@ -383,6 +477,67 @@ impl RelationalRegressionTree {
         out
     }
 
+    /// The tree as weighted first-order formulas in Alchemy's MLN syntax, one per leaf:
+    /// `(weight, "body => head")`, variables in lower case, constants quoted, `^` for
+    /// and, `!` for not. A false branch becomes `!(EXIST v (path ^ test))`, the test
+    /// conjoined with the true-branch literals above it and closed over their
+    /// variables, so that each formula's true groundings are exactly the counts
+    /// [`leaf_counts`](Self::leaf_counts) gives (the tree's routing: an example takes a
+    /// false branch when no substitution satisfies the test). A leaf with an empty
+    /// body is the unit clause `head`. The weight is the leaf value (per grounding for
+    /// an MLN-Boost tree).
+    pub fn mln_formulas(&self) -> Vec<(f64, String)> {
+        let head = mln_atom(&self.target, &head_terms(self.arity));
+        let arity = self.arity as u16;
+        let mut out = Vec::new();
+        let mut stack: Vec<(usize, Vec<Literal>, Vec<String>)> = vec![(0, Vec::new(), Vec::new())];
+        while let Some((i, pos, negs)) = stack.pop() {
+            match &self.nodes[i] {
+                TreeNode::Leaf { value, .. } => {
+                    let mut body: Vec<String> = pos.iter().map(mln_literal).collect();
+                    body.extend(negs);
+                    let f = if body.is_empty() {
+                        head.clone()
+                    } else {
+                        format!("{} => {head}", body.join(" ^ "))
+                    };
+                    out.push((*value, f));
+                }
+                TreeNode::Split { test, yes, no, .. } => {
+                    let mut inner = pos.clone();
+                    inner.extend(test.iter().cloned());
+                    let mut vars: Vec<u16> = inner
+                        .iter()
+                        .flat_map(|l| &l.args)
+                        .filter_map(|t| match t {
+                            Term::Var(v) if *v >= arity => Some(*v),
+                            _ => None,
+                        })
+                        .collect();
+                    vars.sort_unstable();
+                    vars.dedup();
+                    let conj = inner
+                        .iter()
+                        .map(mln_literal)
+                        .collect::<Vec<_>>()
+                        .join(" ^ ");
+                    let neg = if vars.is_empty() {
+                        format!("!({conj})")
+                    } else {
+                        let names: Vec<String> =
+                            vars.iter().map(|&v| var_name(v).to_lowercase()).collect();
+                        format!("!(EXIST {} ({conj}))", names.join(","))
+                    };
+                    let mut nn = negs.clone();
+                    nn.push(neg);
+                    stack.push((*no, pos.clone(), nn));
+                    stack.push((*yes, inner, negs));
+                }
+            }
+        }
+        out
+    }
+
     fn fmt_node(&self, f: &mut fmt::Formatter<'_>, i: usize, indent: usize) -> fmt::Result {
         let pad = "  ".repeat(indent);
         match &self.nodes[i] {
@@ -414,6 +569,26 @@ pub(crate) fn var_name(v: u16) -> String {
     } else {
         format!("{l}{}", v / 26)
     }
+}
+
+fn head_terms(arity: usize) -> Vec<Term> {
+    (0..arity as u16).map(Term::Var).collect()
+}
+
+/// An atom in Alchemy's syntax: lower-case variables, quoted constants.
+fn mln_atom(pred: &str, args: &[Term]) -> String {
+    let a: Vec<String> = args
+        .iter()
+        .map(|t| match t {
+            Term::Var(v) => var_name(*v).to_lowercase(),
+            Term::Const(c) => format!("\"{}\"", c.replace('"', "\\\"")),
+        })
+        .collect();
+    format!("{pred}({})", a.join(", "))
+}
+
+fn mln_literal(l: &Literal) -> String {
+    mln_atom(&l.pred, &l.args)
 }
 
 fn head_string(target: &str, arity: usize) -> String {
@@ -639,6 +814,68 @@ fn conj_exists(db: &Database, lits: &[CLit], k: usize, b: &mut [u32]) -> bool {
     }
 }
 
+/// The number of solutions of `lits[k..]` extending binding `b` (slots of free
+/// variables are overwritten): the true groundings of the conjunction's new variables.
+/// Each literal is joined through the shortest posting list among its bound arguments
+/// ([`postings`]); only a literal with no bound argument scans its relation.
+///
+/// # Complexity
+/// O(Σ over partial solutions of the posting-list length scanned at the next literal):
+/// the join's output size times the index fan-out, never the cross product of the
+/// variables' domains.
+fn conj_count(db: &Database, lits: &[CLit], k: usize, b: &mut [u32]) -> u64 {
+    let Some(lit) = lits.get(k) else {
+        return 1;
+    };
+    let Some(p) = lit.rel else { return 0 };
+    let rel = &db.relations()[p as usize];
+    if lit.all_bound {
+        return if ground_holds(rel, lit, b) {
+            conj_count(db, lits, k + 1, b)
+        } else {
+            0
+        };
+    }
+    let mut n = 0;
+    match postings(rel, lit, b) {
+        Some(rows) => {
+            for &r in rows {
+                let t = rel.tuple(r);
+                if tuple_matches(lit, t, b) {
+                    bind(lit, t, b);
+                    n += conj_count(db, lits, k + 1, b);
+                }
+            }
+        }
+        None => {
+            for r in 0..rel.len() as u32 {
+                bind(lit, rel.tuple(r), b);
+                n += conj_count(db, lits, k + 1, b);
+            }
+        }
+    }
+    n
+}
+
+/// The variable bound above a test that the test reads, and whether it reads more
+/// than one (then nothing is memoised).
+fn reads(width: usize, test: &Test) -> (Option<u16>, bool) {
+    let mut read: Option<u16> = None;
+    let mut many = false;
+    for a in test.lits.iter().flat_map(|l| &l.args) {
+        if let CArg::Bound(v) = *a
+            && (v as usize) < width
+        {
+            match read {
+                None => read = Some(v),
+                Some(r) if r == v => {}
+                Some(_) => many = true,
+            }
+        }
+    }
+    (read, many)
+}
+
 #[inline]
 fn bind(lit: &CLit, t: &[u32], b: &mut [u32]) {
     for (a, &v) in lit.args.iter().zip(t) {
@@ -732,6 +969,13 @@ impl NodeData {
             depth: 0,
             clause_len: 0,
         }
+    }
+
+    /// Number of substitutions of example `i` (its true groundings of the path's
+    /// clause; 1 at the root).
+    #[inline]
+    fn n_rows(&self, i: usize) -> usize {
+        (self.start[i + 1] - self.start[i]) as usize
     }
 
     #[inline]
@@ -855,21 +1099,39 @@ struct Test {
     new_types: Vec<u16>,
 }
 
+/// Sufficient statistics of a branch for the count-weighted least-squares fit
+/// `min_v Σ wᵢ (yᵢ − v·cᵢ)²`, where `cᵢ` is example i's number of true groundings of the
+/// branch's clause (MLN-Boost, Khot et al. 2011) or 1 (a plain regression tree, whose
+/// fit is the weighted mean: with every `cᵢ = 1`, `nn = w` and `ny = y` bit for bit).
 #[derive(Clone, Copy, Debug, Default)]
 struct Stats {
     n: usize,
+    /// Σ w
     w: f64,
+    /// Σ w y
     y: f64,
+    /// Σ w y²
     q: f64,
+    /// Σ w c²
+    nn: f64,
+    /// Σ w c y
+    ny: f64,
 }
 
 impl Stats {
     #[inline]
     fn add(&mut self, w: f64, y: f64) {
+        self.add_counted(w, y, 1.0);
+    }
+    #[inline]
+    fn add_counted(&mut self, w: f64, y: f64, c: f64) {
         self.n += 1;
         self.w += w;
         self.y += w * y;
         self.q += w * y * y;
+        let wc = w * c;
+        self.ny += wc * y;
+        self.nn += wc * c;
     }
     fn sub(&self, o: &Stats) -> Stats {
         Stats {
@@ -877,18 +1139,26 @@ impl Stats {
             w: self.w - o.w,
             y: self.y - o.y,
             q: self.q - o.q,
+            nn: self.nn - o.nn,
+            ny: self.ny - o.ny,
         }
     }
-    /// Weighted squared error around the weighted mean.
+    /// Weighted squared error of the least-squares fit: `Σ w y² − (Σ w c y)² / Σ w c²`
+    /// (around the weighted mean when every c = 1).
     fn sse(&self) -> f64 {
-        if self.w <= 0.0 {
+        if self.nn <= 0.0 {
             0.0
         } else {
-            (self.q - self.y * self.y / self.w).max(0.0)
+            (self.q - self.ny * self.ny / self.nn).max(0.0)
         }
     }
+    /// The least-squares value `Σ w c y / Σ w c²` (the weighted mean when every c = 1).
     fn mean(&self) -> f64 {
-        if self.w <= 0.0 { 0.0 } else { self.y / self.w }
+        if self.nn <= 0.0 {
+            0.0
+        } else {
+            self.ny / self.nn
+        }
     }
 }
 
@@ -905,6 +1175,9 @@ struct Learner<'a> {
     w: &'a [f64],
     modes: Vec<CMode>,
     head_types: Vec<u16>,
+    /// MLN-Boost: fit leaves by count-weighted least squares over the number of true
+    /// groundings of each example's path clause.
+    counts: bool,
 }
 
 impl<'a> Learner<'a> {
@@ -915,6 +1188,7 @@ impl<'a> Learner<'a> {
         examples: &'a Examples,
         y: &'a [f64],
         w: &'a [f64],
+        counts: bool,
     ) -> Self {
         let mut types: Vec<String> = Vec::new();
         let mut ty = |s: &str| -> u16 {
@@ -983,6 +1257,7 @@ impl<'a> Learner<'a> {
             w,
             modes,
             head_types,
+            counts,
         }
     }
 
@@ -1099,37 +1374,124 @@ impl<'a> Learner<'a> {
         groups
     }
 
+    /// The statistics of `node`'s examples; with counting on, each example's count is
+    /// its number of substitutions at `node` (the true groundings of the path's clause).
     fn stats_of(&self, node: &NodeData) -> Stats {
         let mut s = Stats::default();
+        if self.counts {
+            for (i, &e) in node.ex.iter().enumerate() {
+                s.add_counted(
+                    self.w[e as usize],
+                    self.y[e as usize],
+                    node.n_rows(i) as f64,
+                );
+            }
+            return s;
+        }
         for &e in &node.ex {
             s.add(self.w[e as usize], self.y[e as usize]);
         }
         s
     }
 
-    /// The true-branch statistics of `test` at `node`.
-    ///
-    /// A test's truth for a substitution depends only on the variables bound before it
-    /// that it reads; when it reads at most one, results are memoised per constant
-    /// (one byte per constant), so each distinct value is joined once.
-    fn eval(&self, node: &NodeData, test: &Test, scratch: &mut Vec<u32>) -> Stats {
+    /// The statistics of `sub`'s examples counted as at the parent (`old[e]` = example
+    /// e's count at the parent): what the parent's false branch loses to `sub`.
+    fn stats_with(&self, sub: &NodeData, old: &[f64]) -> Stats {
+        let mut s = Stats::default();
+        for &e in &sub.ex {
+            let e = e as usize;
+            s.add_counted(self.w[e], self.y[e], old[e]);
+        }
+        s
+    }
+
+    /// The true-branch statistics of `test` at `node` and, second, the statistics the
+    /// node's false branch loses to it. Without counting the two are the same;
+    /// with counting (`old` = every example's count at `node`, by example id) the
+    /// first counts each example's true groundings of the extended clause and the
+    /// second its groundings at `node`.
+    fn eval(
+        &self,
+        node: &NodeData,
+        test: &Test,
+        scratch: &mut Vec<u32>,
+        old: Option<&[f64]>,
+    ) -> (Stats, Stats) {
+        if let Some(old) = old {
+            return self.eval_counts(node, test, scratch, old);
+        }
+        let s = self.eval_exists(node, test, scratch);
+        (s, s)
+    }
+
+    /// MLN-Boost's true-branch statistics: example e's count is the number of
+    /// solutions of `test` summed over its substitutions at `node`, each solution
+    /// enumerated by [`conj_count`] through the argument indexes. Like
+    /// [`eval_exists`](Self::eval_exists), a test reading at most one variable bound
+    /// above it is memoised per constant (its count, 8 bytes per constant).
+    fn eval_counts(
+        &self,
+        node: &NodeData,
+        test: &Test,
+        scratch: &mut Vec<u32>,
+        old: &[f64],
+    ) -> (Stats, Stats) {
         let need = node.width + test.new_types.len();
         if scratch.len() < need {
             scratch.resize(need, 0);
         }
-        let mut read: Option<u16> = None;
-        let mut many = false;
-        for a in test.lits.iter().flat_map(|l| &l.args) {
-            if let CArg::Bound(v) = *a
-                && (v as usize) < node.width
-            {
-                match read {
-                    None => read = Some(v),
-                    Some(r) if r == v => {}
-                    Some(_) => many = true,
+        let (read, many) = reads(node.width, test);
+        let memo_on = !many && node.ex.len() > 64;
+        let mut memo = if memo_on {
+            vec![
+                u64::MAX;
+                if read.is_some() {
+                    self.db.n_constants()
+                } else {
+                    1
                 }
+            ]
+        } else {
+            Vec::new()
+        };
+        let mut yes = Stats::default();
+        let mut lost = Stats::default();
+        for (i, &e) in node.ex.iter().enumerate() {
+            let mut c: u64 = 0;
+            for row in node.rows_of(i) {
+                let key = read.map_or(0, |v| row[v as usize] as usize);
+                if memo_on && memo[key] != u64::MAX {
+                    c += memo[key];
+                    continue;
+                }
+                scratch[..node.width].copy_from_slice(&row[..node.width]);
+                let k = conj_count(self.db, &test.lits, 0, scratch);
+                if memo_on {
+                    memo[key] = k;
+                }
+                c += k;
+            }
+            if c > 0 {
+                let e = e as usize;
+                yes.add_counted(self.w[e], self.y[e], c as f64);
+                lost.add_counted(self.w[e], self.y[e], old[e]);
             }
         }
+        (yes, lost)
+    }
+
+    /// The true-branch statistics of `test` at `node` (an example is in it when one
+    /// substitution satisfies the test).
+    ///
+    /// A test's truth for a substitution depends only on the variables bound before it
+    /// that it reads; when it reads at most one, results are memoised per constant
+    /// (one byte per constant), so each distinct value is joined once.
+    fn eval_exists(&self, node: &NodeData, test: &Test, scratch: &mut Vec<u32>) -> Stats {
+        let need = node.width + test.new_types.len();
+        if scratch.len() < need {
+            scratch.resize(need, 0);
+        }
+        let (read, many) = reads(node.width, test);
         let mut s = Stats::default();
         if !many && node.ex.len() > 64 {
             let memo_len = if read.is_some() {
@@ -1180,16 +1542,17 @@ impl<'a> Learner<'a> {
         total: &Stats,
         group: &(Test, bool, Vec<Test>),
         scratch: &mut Vec<u32>,
+        old: Option<&[f64]>,
     ) -> Vec<Option<f64>> {
         let min = self.p.min_leaf_examples;
-        let score = |yes: Stats| {
-            let no = total.sub(&yes);
+        let score = |(yes, lost): (Stats, Stats)| {
+            let no = total.sub(&lost);
             (yes.n >= min && no.n >= min).then(|| yes.sse() + no.sse())
         };
         let (first, single, pairs) = group;
         let mut out = Vec::with_capacity(pairs.len() + 1);
         if pairs.is_empty() {
-            out.push(score(self.eval(node, first, scratch)));
+            out.push(score(self.eval(node, first, scratch, old)));
             return out;
         }
         let w1 = node.width + first.new_types.len();
@@ -1202,14 +1565,16 @@ impl<'a> Learner<'a> {
             false,
         );
         if *single {
-            out.push(score(self.stats_of(&t1)));
+            let yes = self.stats_of(&t1);
+            let lost = old.map_or(yes, |o| self.stats_with(&t1, o));
+            out.push(score((yes, lost)));
         }
         for t in pairs {
             let second = Test {
                 lits: t.lits[1..].to_vec(),
                 new_types: t.new_types[first.new_types.len()..].to_vec(),
             };
-            out.push(score(self.eval(&t1, &second, scratch)));
+            out.push(score(self.eval(&t1, &second, scratch, old)));
         }
         out
     }
@@ -1233,10 +1598,21 @@ impl<'a> Learner<'a> {
             return None;
         }
         let parent = total.sse();
+        // With counting, every example's count at this node (by example id): the
+        // false branch of a test keeps these counts (Khot et al.: the groundings of
+        // the parent's clause).
+        let old: Option<Vec<f64>> = self.counts.then(|| {
+            let mut v = vec![0.0; self.examples.len()];
+            for (i, &e) in node.ex.iter().enumerate() {
+                v[e as usize] = node.n_rows(i) as f64;
+            }
+            v
+        });
+        let old = old.as_deref();
         let scored: Vec<Vec<Option<f64>>> = groups
             .par_iter()
             .map_init(Vec::new, |scratch, g| {
-                self.score_group(node, &total, g, scratch)
+                self.score_group(node, &total, g, scratch, old)
             })
             .collect();
         let mut best: Option<(usize, usize, f64)> = None;
@@ -1357,8 +1733,12 @@ impl<'a> Learner<'a> {
                 value: v,
                 n_examples: node.ex.len(),
             };
-            for &e in &node.ex {
-                values[e as usize] = v;
+            for (k, &e) in node.ex.iter().enumerate() {
+                values[e as usize] = if self.counts {
+                    v * node.n_rows(k) as f64
+                } else {
+                    v
+                };
             }
         }
         (
@@ -1367,6 +1747,7 @@ impl<'a> Learner<'a> {
                 arity: self.examples.arity,
                 nodes,
                 truncated,
+                per_grounding: self.counts,
             },
             values,
         )
