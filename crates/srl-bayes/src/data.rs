@@ -1,18 +1,28 @@
 //! CSV tables and their encoding into categorical features (equal-frequency
-//! discretisation of numeric columns, `?` as missing).
+//! discretisation of numeric columns; an empty cell or `?` is missing).
+//!
+//! Bad cells are errors naming the file and line, never silently encoded: a cell that
+//! parses as a non-finite number (`NaN`, `inf`), a missing class, a non-number in a
+//! numeric column (when encoding rows not seen while fitting).
 
 use std::path::Path;
 
 use crate::error::BayesError;
 use crate::naive_bayes::FeatureKind;
 
-/// A CSV table with a header line: every cell kept as trimmed text.
+/// A CSV table with a header line: every cell kept as trimmed text, with the file name
+/// and the line of each row for error messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CsvTable {
     /// Column names.
     pub header: Vec<String>,
     /// Rows of cells, each as long as the header.
     pub rows: Vec<Vec<String>>,
+    /// The file name used in error messages (`<string>` style names for in-memory text).
+    pub file: String,
+    /// 1-based line of each row in the file, parallel to `rows` (a row without an entry,
+    /// as in a table built by hand, is reported as line 0).
+    pub lines: Vec<usize>,
 }
 
 impl CsvTable {
@@ -26,7 +36,8 @@ impl CsvTable {
         Self::parse(&text, &path.display().to_string())
     }
 
-    /// Parses CSV text; blank lines are skipped.
+    /// Parses CSV text; blank lines are skipped. Cells are trimmed; an empty cell is kept
+    /// as `""` and read as missing by [`TableEncoder`].
     ///
     /// # Errors
     /// [`BayesError::Parse`] with the 1-based line if a row has the wrong number of cells
@@ -41,6 +52,7 @@ impl CsvTable {
             .ok_or_else(|| BayesError::parse(file, 1, "empty file"))?;
         let header: Vec<String> = head.split(',').map(|s| s.trim().to_string()).collect();
         let mut rows = Vec::new();
+        let mut row_lines = Vec::new();
         for (i, l) in lines {
             let row: Vec<String> = l.split(',').map(|s| s.trim().to_string()).collect();
             if row.len() != header.len() {
@@ -51,8 +63,25 @@ impl CsvTable {
                 ));
             }
             rows.push(row);
+            row_lines.push(i + 1);
         }
-        Ok(Self { header, rows })
+        Ok(Self {
+            header,
+            rows,
+            file: file.to_string(),
+            lines: row_lines,
+        })
+    }
+
+    /// The 1-based file line of row `r` (0 if unknown).
+    #[must_use]
+    pub fn line_of(&self, r: usize) -> usize {
+        self.lines.get(r).copied().unwrap_or(0)
+    }
+
+    /// A parse error at row `r`.
+    fn err_at(&self, r: usize, message: impl Into<String>) -> BayesError {
+        BayesError::parse(&self.file, self.line_of(r), message)
     }
 
     /// Index of column `name`.
@@ -84,14 +113,14 @@ impl CsvTable {
 /// |---|---|---|---|
 /// | `bins` | 2 | equal-frequency bins per numeric column | ≥ 1 |
 /// | `max_categorical` | 5 | a numeric column with at most this many distinct values is kept categorical | ≥ 1 |
-/// | `missing` | `"?"` | the cell text that marks a missing value | any |
+/// | `missing` | `"?"` | the cell text that marks a missing value (an empty cell is always missing too) | any |
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EncoderParams {
     /// Number of equal-frequency bins for numeric columns.
     pub bins: usize,
     /// Distinct-value count up to which a numeric column is treated as categorical.
     pub max_categorical: usize,
-    /// The missing-value marker.
+    /// The missing-value marker (besides the empty cell, which is always missing).
     pub missing: String,
 }
 
@@ -122,8 +151,9 @@ pub enum ColumnEncoding {
 /// `max_categorical` distinct values) are discretised into `bins` equal-frequency bins on
 /// the fitting rows: the cut points are midpoints between the sorted values at ranks
 /// `⌊k n / bins⌋ − 1` and `⌊k n / bins⌋` (`k = 1..bins`), duplicates dropped, so tied values
-/// never straddle a cut. Everything else is categorical. Missing cells stay missing;
-/// categorical values unseen during fitting are encoded as missing and counted.
+/// never straddle a cut. Everything else is categorical. Missing cells (empty or the
+/// `missing` marker) stay missing and are counted in [`EncodedData::missing`]; categorical
+/// values unseen during fitting are encoded as missing and counted too.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TableEncoder {
     /// Feature column indices in the table.
@@ -134,8 +164,55 @@ pub struct TableEncoder {
     pub class_column: usize,
     /// Class state names, in index order.
     pub class_states: Vec<String>,
-    /// The missing marker.
+    /// The missing marker (the empty cell is missing too).
     pub missing: String,
+}
+
+/// Whether `cell` is missing: empty, or equal to the marker.
+fn is_missing(cell: &str, marker: &str) -> bool {
+    cell.is_empty() || cell == marker
+}
+
+/// Checks that no cell of `rows` parses as a non-finite number (`NaN`, `inf`, ...): such a
+/// cell would be a number no bin can hold.
+fn check_finite(table: &CsvTable, rows: &[usize], marker: &str) -> Result<(), BayesError> {
+    for &r in rows {
+        for (col, cell) in table.rows[r].iter().enumerate() {
+            if !is_missing(cell, marker) && cell.parse::<f64>().is_ok_and(|v| !v.is_finite()) {
+                return Err(table.err_at(
+                    r,
+                    format!(
+                        "column `{}`: `{cell}` is not a finite number (write a missing value as \
+                         an empty cell or `{marker}`)",
+                        table.header[col]
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every index of `rows` is a row of `table` as long as its header.
+fn check_rows(table: &CsvTable, rows: &[usize]) -> Result<(), BayesError> {
+    for &r in rows {
+        match table.rows.get(r) {
+            None => {
+                return Err(BayesError::data(format!(
+                    "row index {r} out of range for {} rows",
+                    table.rows.len()
+                )));
+            }
+            Some(row) if row.len() != table.header.len() => {
+                return Err(table.err_at(
+                    r,
+                    format!("{} cells, header has {}", row.len(), table.header.len()),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Rows encoded for [`crate::NaiveBayesParams::fit`].
@@ -202,8 +279,10 @@ impl TableEncoder {
     ///
     /// # Errors
     /// [`BayesError::UnknownVariable`] if the class column is absent;
-    /// [`BayesError::InvalidData`] if a fitting row has a missing class, there are no
-    /// fitting rows, or `bins` is 0.
+    /// [`BayesError::Parse`] naming the file and line if a fitting row has a missing class
+    /// (empty or the marker) or a cell that parses as a non-finite number;
+    /// [`BayesError::InvalidData`] if there are no fitting rows, a row index is out of range,
+    /// or `bins` is 0.
     pub fn fit(
         table: &CsvTable,
         class: &str,
@@ -219,11 +298,25 @@ impl TableEncoder {
         if rows.is_empty() {
             return Err(BayesError::data("no rows to fit the encoder on"));
         }
+        check_rows(table, rows)?;
+        if let Some(&r) = rows
+            .iter()
+            .find(|&&r| is_missing(&table.rows[r][class_column], &params.missing))
+        {
+            return Err(table.err_at(
+                r,
+                format!(
+                    "the class `{class}` is missing (empty or `{}`)",
+                    params.missing
+                ),
+            ));
+        }
+        check_finite(table, rows, &params.missing)?;
         let distinct_sorted = |col: usize| -> Vec<String> {
             let mut v: Vec<String> = rows
                 .iter()
                 .map(|&r| table.rows[r][col].clone())
-                .filter(|s| *s != params.missing)
+                .filter(|s| !is_missing(s, &params.missing))
                 .collect();
             let numeric = v.iter().all(|s| s.parse::<f64>().is_ok());
             if numeric {
@@ -239,12 +332,6 @@ impl TableEncoder {
             v
         };
         let class_states = distinct_sorted(class_column);
-        if rows
-            .iter()
-            .any(|&r| table.rows[r][class_column] == params.missing)
-        {
-            return Err(BayesError::data("a row has a missing class"));
-        }
         let mut feature_columns = Vec::new();
         let mut encodings = Vec::new();
         for col in 0..table.header.len() {
@@ -256,7 +343,7 @@ impl TableEncoder {
             let mut nums: Vec<f64> = Vec::new();
             let numeric = rows.iter().all(|&r| {
                 let s = &table.rows[r][col];
-                if *s == params.missing {
+                if is_missing(s, &params.missing) {
                     return true;
                 }
                 match s.parse::<f64>() {
@@ -306,8 +393,10 @@ impl TableEncoder {
     /// Encodes `rows` of `table` (all rows when `None`).
     ///
     /// # Errors
-    /// [`BayesError::InvalidData`] if a class value is missing or unseen while fitting, or
-    /// a numeric cell does not parse.
+    /// [`BayesError::Parse`] naming the file and line if a class value is missing or unseen
+    /// while fitting, a cell of a numeric column does not parse as a number, or a cell
+    /// parses as a non-finite number; [`BayesError::InvalidData`] if a row index is out of
+    /// range or the table has fewer columns than the encoder.
     pub fn encode(
         &self,
         table: &CsvTable,
@@ -315,6 +404,20 @@ impl TableEncoder {
     ) -> Result<EncodedData, BayesError> {
         let all: Vec<usize> = (0..table.rows.len()).collect();
         let rows = rows.unwrap_or(&all);
+        check_rows(table, rows)?;
+        let width = self
+            .feature_columns
+            .iter()
+            .chain([&self.class_column])
+            .max()
+            .map_or(0, |&c| c + 1);
+        if table.header.len() < width {
+            return Err(BayesError::data(format!(
+                "the table has {} columns, the encoder needs {width}",
+                table.header.len()
+            )));
+        }
+        check_finite(table, rows, &self.missing)?;
         let nf = self.feature_columns.len();
         let mut x = Vec::with_capacity(rows.len() * nf);
         let mut y = Vec::with_capacity(rows.len());
@@ -322,15 +425,23 @@ impl TableEncoder {
         for &r in rows {
             let row = &table.rows[r];
             let c = &row[self.class_column];
+            if is_missing(c, &self.missing) {
+                return Err(table.err_at(
+                    r,
+                    format!("the class is missing (empty or `{}`)", self.missing),
+                ));
+            }
             let ci = self
                 .class_states
                 .iter()
                 .position(|s| s == c)
-                .ok_or_else(|| BayesError::data(format!("row {}: class `{c}` unknown", r + 1)))?;
+                .ok_or_else(|| {
+                    table.err_at(r, format!("class `{c}` was not seen while fitting"))
+                })?;
             y.push(ci as u32);
             for (k, (&col, enc)) in self.feature_columns.iter().zip(&self.encodings).enumerate() {
                 let s = &row[col];
-                let v = if *s == self.missing {
+                let v = if is_missing(s, &self.missing) {
                     None
                 } else {
                     match enc {
@@ -339,7 +450,13 @@ impl TableEncoder {
                         }
                         ColumnEncoding::Numeric(cuts) => {
                             let v: f64 = s.parse().map_err(|_| {
-                                BayesError::data(format!("row {}: `{s}` is not a number", r + 1))
+                                table.err_at(
+                                    r,
+                                    format!(
+                                        "column `{}`: `{s}` is not a number",
+                                        table.header[col]
+                                    ),
+                                )
                             })?;
                             Some(cuts.iter().filter(|&&c| c <= v).count() as f64)
                         }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum BayesError {
     /// A file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -36,6 +36,16 @@ pub enum BayesError {
     UnknownVariable {
         /// The name asked for.
         name: String,
+    },
+    /// A state name was not found among a variable's states.
+    #[error("variable `{variable}` has no state `{state}` (states: {states})")]
+    UnknownState {
+        /// The variable.
+        variable: String,
+        /// The state name asked for.
+        state: String,
+        /// The variable's states, comma-separated.
+        states: String,
     },
     /// A query or classifier is ill-formed (class not binary, class among the features,
     /// duplicate feature, evidence out of range, threshold outside [0, 1], ...).

@@ -46,7 +46,8 @@ pub struct Cpt {
 
 /// A discrete Bayesian network: variables and one CPT each, over a directed acyclic graph.
 ///
-/// Rows of a CPT are expected to sum to 1 but this is **not enforced**: the TrimBN models
+/// Rows of a CPT are expected to sum to 1 but this is **not enforced** (only a row of
+/// zeros, which is no distribution at all, is rejected): the TrimBN models
 /// of Choi & Van den Broeck (2018) ship two rows that do not (see
 /// [`BayesianNetwork::max_row_deviation`]); every computation in this crate treats the
 /// network as a weighted model and normalises by the total weight where a probability is
@@ -77,7 +78,9 @@ impl BayesianNetwork {
     /// # Errors
     /// [`BayesError::InvalidNetwork`] if the CPT count differs from the variable count,
     /// names repeat, a variable has no states, a parent id is out of range or repeats, the
-    /// graph has a cycle, a table has the wrong size, or an entry is negative or not finite.
+    /// graph has a cycle, a table has the wrong size, an entry is negative or not finite,
+    /// or a row is all zero (the message names the variable and the parent states of the
+    /// row).
     ///
     /// # Complexity
     /// O(total CPT size + edges).
@@ -127,6 +130,14 @@ impl BayesianNetwork {
                 return Err(BayesError::network(format!(
                     "CPT of `{}` has entry {x}, not a finite non-negative number",
                     variables[i].name
+                )));
+            }
+            let k = variables[i].cardinality();
+            if let Some(row) = c.probs.chunks(k).position(|r| r.iter().all(|&x| x == 0.0)) {
+                return Err(BayesError::network(format!(
+                    "CPT of `{}`: the row for {} is all zero (not a distribution)",
+                    variables[i].name,
+                    describe_row(&variables, &c.parents, row)
                 )));
             }
         }
@@ -340,4 +351,22 @@ impl BayesianNetwork {
         }
         keep
     }
+}
+
+/// `row` of a CPT with `parents` as text: `A = a1, B = b0` (the parents' states, last
+/// parent fastest), or `the root` when there are no parents.
+pub(crate) fn describe_row(variables: &[Variable], parents: &[usize], row: usize) -> String {
+    if parents.is_empty() {
+        return "the root (no parents)".to_string();
+    }
+    let mut rest = row;
+    let mut parts = Vec::with_capacity(parents.len());
+    for &p in parents.iter().rev() {
+        let k = variables[p].cardinality().max(1);
+        let state = &variables[p].states[rest % k];
+        parts.push(format!("{} = {state}", variables[p].name));
+        rest /= k;
+    }
+    parts.reverse();
+    format!("row {row} ({})", parts.join(", "))
 }

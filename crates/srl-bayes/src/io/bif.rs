@@ -23,9 +23,12 @@ pub fn read_bif(path: &Path) -> Result<BayesianNetwork, BayesError> {
 /// `default` line fills every parent row not listed. `property` lines are ignored.
 ///
 /// # Errors
-/// [`BayesError::Parse`] with `file` and the 1-based line of the offending token;
-/// [`BayesError::InvalidNetwork`] if the result is not a valid network (missing CPT rows,
-/// cycles, ...).
+/// [`BayesError::Parse`] with `file` and the 1-based line of the offending token, also for
+/// a text that declares no variable (empty, blank or comments only), a parent listed
+/// twice, a table of more than [`super::MAX_TABLE_ENTRIES`] entries, and a CPT row whose
+/// entries are all zero (no conditional distribution; the message names the variable and
+/// the parent states of the row); [`BayesError::InvalidNetwork`] if the result is not a
+/// valid network (a variable without a probability block, cycles, ...).
 pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> {
     let toks = tokenize(text, Comments::CStyle, file)?;
     let mut c = Cursor::new(&toks, file);
@@ -112,7 +115,13 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                 if c.eat("|") {
                     while !c.eat(")") {
                         let p = c.word()?;
-                        parents.push(lookup(&c, &p)?);
+                        let id = lookup(&c, &p)?;
+                        if parents.contains(&id) || id == child {
+                            return Err(c.err(format!(
+                                "`{p}` is listed twice in the probability block of `{child_name}`"
+                            )));
+                        }
+                        parents.push(id);
                         c.eat(",");
                     }
                 } else {
@@ -123,8 +132,11 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                     .iter()
                     .map(|&p| variables[p].cardinality())
                     .collect();
-                let rows: usize = pcards.iter().product();
-                let mut probs: Vec<Option<f64>> = vec![None; rows * k];
+                let rows = super::table_size(&pcards, 1)
+                    .ok_or_else(|| c.err(format!("the CPT of `{child_name}` is too large")))?;
+                let size = super::table_size(&[rows, k], 1)
+                    .ok_or_else(|| c.err(format!("the CPT of `{child_name}` is too large")))?;
+                let mut probs: Vec<Option<f64>> = vec![None; size];
                 c.expect("{")?;
                 while !c.eat("}") {
                     if c.eat("(") {
@@ -201,6 +213,13 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
             other => return Err(c.err(format!("unexpected `{other}` at top level"))),
         }
     }
+    if variables.is_empty() {
+        return Err(BayesError::parse(
+            file,
+            c.line(),
+            "no variable declared (an empty network)",
+        ));
+    }
     let mut cpts: Vec<Option<Cpt>> = vec![None; variables.len()];
     for b in blocks {
         if cpts[b.child].is_some() {
@@ -218,6 +237,8 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                 format!("CPT of `{}` misses parent rows", variables[b.child].name),
             )
         })?;
+        super::check_rows(&variables, b.child, &b.parents, &probs)
+            .map_err(|m| BayesError::parse(file, b.line, m))?;
         cpts[b.child] = Some(Cpt {
             parents: b.parents,
             probs,

@@ -24,9 +24,11 @@ pub fn read_hugin_net(path: &Path) -> Result<BayesianNetwork, BayesError> {
 /// starts a comment.
 ///
 /// # Errors
-/// [`BayesError::Parse`] with the file and 1-based line; [`BayesError::InvalidNetwork`] if
-/// a node has no potential or the network is invalid. Continuous, decision and utility
-/// nodes are rejected.
+/// [`BayesError::Parse`] with the file and 1-based line, also for a text that declares no
+/// node (empty, blank or comments only), a parent listed twice, a `data` table of the wrong
+/// size, and a table row whose entries are all zero (the message names the node and the
+/// parent states of the row); [`BayesError::InvalidNetwork`] if a node has no potential or
+/// the network is invalid. Continuous, decision and utility nodes are rejected.
 pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> {
     let toks = tokenize(text, Comments::Percent, file)?;
     let mut c = Cursor::new(&toks, file);
@@ -98,7 +100,13 @@ pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesE
                 if c.eat("|") {
                     while !c.eat(")") {
                         let p = c.word()?;
-                        parents.push(lookup(&c, &p)?);
+                        let id = lookup(&c, &p)?;
+                        if parents.contains(&id) || id == child {
+                            return Err(c.err(format!(
+                                "`{p}` is listed twice in the potential of `{child_name}`"
+                            )));
+                        }
+                        parents.push(id);
                     }
                 } else if !c.eat(")") {
                     return Err(c.err("potentials over several child nodes are not supported"));
@@ -143,10 +151,38 @@ pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesE
                         format!("second potential for `{child_name}`"),
                     ));
                 }
+                let mut cards: Vec<usize> = parents
+                    .iter()
+                    .map(|&p| variables[p].cardinality())
+                    .collect();
+                cards.push(variables[child].cardinality());
+                if super::table_size(&cards, 1) != Some(probs.len()) {
+                    return Err(BayesError::parse(
+                        file,
+                        line,
+                        format!(
+                            "potential of `{child_name}` has {} values, its scope needs {}",
+                            probs.len(),
+                            cards
+                                .iter()
+                                .try_fold(1usize, |a, &k| a.checked_mul(k))
+                                .map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
+                        ),
+                    ));
+                }
+                super::check_rows(&variables, child, &parents, &probs)
+                    .map_err(|m| BayesError::parse(file, line, m))?;
                 cpts[child] = Some(Cpt { parents, probs });
             }
             other => return Err(c.err(format!("unexpected `{other}` at top level"))),
         }
+    }
+    if variables.is_empty() {
+        return Err(BayesError::parse(
+            file,
+            c.line(),
+            "no node declared (an empty network)",
+        ));
     }
     let cpts = cpts
         .into_iter()

@@ -1,13 +1,16 @@
 //! Readers for model files: BIF (plain or gzip), Hugin NET, UAI, and the TrimBN
-//! `nb.json` naive Bayes files. The only code in this crate that touches the file system
+//! `nb.json` naive Bayes files; a BIF writer ([`to_bif_string`], [`write_bif`]) whose
+//! output [`parse_bif`] reads back to an equal network. The only code in this crate that touches the file system
 //! (together with [`crate::data::CsvTable::read`]).
 
 mod bif;
+mod bif_write;
 mod hugin;
 mod nbjson;
 mod uai;
 
 pub use bif::{parse_bif, read_bif};
+pub use bif_write::{to_bif_string, write_bif};
 pub use hugin::{parse_hugin_net, read_hugin_net};
 pub use nbjson::{TrimProblem, parse_trimbn_json, read_trimbn_json};
 pub use uai::{UaiModel, UaiNetworkType, parse_uai, read_uai};
@@ -40,6 +43,39 @@ pub fn read_text(path: &Path) -> Result<String, BayesError> {
     };
     String::from_utf8(bytes)
         .map_err(|_| BayesError::parse(&path.display().to_string(), 1, "file is not UTF-8"))
+}
+
+/// The largest table (entries of one CPT or factor) a reader accepts: 2^27 entries. The
+/// largest CPT of the bnlearn repository has far fewer; a larger declared table is an
+/// error, not an allocation that could abort the process.
+pub const MAX_TABLE_ENTRIES: usize = 1 << 27;
+
+/// The product of `init` and `cards`, if it does not overflow and is at most
+/// [`MAX_TABLE_ENTRIES`].
+pub(crate) fn table_size(cards: &[usize], init: usize) -> Option<usize> {
+    cards
+        .iter()
+        .try_fold(init, |a, &k| a.checked_mul(k))
+        .filter(|&n| n <= MAX_TABLE_ENTRIES)
+}
+
+/// Checks that no row of a CPT (layout of [`crate::Cpt`]) is all zero; the message names
+/// the variable and the parent states of the first such row.
+pub(crate) fn check_rows(
+    variables: &[crate::Variable],
+    child: usize,
+    parents: &[usize],
+    probs: &[f64],
+) -> Result<(), String> {
+    let k = variables[child].cardinality().max(1);
+    match probs.chunks(k).position(|r| r.iter().all(|&x| x == 0.0)) {
+        None => Ok(()),
+        Some(row) => Err(format!(
+            "CPT of `{}`: the row for {} is all zero (not a distribution)",
+            variables[child].name,
+            crate::network::describe_row(variables, parents, row)
+        )),
+    }
 }
 
 /// A token with its 1-based line.

@@ -41,8 +41,9 @@ pub fn read_uai(path: &Path) -> Result<UaiModel, BayesError> {
 /// factor count, one scope line per factor) then each factor's table (entry count, values).
 ///
 /// # Errors
-/// [`BayesError::Parse`] with the file and 1-based line for a bad token, a wrong count,
-/// an out-of-range variable or a bad table.
+/// [`BayesError::Parse`] with the file and 1-based line for a bad token, a wrong count, a
+/// model of no variables, an out-of-range variable or a bad table (also one of more than
+/// [`super::MAX_TABLE_ENTRIES`] entries).
 pub fn parse_uai(text: &str, file: &str) -> Result<UaiModel, BayesError> {
     let mut toks = text
         .lines()
@@ -84,8 +85,13 @@ pub fn parse_uai(text: &str, file: &str) -> Result<UaiModel, BayesError> {
             ));
         }
     };
-    let n = int(next("the variable count")?)?;
-    let mut cardinalities = Vec::with_capacity(n);
+    let (w, l) = next("the variable count")?;
+    let n = int((w, l))?;
+    if n == 0 {
+        return Err(BayesError::parse(file, l, "no variables (an empty model)"));
+    }
+    // Capacities are capped: a count read from the file is not trusted for allocation.
+    let mut cardinalities = Vec::with_capacity(n.min(1 << 16));
     for _ in 0..n {
         let t = next("a cardinality")?;
         let line = t.1;
@@ -96,10 +102,10 @@ pub fn parse_uai(text: &str, file: &str) -> Result<UaiModel, BayesError> {
         cardinalities.push(c);
     }
     let m = int(next("the factor count")?)?;
-    let mut scopes = Vec::with_capacity(m);
+    let mut scopes = Vec::with_capacity(m.min(1 << 16));
     for _ in 0..m {
         let arity = int(next("a scope size")?)?;
-        let mut scope = Vec::with_capacity(arity);
+        let mut scope = Vec::with_capacity(arity.min(64));
         for _ in 0..arity {
             let t = next("a variable id")?;
             let line = t.1;
@@ -121,14 +127,17 @@ pub fn parse_uai(text: &str, file: &str) -> Result<UaiModel, BayesError> {
         let line = t.1;
         let size = int(t)?;
         let cards: Vec<usize> = scope.iter().map(|&v| cardinalities[v]).collect();
-        if size != cards.iter().product::<usize>() {
+        if super::table_size(&cards, 1) != Some(size) {
             return Err(BayesError::parse(
                 file,
                 line,
-                format!("table size {size} does not match its scope"),
+                format!(
+                    "table size {size} does not match its scope (or exceeds {} entries)",
+                    super::MAX_TABLE_ENTRIES
+                ),
             ));
         }
-        let mut values = Vec::with_capacity(size);
+        let mut values = Vec::with_capacity(size.min(1 << 16));
         for _ in 0..size {
             let (w, l) = next("a table value")?;
             values.push(w.parse::<f64>().map_err(|_| {
