@@ -79,7 +79,7 @@ pub enum GraphError {
         reason: String,
     },
     /// A file could not be opened or read.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -176,4 +176,13 @@ pub enum ParseErrorKind {
     /// The file holds no data rows.
     #[error("no data rows")]
     Empty,
+    /// The label field of a row is empty (a LINQS `.content` line ending in a tab).
+    #[error("empty label (the last field of the line is empty)")]
+    EmptyLabel,
+    /// A field between two separators is empty (two tabs in a row in a LINQS line).
+    #[error("empty field {field}")]
+    EmptyField {
+        /// 1-based field index.
+        field: usize,
+    },
 }

@@ -137,6 +137,59 @@ fn linqs_malformed_inputs_name_file_and_line() {
     assert!(matches!(&e, GraphError::Io { path, .. } if path.ends_with("absent.content")));
 }
 
+/// Issue 15: a LINQS line with an empty label (a trailing tab) used to be reported as a
+/// wrong feature count; an empty field inside a line shifted every later field.
+#[test]
+fn linqs_empty_label_and_empty_field_are_named() {
+    let dir = std::env::temp_dir().join(format!("srl-graph-empty-label-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let cites = dir.join("e.cites");
+    std::fs::write(&cites, "p1\tp2\n").expect("write");
+    let o = LinqsOptions::default();
+    for (name, text, want) in [
+        (
+            "label.content",
+            "p1\t1\t0\tA\np2\t0\t1\t\n",
+            ParseErrorKind::EmptyLabel,
+        ),
+        (
+            "label_cr.content",
+            "p1\t1\t0\tA\r\np2\t0\t1\t \r\n",
+            ParseErrorKind::EmptyLabel,
+        ),
+        (
+            "field.content",
+            "p1\t1\t0\tA\np2\t0\t\t1\tB\n",
+            ParseErrorKind::EmptyField { field: 3 },
+        ),
+        (
+            "id.content",
+            "p1\t1\t0\tA\n\t0\t1\tB\n",
+            ParseErrorKind::EmptyField { field: 1 },
+        ),
+    ] {
+        let content = dir.join(name);
+        std::fs::write(&content, text).expect("write");
+        let e = load_linqs_files(&content, &cites, &o).expect_err("must fail");
+        assert_eq!(parse_error(e, name, 2), want, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn io_error_cause_is_printed_once() {
+    let e = load_linqs(&fixture(""), "absent", &LinqsOptions::default()).expect_err("missing");
+    let top = e.to_string();
+    let cause = std::error::Error::source(&e)
+        .map(ToString::to_string)
+        .expect("the I/O error is the source");
+    assert!(top.contains("absent.content"), "{top}");
+    assert!(
+        !top.contains(&cause),
+        "cause printed twice: {top} / {cause}"
+    );
+}
+
 #[test]
 fn csv_fixture_and_errors() {
     let o = CsvOptions::default();

@@ -1,7 +1,9 @@
 //! The LINQS citation-graph format (Cora, Citeseer; Sen et al. 2008).
 //!
-//! - `NAME.content`: one node per line, fields separated by tabs (any ASCII whitespace is
-//!   accepted): `<id> <x_1> … <x_F> <label>`. Ids are strings (Citeseer mixes numeric and
+//! - `NAME.content`: one node per line, fields separated by tabs (a line without tabs may
+//!   separate them by runs of ASCII whitespace): `<id> <x_1> … <x_F> <label>`. In a
+//!   tab-separated line an empty field (a trailing tab, two tabs in a row) is an error
+//!   naming the field ([`ParseErrorKind::EmptyLabel`], [`ParseErrorKind::EmptyField`]). Ids are strings (Citeseer mixes numeric and
 //!   textual ids) compared exactly. Features are numbers (0/1 word indicators in Cora and
 //!   Citeseer) and are stored as sparse rows: only non-zeros are kept. Every line must have
 //!   the feature count of the first.
@@ -81,9 +83,9 @@ pub struct LinqsReport {
 ///
 /// # Errors
 /// [`GraphError::Io`] for a missing or unreadable file; [`GraphError::Parse`] with file and
-/// line for a truncated line, a wrong feature count, a bad number, an unknown label (when
-/// [`LinqsOptions::labels`] is set), a duplicate node id, non-UTF-8 text, or an empty
-/// `.content`.
+/// line for a truncated line, a wrong feature count, an empty label or field, a bad
+/// number, an unknown label (when [`LinqsOptions::labels`] is set), a duplicate node id,
+/// non-UTF-8 text, or an empty `.content`.
 ///
 /// # Complexity
 /// `O(total file size + m log m)`.
@@ -133,7 +135,7 @@ pub fn load_linqs_files(
         if text.trim().is_empty() {
             continue;
         }
-        let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+        let fields = content_fields(text).map_err(|k| perr(&path, line, k))?;
         if fields.len() < 2 {
             return Err(perr(
                 &path,
@@ -266,6 +268,31 @@ pub fn load_linqs_files(
     report.merged_duplicates = graph.cleanup().duplicates;
     report.edges = graph.num_edges();
     Ok((graph, report))
+}
+
+/// The fields of a `.content` line. A line with tabs is split at each tab (fields
+/// trimmed of other whitespace), so that an empty field is seen and reported
+/// ([`ParseErrorKind::EmptyLabel`] for the last one, [`ParseErrorKind::EmptyField`]
+/// otherwise) instead of being merged away and shifting every later field; a line without
+/// tabs is split at runs of ASCII whitespace.
+fn content_fields(text: &str) -> Result<Vec<&str>, ParseErrorKind> {
+    if !text.contains('\t') {
+        return Ok(text.split_ascii_whitespace().collect());
+    }
+    let fields: Vec<&str> = text
+        .trim_end_matches([' ', '\r'])
+        .split('\t')
+        .map(|f| f.trim_matches(|c: char| c.is_ascii_whitespace()))
+        .collect();
+    let n = fields.len();
+    if let Some(i) = fields.iter().position(|f| f.is_empty()) {
+        return Err(if i + 1 == n && n > 1 {
+            ParseErrorKind::EmptyLabel
+        } else {
+            ParseErrorKind::EmptyField { field: i + 1 }
+        });
+    }
+    Ok(fields)
 }
 
 #[cfg(test)]
