@@ -7,21 +7,25 @@
 //! `/* ... */` blocks, CRLF line ends, a UTF-8 BOM, spaces after commas, duplicate lines,
 //! atoms of several predicates in one pos/neg file, and a missing final newline.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::BoostError;
 use crate::logic::{Background, Database, DatabaseBuilder, Examples, ModeDecl};
 
-/// One ground atom read from a file, with its 1-based line.
+/// One ground atom read from a file, with its file and 1-based line (so that errors
+/// found later, e.g. an arity clash in [`build_split`], can name them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Atom {
     /// Predicate name.
     pub pred: String,
     /// Constant names.
     pub args: Vec<String>,
+    /// The file it was read from (the `path` given to [`parse_atoms`]).
+    pub file: Arc<Path>,
     /// 1-based line in its file.
     pub line: usize,
 }
@@ -150,6 +154,7 @@ pub fn read_atoms(path: &Path) -> Result<Vec<Atom>, BoostError> {
 /// [`BoostError::Parse`] for a line that is not a ground atom.
 pub fn parse_atoms(text: &str, path: &Path) -> Result<Vec<Atom>, BoostError> {
     let mut out = Vec::new();
+    let file: Arc<Path> = Arc::from(path);
     for (line, l) in clean_lines(text) {
         let (name, args) = split_atom(&l).map_err(|m| parse_err(path, line, m))?;
         if let Some(a) = args.iter().find(|a| a.starts_with(['+', '-', '#', '`'])) {
@@ -162,6 +167,7 @@ pub fn parse_atoms(text: &str, path: &Path) -> Result<Vec<Atom>, BoostError> {
         out.push(Atom {
             pred: name.to_owned(),
             args: args.iter().map(|a| unquote(a).to_owned()).collect(),
+            file: Arc::clone(&file),
             line,
         });
     }
@@ -221,6 +227,12 @@ fn parse_background_into(
     let lines = clean_lines(text);
     let mut i = 0;
     let file = path.display().to_string();
+    // Arity of each fact predicate so far (earlier files included), to report a clash
+    // with this file and line rather than later without either.
+    let mut arities: HashMap<String, usize> = HashMap::new();
+    for (p, args) in &bk.facts {
+        arities.entry(p.clone()).or_insert(args.len());
+    }
     while i < lines.len() {
         let (line, ref l) = lines[i];
         i += 1;
@@ -307,6 +319,17 @@ fn parse_background_into(
                     let m = ModeDecl::parse(&stmt).map_err(|m| parse_err(path, line, m))?;
                     bk.add_mode(m);
                 } else {
+                    let expected = *arities.entry(name.to_owned()).or_insert(args.len());
+                    if expected != args.len() {
+                        return Err(parse_err(
+                            path,
+                            line,
+                            format!(
+                                "predicate {name} used with arity {}, earlier with arity {expected}",
+                                args.len()
+                            ),
+                        ));
+                    }
                     bk.facts.push((
                         name.to_owned(),
                         args.iter().map(|a| unquote(a).to_owned()).collect(),
@@ -335,6 +358,15 @@ impl Background {
         }
         self.facts.extend(other.facts);
         self.notes.extend(other.notes);
+    }
+}
+
+/// `e` (an arity clash from the database builder) as a parse error at `a`'s file and line.
+fn located(a: &Atom, e: &BoostError) -> BoostError {
+    BoostError::Parse {
+        file: a.file.to_path_buf(),
+        line: a.line,
+        message: e.to_string(),
     }
 }
 
@@ -387,8 +419,8 @@ pub struct Split {
 /// predicate is matched exactly, else ignoring ASCII case (IMDB's `workedUnder`).
 ///
 /// # Errors
-/// [`BoostError::Io`] / [`BoostError::Parse`] (file and line) from the files,
-/// [`BoostError::Arity`] if a predicate occurs with two arities,
+/// [`BoostError::Io`] / [`BoostError::Parse`] (file and line) from the files, also when a
+/// predicate occurs with two arities (the message names the clash);
 /// [`BoostError::NoExamples`] if the files hold no atom of `target`.
 pub fn load_split(
     dir: &Path,
@@ -407,7 +439,10 @@ pub fn load_split(
 /// Builds a [`Split`] from atoms already read (see [`load_split`]).
 ///
 /// # Errors
-/// As [`load_split`]; `facts_path` names the file in arity errors.
+/// As [`load_split`]: an arity clash of an atom is a [`BoostError::Parse`] naming the
+/// atom's own [`Atom::file`] and line; a clash among the facts of a hand-built `bk` (which
+/// carry no line) is a [`BoostError::Arity`]. `facts_path` is not needed any more (atoms
+/// carry their file) and is kept so that existing callers compile.
 pub fn build_split(
     facts: &[Atom],
     pos: &[Atom],
@@ -417,6 +452,7 @@ pub fn build_split(
     other: OtherTargets,
     facts_path: &Path,
 ) -> Result<Split, BoostError> {
+    let _ = facts_path;
     let mut summary = SplitSummary::default();
     let exact = pos.iter().chain(neg).any(|a| a.pred == target);
     let is_target = |p: &str| {
@@ -442,22 +478,13 @@ pub fn build_split(
         }
     }
     for a in facts {
-        let added = b
-            .add_fact(&a.pred, &a.args)
-            .map_err(|e| BoostError::Parse {
-                file: facts_path.to_owned(),
-                line: a.line,
-                message: e.to_string(),
-            })?;
+        let added = b.add_fact(&a.pred, &a.args).map_err(|e| located(a, &e))?;
         if !added {
             summary.duplicates += 1;
         }
     }
-    let arity = pos
-        .iter()
-        .chain(neg)
-        .find(|a| is_target(&a.pred))
-        .map_or(0, |a| a.args.len());
+    let first = pos.iter().chain(neg).find(|a| is_target(&a.pred));
+    let arity = first.map_or(0, |a| a.args.len());
     let mut seen: crate::logic::FxMap<Vec<u32>, bool> = Default::default();
     let mut order: Vec<Vec<u32>> = Vec::new();
     for (atoms, label) in [(pos, true), (neg, false)] {
@@ -466,17 +493,24 @@ pub fn build_split(
                 *summary.other_examples.entry(a.pred.clone()).or_default() += 1;
                 if label
                     && other == OtherTargets::PositivesAsFacts
-                    && b.add_fact(&a.pred, &a.args)?
+                    && b.add_fact(&a.pred, &a.args).map_err(|e| located(a, &e))?
                 {
                     summary.other_positives_as_facts += 1;
                 }
                 continue;
             }
             if a.args.len() != arity {
-                return Err(BoostError::Arity {
-                    pred: a.pred.clone(),
-                    expected: arity,
-                    found: a.args.len(),
+                let (ffile, fline) = first.map_or((String::new(), 0), |f| {
+                    (f.file.display().to_string(), f.line)
+                });
+                return Err(BoostError::Parse {
+                    file: a.file.to_path_buf(),
+                    line: a.line,
+                    message: format!(
+                        "target {} used with arity {}, but with arity {arity} at {ffile}:{fline}",
+                        a.pred,
+                        a.args.len()
+                    ),
                 });
             }
             let ids: Vec<u32> = a.args.iter().map(|c| b.intern(c)).collect();
@@ -509,4 +543,63 @@ pub fn build_split(
         examples,
         summary,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_at(r: Result<Split, BoostError>) -> (PathBuf, usize, String) {
+        match r {
+            Err(BoostError::Parse {
+                file,
+                line,
+                message,
+            }) => (file, line, message),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    /// Issue 15: an arity clash used to name neither file nor line.
+    #[test]
+    fn arity_clashes_name_file_and_line() -> Result<(), BoostError> {
+        let bk = Background::default();
+        let facts = parse_atoms("f(a).\nf(b).\n", Path::new("facts.txt"))?;
+        let pos = parse_atoms("t(a).\nt(b).\n", Path::new("pos.txt"))?;
+        let neg = parse_atoms("t(c).\n\nt(c, d).\n", Path::new("neg.txt"))?;
+        let split = |facts: &[Atom], pos: &[Atom], neg: &[Atom]| {
+            build_split(
+                facts,
+                pos,
+                neg,
+                "t",
+                &bk,
+                OtherTargets::PositivesAsFacts,
+                Path::new("facts.txt"),
+            )
+        };
+        // the target with two arities: the neg file's line 3, and where the first was
+        let (file, line, message) = parse_at(split(&facts, &pos, &neg));
+        assert_eq!((file.as_path(), line), (Path::new("neg.txt"), 3));
+        assert!(message.contains("pos.txt:1"), "{message}");
+        // a fact with two arities: the facts file's line
+        let facts2 = parse_atoms("f(a).\nf(a, b).\n", Path::new("facts2.txt"))?;
+        let neg1 = parse_atoms("t(c).\n", Path::new("neg.txt"))?;
+        let (file, line, _) = parse_at(split(&facts2, &pos, &neg1));
+        assert_eq!((file.as_path(), line), (Path::new("facts2.txt"), 2));
+        // another predicate's positive clashing with a fact: the pos file's line
+        let pos2 = parse_atoms("t(a).\nf(a, b).\n", Path::new("pos2.txt"))?;
+        let (file, line, _) = parse_at(split(&facts, &pos2, &neg1));
+        assert_eq!((file.as_path(), line), (Path::new("pos2.txt"), 2));
+        // a background file with two arities for one fact predicate
+        let e =
+            parse_background("g(a).\n\ng(a, b).\n", Path::new("bk.txt")).expect_err("arity clash");
+        match e {
+            BoostError::Parse { file, line, .. } => {
+                assert_eq!((file.as_path(), line), (Path::new("bk.txt"), 3));
+            }
+            other => panic!("{other:?}"),
+        }
+        Ok(())
+    }
 }
