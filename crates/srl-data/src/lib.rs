@@ -1,5 +1,8 @@
 //! # srl-data: the data sets the experiments use — registry, download, verification
 //!
+//! The srl book's chapter on this crate: [srl-cli](../../srl-cli.html); the papers' reproductions:
+//! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
+//!
 //! A small library under `srl` (the CLI) and `cargo xtask data`; it depends on no srl
 //! crate. Each data set lives in its own folder of a data directory, with the files and
 //! sha256 sums its `SOURCE.md` records:
@@ -53,7 +56,7 @@ pub enum DataError {
         name: String,
     },
     /// A file or directory operation failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Io {
         /// The file or directory.
         path: PathBuf,

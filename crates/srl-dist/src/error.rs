@@ -33,7 +33,7 @@ pub enum DistError {
     #[error("{0}")]
     Argument(String),
     /// Reading or writing a file failed.
-    #[error("{file}: {source}")]
+    #[error("{file}")]
     Io {
         /// The file.
         file: PathBuf,

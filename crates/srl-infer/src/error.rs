@@ -180,7 +180,7 @@ pub enum InferError {
         message: String,
     },
     /// Reading or writing a file failed.
-    #[error("{file}: {source}")]
+    #[error("{file}")]
     Io {
         /// The file.
         file: PathBuf,
@@ -197,7 +197,7 @@ pub enum InferError {
         reason: String,
     },
     /// The local classifier of collective classification failed.
-    #[error("local classifier failed: {source}")]
+    #[error("local classifier failed")]
     LocalClassifier {
         /// The classifier's own error.
         source: Box<dyn std::error::Error + Send + Sync + 'static>,

@@ -209,7 +209,14 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "srl-dist: {e}");
+            // The error, then each cause once (error messages do not embed their source).
+            let mut msg = e.to_string();
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                msg.push_str(&format!(": {c}"));
+                cause = c.source();
+            }
+            let _ = writeln!(std::io::stderr(), "srl-dist: {msg}");
             ExitCode::FAILURE
         }
     }
