@@ -112,6 +112,25 @@ pub struct LoopyBp {
     pub mode: BpMode,
     /// Whether to compute edge beliefs.
     pub beliefs: Beliefs,
+    /// Message arithmetic of the flooding sum-product kernel (see [`BpKernel`]).
+    #[serde(default)]
+    pub kernel: BpKernel,
+}
+
+/// Arithmetic of flooding sum-product message updates.
+///
+/// The default, [`BpKernel::Auto`], runs the linear-domain (probability) kernels of
+/// [`crate::linear`] when they are exact to rounding (undamped sum-product on an ordinary
+/// model whose kernels span less than 600 nats) and the log-domain kernels otherwise. The
+/// two agree to rounding (the tests compare them at `1e-12` on the messages' logs).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BpKernel {
+    /// Linear domain where exact to rounding, else log domain.
+    #[default]
+    Auto,
+    /// Always the log-domain kernels (`k` `exp` and `k` `ln` per message for `k > 2`;
+    /// one of each for `k = 2`): the arithmetic of srl-infer 0.1 before the linear kernels.
+    Log,
 }
 
 impl Default for LoopyBp {
@@ -123,6 +142,7 @@ impl Default for LoopyBp {
             schedule: Schedule::Flooding,
             mode: BpMode::SumProduct,
             beliefs: Beliefs::NodesAndEdges,
+            kernel: BpKernel::Auto,
         }
     }
 }
@@ -224,6 +244,21 @@ impl LoopyBp {
 
     fn flooding(&self, mrf: &PairwiseMrf) -> BpState {
         let damping = self.damping();
+        if self.kernel == BpKernel::Auto
+            && crate::linear::applies(mrf, self.mode == BpMode::SumProduct, damping)
+        {
+            let run = crate::linear::flooding(
+                mrf,
+                self.max_iters,
+                self.tol,
+                self.beliefs == Beliefs::NodesAndEdges,
+            );
+            return BpState {
+                msgs: run.msgs,
+                bel: run.bel,
+                convergence: run.convergence,
+            };
+        }
         let len = mrf.message_len();
         // Incoming messages, grouped by target (read contiguously by their target, written
         // once per iteration by their source: atomics make the scattered writes safe; each

@@ -48,13 +48,14 @@ pub mod collective;
 pub mod error;
 pub mod exact;
 pub mod gibbs;
+pub mod linear;
 pub mod map;
 pub mod marginals;
 pub mod mean_field;
 pub mod mrf;
 pub mod uai;
 
-pub use bp::{BpMode, LoopyBp, Schedule};
+pub use bp::{BpKernel, BpMode, LoopyBp, Schedule};
 pub use collective::{
     Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, FeatureRow, IterativeClassification,
     LocalClassifier, NodeOrdering, aggregate_neighbors, fit_relational_classifier,

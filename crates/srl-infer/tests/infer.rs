@@ -7,9 +7,10 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
 use srl_infer::{
-    Aggregator, Beliefs, Bootstrap, BpMode, CollectiveGibbs, Exact, FeatureRow, Gibbs, Icm,
-    InferError, IterativeClassification, LocalClassifier, LoopyBp, MapInference, MarginalInference,
-    Marginals, MeanField, MrfParts, NodeOrdering, PairTable, PairwiseMrf, Schedule, Sweep,
+    Aggregator, Beliefs, Bootstrap, BpKernel, BpMode, CollectiveGibbs, Exact, FeatureRow, Gibbs,
+    Icm, InferError, IterativeClassification, LocalClassifier, LoopyBp, MapInference,
+    MarginalInference, Marginals, MeanField, MrfParts, NodeOrdering, PairTable, PairwiseMrf,
+    Schedule, Sweep,
 };
 
 /// A random model on the given edges: cardinalities in `1..=max_k`, potentials uniform in
@@ -660,7 +661,7 @@ fn ica_and_gibbs_use_the_neighbours() {
     // Observed nodes keep their labels.
     for v in 0..g.num_nodes() {
         if let Some(c) = g.label(NodeId::new(v)) {
-            assert_eq!(gs.labels[v] as usize, c);
+            assert_eq!(gs.labels[v], c);
         }
     }
 }
@@ -1190,4 +1191,128 @@ fn huge_tables_are_refused_before_allocation() {
         PairwiseMrf::new(parts),
         Err(InferError::TooLarge { .. })
     ));
+}
+
+// ---------------------------------------------------------------------------------------
+// Linear-domain (probability) kernels against the log-domain kernels.
+
+/// A loopy model with `k_v` states from `ks`, weak random tables (`±0.5`), 10 % evidence,
+/// a parallel edge, and a hub (node 0) joined to `hub_degree` nodes by a table of range
+/// `hub_range` (so `Σ` of its kernels' ranges can pass the 600-nat linear budget and the
+/// hub runs in the log domain while the rest run linear).
+fn hub_model(seed: u64, ks: Vec<usize>, hub_degree: usize, hub_range: f64) -> PairwiseMrf {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = ks.len();
+    let mut edges = random_loopy_edges(&mut rng, n, n / 2);
+    edges.push(edges[0]);
+    let weak = edges.len();
+    edges.extend((1..=hub_degree.min(n - 1)).map(|v| (0, v as u32)));
+    let mut tables = Vec::new();
+    let mut edge_tables = Vec::new();
+    for (e, &(u, v)) in edges.iter().enumerate() {
+        let (ku, kv) = (ks[u as usize], ks[v as usize]);
+        let s = if e < weak { 0.5 } else { hub_range / 2.0 };
+        tables.push(PairTable::from_fn(ku, kv, |a, b| {
+            if e >= weak && a == 0 && b == 0 {
+                s
+            } else if e >= weak && a == 1 % ku && b == 0 {
+                -s
+            } else {
+                rng.random_range(-0.5 * s..=0.5 * s)
+            }
+        }));
+        edge_tables.push(e as u32);
+    }
+    let unary = ks
+        .iter()
+        .flat_map(|&k| {
+            (0..k)
+                .map(|_| rng.random_range(-1.0..1.0))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let evidence = ks
+        .iter()
+        .enumerate()
+        .map(|(v, &k)| (v > 0 && rng.random_bool(0.1)).then(|| rng.random_range(0..k) as u32))
+        .collect();
+    PairwiseMrf::new(MrfParts {
+        num_states: ks,
+        unary,
+        edges,
+        edge_tables,
+        tables,
+        evidence,
+    })
+    .unwrap()
+}
+
+#[test]
+fn linear_kernels_match_the_log_kernels() {
+    let mut shapes: Vec<(String, Vec<usize>)> = [2usize, 3, 4, 7, 9]
+        .iter()
+        .map(|&k| (format!("k={k}"), vec![k; 200]))
+        .collect();
+    shapes.push(("mixed".into(), (0..200).map(|v| 1 + v % 4).collect()));
+    for (seed, (name, ks)) in shapes.into_iter().enumerate() {
+        for hub_range in [1.0, 5.0] {
+            let mrf = hub_model(seed as u64, ks.clone(), 150, hub_range);
+            for (iters, tol) in [(300, 1e-12), (7, 0.0)] {
+                let run = |kernel| {
+                    LoopyBp {
+                        max_iters: iters,
+                        tol,
+                        kernel,
+                        ..LoopyBp::default()
+                    }
+                    .run(&mrf)
+                };
+                let (lin, log) = (run(BpKernel::Auto), run(BpKernel::Log));
+                let (a, b) = (lin.convergence(), log.convergence());
+                assert_eq!(a.iterations, b.iterations, "{name}, range {hub_range}");
+                assert_eq!(a.converged, b.converged, "{name}, range {hub_range}");
+                assert!(
+                    (a.max_residual - b.max_residual).abs() <= 1e-12 * (1.0 + b.max_residual),
+                    "{name}: residual {a:?} vs {b:?}"
+                );
+                for v in 0..mrf.num_nodes() {
+                    for (x, y) in lin.node_log(v).iter().zip(log.node_log(v)) {
+                        assert!(
+                            x == y || (x - y).abs() <= 1e-10,
+                            "{name} node {v}: {x} vs {y}"
+                        );
+                    }
+                }
+                for e in 0..mrf.num_edges() {
+                    for (x, y) in lin.edge(e).unwrap().iter().zip(log.edge(e).unwrap()) {
+                        assert!((x - y).abs() <= 1e-12, "{name} edge {e}: {x} vs {y}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn linear_kernels_are_independent_of_the_thread_count() {
+    let pool = |t| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap()
+    };
+    for ks in [
+        vec![2; 4000],
+        vec![5; 4000],
+        (0..4000).map(|v| 2 + v % 3).collect(),
+    ] {
+        let mrf = hub_model(11, ks, 900, 1.0);
+        let bp = LoopyBp {
+            max_iters: 12,
+            ..LoopyBp::default()
+        };
+        let a = pool(1).install(|| bp.run(&mrf));
+        let b = pool(3).install(|| bp.run(&mrf));
+        assert_eq!(a, b);
+    }
 }

@@ -1,0 +1,621 @@
+//! Linear-domain (probability) flooding kernels for sum-product loopy BP on ordinary
+//! models: messages are stored as probabilities normalised to `max = 1` (the log path's
+//! `max = 0`), beliefs are products, cavities are quotients, so a message update needs no
+//! `exp` and no `ln` (the log-domain kernel needs `k_i` of each per message).
+//!
+//! # When the linear domain is exact to rounding
+//! Every kernel entry is `exp(θ − max θ) ∈ [e^{-R_q}, 1]` where `R_q < 600` is the kernel's
+//! dynamic range (`max − min` of its log-values). A normalised message `m(x_j) ∝
+//! Σ_{x_i} ψ(x_i, x_j) c(x_i)` then has entries in `[e^{-R_q}, 1]`, so the belief of a
+//! variable `v` (its linear unary, normalised to `max = 1`, times its incoming messages)
+//! has entries in `[e^{-(R_v + Σ_s R_s)}, 1]` (`R_v`: the range of `v`'s finite unary
+//! log-potentials). A variable is **linear** when `R_v + Σ_s R_s + max_s R_s ≤`
+//! [`LINEAR_BUDGET`] (600 nats): every belief, cavity and unnormalised outgoing message
+//! then stays above `e^{-600}`, far from `f64` underflow (`e^{-708}`) and from subnormals,
+//! and each product or quotient has relative rounding error `≤ 2^{-52}`. Other variables
+//! (hubs of high degree or strong couplings) are **log** variables: they take the `ln` of
+//! their incoming messages, sum them, and send `exp(cavity − max)` through the kernel, as
+//! the log-domain kernel does. With two states everywhere a message is one number, the
+//! ratio `r = m(1) / m(0)`.
+//!
+//! The path runs when the mode is sum-product, damping is 0 (log-domain damping is a
+//! geometric mixture, which needs `ln` and `exp`), the model is ordinary and every kernel
+//! is exp-safe (`R_q < 600`); otherwise [`crate::LoopyBp`] runs its log-domain kernels.
+//! The residual is the same quantity as on the log path, `max |ln m_new − ln m_old|`,
+//! computed from the ratios `m_new / m_old` (one `ln` per work block).
+
+use std::ops::Range;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+
+use rayon::prelude::*;
+
+use crate::bp::{node_blocks, split_by};
+use crate::marginals::Convergence;
+use crate::mrf::PairwiseMrf;
+
+/// Largest `R_v + Σ_s R_s + max_s R_s` (nats) of a variable computed in the linear
+/// domain (see the module docs).
+pub const LINEAR_BUDGET: f64 = 600.0;
+
+/// How a variable computes its outgoing messages on the linear path.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Belief as a product of linear messages, cavities as quotients.
+    Linear,
+    /// Belief as a sum of `ln` messages (budget exceeded).
+    Log,
+    /// Observed (two-state path only): the cavity is a point mass on this state.
+    Clamped(u32),
+}
+
+/// Dynamic range of kernel `q` (`max − min` of its log-values).
+fn kernel_range(mrf: &PairwiseMrf, q: usize) -> f64 {
+    let ker = &mrf.kernels;
+    let t = &ker.log[ker.off[q]..ker.off[q + 1]];
+    let mx = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mn = t.iter().copied().fold(f64::INFINITY, f64::min);
+    if t.is_empty() { 0.0 } else { mx - mn }
+}
+
+/// Per-variable plan: kind, and the linear unary normalised to `max = 1` (evidence: 0
+/// outside the observed state).
+struct Plan {
+    kind: Vec<Kind>,
+    unary_lin: Vec<f64>,
+}
+
+fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
+    let n = mrf.num_nodes();
+    let nk = mrf.kernels.off.len() - 1;
+    let range: Vec<f64> = (0..nk).map(|q| kernel_range(mrf, q)).collect();
+    let mut kind = Vec::with_capacity(n);
+    let mut unary_lin = vec![0.0; mrf.eff_unary.len()];
+    for v in 0..n {
+        let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
+        let row = &mrf.eff_unary[a..b];
+        let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mn = row
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        for (o, &x) in unary_lin[a..b].iter_mut().zip(row) {
+            *o = (x - mx).exp();
+        }
+        let (mut sum, mut top) = (mx - mn, 0.0f64);
+        for s in mrf.in_off[v]..mrf.in_off[v + 1] {
+            let r = range[mrf.in_kernel[s] as usize];
+            sum += r;
+            top = top.max(r);
+        }
+        kind.push(match mrf.evidence[v] {
+            Some(x) if binary => Kind::Clamped(x),
+            _ if sum + top <= LINEAR_BUDGET => Kind::Linear,
+            _ => Kind::Log,
+        });
+    }
+    Plan { kind, unary_lin }
+}
+
+/// Whether [`flooding`] applies to this run.
+pub(crate) fn applies(mrf: &PairwiseMrf, sum_product: bool, damping: f64) -> bool {
+    sum_product && damping == 0.0 && !mrf.extreme && mrf.kernels.all_safe
+}
+
+/// Result of a linear flooding run: log-messages in the usual target-grouped layout
+/// (normalised to `max = 0`), or `None` when the caller only needs node beliefs, which are
+/// then returned directly (unnormalised log-beliefs).
+pub(crate) struct LinearRun {
+    pub msgs: Vec<f64>,
+    pub bel: Vec<f64>,
+    pub convergence: Convergence,
+}
+
+/// Flooding sum-product LBP in the linear domain. Same schedule, normalisation,
+/// residual and stopping rule as the log path; results agree with it to rounding.
+/// `want_msgs`: also return the log-messages (for edge beliefs).
+pub(crate) fn flooding(
+    mrf: &PairwiseMrf,
+    max_iters: usize,
+    tol: f64,
+    want_msgs: bool,
+) -> LinearRun {
+    if mrf.uniform_k == 2 {
+        flooding_binary(mrf, max_iters, tol, want_msgs)
+    } else {
+        flooding_general(mrf, max_iters, tol, want_msgs)
+    }
+}
+
+fn start(mrf: &PairwiseMrf) -> Convergence {
+    Convergence {
+        converged: mrf.num_edges() == 0,
+        iterations: 0,
+        max_residual: if mrf.num_edges() == 0 {
+            0.0
+        } else {
+            f64::INFINITY
+        },
+    }
+}
+
+/// `max |ln x|` over the ratios folded into `(hi, lo)`.
+fn residual_of(hi: f64, lo: f64) -> f64 {
+    hi.ln().max(-lo.ln())
+}
+
+fn atomics(len: usize, value: f64) -> Vec<AtomicU64> {
+    (0..len).map(|_| AtomicU64::new(value.to_bits())).collect()
+}
+
+fn into_values(a: Vec<AtomicU64>) -> Vec<f64> {
+    a.into_iter()
+        .map(|x| f64::from_bits(x.into_inner()))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// General state counts.
+
+fn flooding_general(mrf: &PairwiseMrf, max_iters: usize, tol: f64, want_msgs: bool) -> LinearRun {
+    let plan = plan(mrf, false);
+    let len = mrf.message_len();
+    let mut inc_old = atomics(len, 1.0);
+    let mut inc_new = atomics(len, 1.0);
+    let mut outg = vec![1.0; mrf.out_off[mrf.num_directed_edges()]];
+    let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
+    let bounds = node_blocks(mrf);
+    let mut convergence = start(mrf);
+    while !convergence.converged && convergence.iterations < max_iters {
+        let chunks = split_by(&mut outg, &bounds, &out_node_off);
+        let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
+        let (old, new, plan) = (&inc_old, &inc_new, &plan);
+        let residual = jobs
+            .into_par_iter()
+            .map_init(
+                || (vec![0.0; 4 * mrf.max_states.max(1)], Vec::new()),
+                |(scratch, logs), (range, out_chunk)| match mrf.uniform_k {
+                    3 => push_uniform::<3>(mrf, plan, range, old, new, out_chunk, logs),
+                    4 => push_uniform::<4>(mrf, plan, range, old, new, out_chunk, logs),
+                    5 => push_uniform::<5>(mrf, plan, range, old, new, out_chunk, logs),
+                    6 => push_uniform::<6>(mrf, plan, range, old, new, out_chunk, logs),
+                    7 => push_uniform::<7>(mrf, plan, range, old, new, out_chunk, logs),
+                    8 => push_uniform::<8>(mrf, plan, range, old, new, out_chunk, logs),
+                    _ => push_general(mrf, plan, range, old, new, out_chunk, scratch, logs),
+                },
+            )
+            .reduce(|| 0.0, f64::max);
+        std::mem::swap(&mut inc_old, &mut inc_new);
+        convergence.iterations += 1;
+        convergence.max_residual = residual;
+        convergence.converged = residual < tol;
+    }
+    let lin = into_values(inc_old);
+    let mut bel = vec![0.0; mrf.eff_unary.len()];
+    for v in 0..mrf.num_nodes() {
+        let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
+        let kv = b - a;
+        let base = mrf.msg_base[v];
+        let deg = mrf.in_off[v + 1] - mrf.in_off[v];
+        let out = &mut bel[a..b];
+        out.copy_from_slice(&mrf.eff_unary[a..b]);
+        if plan.kind[v] == Kind::Linear {
+            // The product stays within [e^-600, 1]: one ln per state.
+            let mut prod = [1.0f64; 16];
+            if kv <= prod.len() {
+                for m in lin[base..base + kv * deg].chunks_exact(kv) {
+                    for (p, x) in prod.iter_mut().zip(m) {
+                        *p *= x;
+                    }
+                }
+                for (o, p) in out.iter_mut().zip(&prod) {
+                    *o += p.ln();
+                }
+                continue;
+            }
+        }
+        for m in lin[base..base + kv * deg].chunks_exact(kv) {
+            for (o, x) in out.iter_mut().zip(m) {
+                *o += x.ln();
+            }
+        }
+    }
+    let msgs = if want_msgs {
+        lin.iter().map(|x| x.ln()).collect()
+    } else {
+        Vec::new()
+    };
+    LinearRun {
+        msgs,
+        bel,
+        convergence,
+    }
+}
+
+/// One flooding pass over the source nodes `range` (see `bp::push_block`), linear domain.
+#[allow(clippy::too_many_arguments)]
+fn push_general(
+    mrf: &PairwiseMrf,
+    plan: &Plan,
+    range: Range<usize>,
+    old: &[AtomicU64],
+    new: &[AtomicU64],
+    out_chunk: &mut [f64],
+    scratch: &mut [f64],
+    logs: &mut Vec<f64>,
+) -> f64 {
+    let out0 = mrf.out_off[mrf.in_off[range.start]];
+    let k = mrf.max_states.max(1);
+    let (b, rest) = scratch.split_at_mut(k);
+    let (u, rest) = rest.split_at_mut(k);
+    let (out, _) = rest.split_at_mut(k);
+    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let ker = &mrf.kernels;
+    let (mut hi, mut lo) = (1.0f64, 1.0f64);
+    for i in range {
+        let ki = mrf.num_states[i] as usize;
+        let base = mrf.msg_base[i];
+        let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
+        let (a0, a1) = (mrf.state_off[i], mrf.state_off[i + 1]);
+        let b = &mut b[..ki];
+        let linear = plan.kind[i] == Kind::Linear;
+        if linear {
+            b.copy_from_slice(&plan.unary_lin[a0..a1]);
+            for p in (base..base + ki * (s1 - s0)).step_by(ki) {
+                for (a, x) in b.iter_mut().enumerate() {
+                    *x *= load(p + a);
+                }
+            }
+        } else {
+            b.copy_from_slice(&mrf.eff_unary[a0..a1]);
+            logs.clear();
+            for p in base..base + ki * (s1 - s0) {
+                logs.push(load(p).ln());
+            }
+            for m in logs.chunks_exact(ki) {
+                for (x, l) in b.iter_mut().zip(m) {
+                    *x += l;
+                }
+            }
+        }
+        for s in s0..s1 {
+            let kj = if mrf.uniform_k > 0 {
+                mrf.uniform_k
+            } else {
+                mrf.num_states[mrf.in_src[s] as usize] as usize
+            };
+            let so = base + (s - s0) * ki;
+            let u = &mut u[..ki];
+            if linear {
+                for (a, w) in u.iter_mut().enumerate() {
+                    *w = b[a] / load(so + a);
+                }
+            } else {
+                let l = &logs[so - base..so - base + ki];
+                let mut cmax = f64::NEG_INFINITY;
+                for (w, (&x, &y)) in u.iter_mut().zip(b.iter().zip(l)) {
+                    *w = x - y;
+                    cmax = cmax.max(*w);
+                }
+                u.iter_mut().for_each(|w| *w = (*w - cmax).exp());
+            }
+            let q = (mrf.in_kernel[s] ^ 1) as usize;
+            let off = ker.off[q];
+            let table = &ker.exp[off..off + ki * kj];
+            let out = &mut out[..kj];
+            out.iter_mut().for_each(|o| *o = 0.0);
+            for (row, &w) in table.chunks_exact(kj).zip(u.iter()) {
+                if w == 0.0 {
+                    continue;
+                }
+                for (o, &t) in out.iter_mut().zip(row) {
+                    *o += w * t;
+                }
+            }
+            let mx = out.iter().copied().fold(0.0, f64::max);
+            let inv = 1.0 / mx;
+            let oo = mrf.out_off[s] - out0;
+            let prev = &mut out_chunk[oo..oo + kj];
+            for (o, p) in out.iter_mut().zip(prev.iter_mut()) {
+                *o *= inv;
+                let r = *o / *p;
+                hi = hi.max(r);
+                lo = lo.min(r);
+                *p = *o;
+            }
+            let to = mrf.rev_off[s];
+            for (x, &v) in new[to..to + kj].iter().zip(out.iter()) {
+                x.store(v.to_bits(), Relaxed);
+            }
+        }
+    }
+    residual_of(hi, lo)
+}
+
+/// [`push_general`] for `K` states everywhere (`3 ≤ K ≤ 8`): beliefs, cavities and the
+/// outgoing message live in registers, the `K x K` product is unrolled. Same arithmetic
+/// in the same order as [`push_general`].
+#[allow(clippy::too_many_arguments)]
+fn push_uniform<const K: usize>(
+    mrf: &PairwiseMrf,
+    plan: &Plan,
+    range: Range<usize>,
+    old: &[AtomicU64],
+    new: &[AtomicU64],
+    out_chunk: &mut [f64],
+    logs: &mut Vec<f64>,
+) -> f64 {
+    let out0 = K * mrf.in_off[range.start];
+    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let ker = &mrf.kernels;
+    let (mut hi, mut lo) = (1.0f64, 1.0f64);
+    for i in range {
+        let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
+        let base = K * s0;
+        let linear = plan.kind[i] == Kind::Linear;
+        let mut b = [0.0f64; K];
+        if linear {
+            b.copy_from_slice(&plan.unary_lin[K * i..K * i + K]);
+            for p in (base..K * s1).step_by(K) {
+                for (a, x) in b.iter_mut().enumerate() {
+                    *x *= load(p + a);
+                }
+            }
+        } else {
+            b.copy_from_slice(&mrf.eff_unary[K * i..K * i + K]);
+            logs.clear();
+            logs.extend((base..K * s1).map(|p| load(p).ln()));
+            for m in logs.chunks_exact(K) {
+                for (x, l) in b.iter_mut().zip(m) {
+                    *x += l;
+                }
+            }
+        }
+        for s in s0..s1 {
+            let so = K * s;
+            let mut u = [0.0f64; K];
+            if linear {
+                for (a, w) in u.iter_mut().enumerate() {
+                    *w = b[a] / load(so + a);
+                }
+            } else {
+                let l = &logs[so - base..so - base + K];
+                let mut cmax = f64::NEG_INFINITY;
+                for (w, (&x, &y)) in u.iter_mut().zip(b.iter().zip(l)) {
+                    *w = x - y;
+                    cmax = cmax.max(*w);
+                }
+                u.iter_mut().for_each(|w| *w = (*w - cmax).exp());
+            }
+            let q = (mrf.in_kernel[s] ^ 1) as usize;
+            let table = &ker.exp[ker.off[q]..ker.off[q] + K * K];
+            let mut out = [0.0f64; K];
+            for (row, &w) in table.chunks_exact(K).zip(u.iter()) {
+                if w == 0.0 {
+                    continue;
+                }
+                for (o, &t) in out.iter_mut().zip(row) {
+                    *o += w * t;
+                }
+            }
+            let mx = out.iter().copied().fold(0.0, f64::max);
+            let inv = 1.0 / mx;
+            let oo = K * s - out0;
+            let prev = &mut out_chunk[oo..oo + K];
+            for (o, p) in out.iter_mut().zip(prev.iter_mut()) {
+                *o *= inv;
+                let r = *o / *p;
+                hi = hi.max(r);
+                lo = lo.min(r);
+                *p = *o;
+            }
+            let to = mrf.rev_off[s];
+            for (x, &v) in new[to..to + K].iter().zip(out.iter()) {
+                x.store(v.to_bits(), Relaxed);
+            }
+        }
+    }
+    residual_of(hi, lo)
+}
+
+// ---------------------------------------------------------------------------------------
+// Two states everywhere: one ratio per message.
+
+/// The log-message `(−max(ln r, 0), min(ln r, 0))` of the ratio `r = m(1) / m(0)`.
+#[inline]
+fn log_pair(r: f64) -> (f64, f64) {
+    let lr = r.ln();
+    if lr >= 0.0 { (-lr, 0.0) } else { (0.0, lr) }
+}
+
+fn flooding_binary(mrf: &PairwiseMrf, max_iters: usize, tol: f64, want_msgs: bool) -> LinearRun {
+    let plan = plan(mrf, true);
+    let n = mrf.num_nodes();
+    // Linear unary ratio u(1) / u(0) of each linear variable (0 elsewhere).
+    let uratio: Vec<f64> = (0..n)
+        .map(|v| {
+            if plan.kind[v] == Kind::Linear {
+                (mrf.eff_unary[2 * v + 1] - mrf.eff_unary[2 * v]).exp()
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let slots = mrf.num_directed_edges();
+    let mut inc_old = atomics(slots, 1.0);
+    let mut inc_new = atomics(slots, 1.0);
+    // Source-grouped: the message sent back along slot `s` is `outg[s]`.
+    let mut outg = vec![1.0; slots];
+    let bounds = node_blocks(mrf);
+    let mut convergence = start(mrf);
+    while !convergence.converged && convergence.iterations < max_iters {
+        let chunks = split_by(&mut outg, &bounds, &mrf.in_off);
+        let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
+        let (old, new, plan, uratio) = (&inc_old, &inc_new, &plan, &uratio);
+        let residual = jobs
+            .into_par_iter()
+            .map_init(Vec::new, |logs, (range, out_chunk)| {
+                push_binary(mrf, plan, uratio, range, old, new, out_chunk, logs)
+            })
+            .reduce(|| 0.0, f64::max);
+        std::mem::swap(&mut inc_old, &mut inc_new);
+        convergence.iterations += 1;
+        convergence.max_residual = residual;
+        convergence.converged = residual < tol;
+    }
+    let r = into_values(inc_old);
+    let mut bel = mrf.eff_unary.clone();
+    for v in 0..n {
+        let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
+        if plan.kind[v] == Kind::Linear {
+            // Product of ratios within e^{±600}: one ln per variable.
+            let p: f64 = r[s0..s1].iter().product();
+            bel[2 * v + 1] += p.ln();
+        } else {
+            let (mut x0, mut x1) = (bel[2 * v], bel[2 * v + 1]);
+            for &x in &r[s0..s1] {
+                let (l0, l1) = log_pair(x);
+                x0 += l0;
+                x1 += l1;
+            }
+            bel[2 * v] = x0;
+            bel[2 * v + 1] = x1;
+        }
+    }
+    let msgs = if want_msgs {
+        let mut m = vec![0.0; 2 * slots];
+        for (p, &x) in r.iter().enumerate() {
+            let (l0, l1) = log_pair(x);
+            m[2 * p] = l0;
+            m[2 * p + 1] = l1;
+        }
+        m
+    } else {
+        Vec::new()
+    };
+    LinearRun {
+        msgs,
+        bel,
+        convergence,
+    }
+}
+
+/// One flooding pass over `range`, two states, one ratio per message.
+#[allow(clippy::too_many_arguments)]
+fn push_binary(
+    mrf: &PairwiseMrf,
+    plan: &Plan,
+    uratio: &[f64],
+    range: Range<usize>,
+    old: &[AtomicU64],
+    new: &[AtomicU64],
+    out_chunk: &mut [f64],
+    logs: &mut Vec<f64>,
+) -> f64 {
+    let out0 = mrf.in_off[range.start];
+    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let ker = &mrf.kernels;
+    let (mut hi, mut lo) = (1.0f64, 1.0f64);
+    // Folds the change of one message into (hi, lo): the log-message is
+    // (−max(ln r, 0), min(ln r, 0)), so its largest entry change is |ln(r_new / r_old)|
+    // when both ratios sit on the same side of 1, else max(|ln r_new|, |ln r_old|).
+    let mut fold = |rn: f64, ro: f64| {
+        if (rn >= 1.0) == (ro >= 1.0) {
+            let q = rn / ro;
+            hi = hi.max(q);
+            lo = lo.min(q);
+        } else {
+            hi = hi.max(rn).max(ro);
+            lo = lo.min(rn).min(ro);
+        }
+    };
+    for i in range {
+        let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
+        match plan.kind[i] {
+            Kind::Linear => {
+                let mut bel = uratio[i];
+                for p in s0..s1 {
+                    bel *= load(p);
+                }
+                for s in s0..s1 {
+                    let t = bel / load(s);
+                    let e = &ker.exp[ker.off[(mrf.in_kernel[s] ^ 1) as usize]..][..4];
+                    let rn = (e[1] + t * e[3]) / (e[0] + t * e[2]);
+                    let oo = s - out0;
+                    fold(rn, out_chunk[oo]);
+                    out_chunk[oo] = rn;
+                    new[mrf.in_rev[s] as usize].store(rn.to_bits(), Relaxed);
+                }
+            }
+            Kind::Clamped(x) => {
+                let x = x as usize;
+                for s in s0..s1 {
+                    let e = &ker.exp[ker.off[(mrf.in_kernel[s] ^ 1) as usize]..][..4];
+                    let rn = e[2 * x + 1] / e[2 * x];
+                    let oo = s - out0;
+                    fold(rn, out_chunk[oo]);
+                    out_chunk[oo] = rn;
+                    new[mrf.in_rev[s] as usize].store(rn.to_bits(), Relaxed);
+                }
+            }
+            Kind::Log => {
+                logs.clear();
+                logs.extend((s0..s1).map(|p| load(p).ln()));
+                let mut bel = mrf.eff_unary[2 * i + 1] - mrf.eff_unary[2 * i];
+                for &l in logs.iter() {
+                    bel += l;
+                }
+                for s in s0..s1 {
+                    // Log-ratio of the cavity; the larger side gets weight 1.
+                    let lt = bel - logs[s - s0];
+                    let e = &ker.exp[ker.off[(mrf.in_kernel[s] ^ 1) as usize]..][..4];
+                    let rn = if lt <= 0.0 {
+                        let w = lt.exp();
+                        (e[1] + w * e[3]) / (e[0] + w * e[2])
+                    } else {
+                        let w = (-lt).exp();
+                        (e[3] + w * e[1]) / (e[2] + w * e[0])
+                    };
+                    let oo = s - out0;
+                    fold(rn, out_chunk[oo]);
+                    out_chunk[oo] = rn;
+                    new[mrf.in_rev[s] as usize].store(rn.to_bits(), Relaxed);
+                }
+            }
+        }
+    }
+    residual_of(hi, lo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mrf::{MrfParts, PairTable};
+
+    /// A star whose centre's kernels sum past the budget: the centre is a log variable,
+    /// the leaves linear, an observed leaf clamped (two-state plan only).
+    #[test]
+    fn plan_picks_log_variables_past_the_budget() {
+        let n = 200;
+        let mrf = PairwiseMrf::new(MrfParts {
+            num_states: vec![2; n],
+            unary: vec![0.0; 2 * n],
+            edges: (1..n as u32).map(|v| (0, v)).collect(),
+            edge_tables: vec![0; n - 1],
+            tables: vec![PairTable::potts(2, 4.0, 0.0)],
+            evidence: (0..n).map(|v| (v == 7).then_some(1)).collect(),
+        })
+        .unwrap();
+        let p = plan(&mrf, true);
+        assert_eq!(p.kind[0], Kind::Log);
+        assert_eq!(p.kind[1], Kind::Linear);
+        assert_eq!(p.kind[7], Kind::Clamped(1));
+        let p = plan(&mrf, false);
+        assert_eq!(p.kind[7], Kind::Linear);
+        assert_eq!(&p.unary_lin[14..16], &[0.0, 1.0]);
+        assert!(applies(&mrf, true, 0.0));
+        assert!(!applies(&mrf, true, 0.1));
+        assert!(!applies(&mrf, false, 0.0));
+    }
+}
