@@ -1,0 +1,59 @@
+"""srl: statistical relational learning in Rust, from Python.
+
+Thin bindings over the Rust crates of https://example.invalid/srl (every algorithm runs in
+Rust; this package converts arguments and results and maps errors):
+
+* Boosting (srl-boost): :class:`Database`, :class:`BoostedRDN`, :class:`SoftBoostedRDN`
+  (srlearn's names, scikit-learn's ``fit`` / ``predict`` / ``predict_proba`` /
+  ``get_params``; model files shared with the ``srl`` command).
+* Inference (srl-infer): :class:`PairwiseMRF` with ``loopy_bp``, ``mean_field``,
+  ``gibbs``, ``exact`` returning :class:`Marginals`.
+* Bayesian networks (srl-bayes): :class:`BayesianNetwork` (``from_bif``, ``trim``).
+* Collective classification (srl-graph, srl-infer, srl-learn): :func:`load_linqs`,
+  :class:`ICA`, :class:`CollectiveGibbs`, :class:`ContentOnly` and the global
+  :class:`MarkovNetwork`, over (X, edges, observed mask).
+
+Errors: ``ValueError`` for bad input (:class:`ParseError`, a ``ValueError`` with
+``filename`` and ``lineno``, for a malformed line of a file), ``OSError`` for files that
+cannot be read or written, :class:`NotFittedError` (a ``ValueError``) for an estimator
+used before ``fit``.
+"""
+
+from ._srl import (  # noqa: F401
+    __version__,
+    BayesianNetwork,
+    BoostedRDN,
+    Convergence,
+    Database,
+    Marginals,
+    NotFittedError,
+    PairwiseMRF,
+    ParseError,
+    SoftBoostedRDN,
+    Trimming,
+)
+from ._collective import (  # noqa: F401
+    CollectiveGibbs,
+    ContentOnly,
+    ICA,
+    MarkovNetwork,
+    load_linqs,
+)
+
+__all__ = [
+    "BayesianNetwork",
+    "BoostedRDN",
+    "CollectiveGibbs",
+    "ContentOnly",
+    "Convergence",
+    "Database",
+    "ICA",
+    "Marginals",
+    "MarkovNetwork",
+    "NotFittedError",
+    "PairwiseMRF",
+    "ParseError",
+    "SoftBoostedRDN",
+    "Trimming",
+    "load_linqs",
+]

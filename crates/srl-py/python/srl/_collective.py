@@ -1,0 +1,263 @@
+"""Collective classification over (X, edges, observed mask): LINQS loading and the
+scikit-learn-style transductive estimators. Parameters and array conversion live here;
+every algorithm runs in Rust (srl-infer, srl-learn, srl-bayes) through ``srl._srl``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _srl
+
+
+def load_linqs(path, name: Optional[str] = None, directed: bool = False,
+               return_names: bool = False):
+    """Read a LINQS data set (``NAME.content`` and ``NAME.cites``, plain or ``.gz``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder holding the two files, or the ``.content`` file itself.
+    name : str, optional
+        The file stem (default: the folder's name, e.g. ``cora``).
+    directed : bool
+        Keep citations as directed edges (citing -> cited); default undirected, merged.
+    return_names : bool
+        Also return the label names (index = class) and the node ids.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix, shape (n, d), float64 -- the word features.
+    y : numpy.ndarray, shape (n,), int64 -- class indices (labels sorted by name).
+    edges : numpy.ndarray, shape (m, 2), int64 -- node index pairs (0-based).
+    label_names, node_ids : list of str -- only with ``return_names=True``.
+
+    Raises
+    ------
+    OSError (FileNotFoundError) for a missing file; srl.ParseError (a ValueError) with
+    file and line for a malformed line.
+    """
+    path = os.fspath(path)
+    base = os.path.basename(path)
+    if base.endswith(".content") or base.endswith(".content.gz"):
+        name = name or base.split(".content")[0]
+        path = os.path.dirname(path) or "."
+    if name is None:
+        name = os.path.basename(os.path.normpath(path))
+    indptr, indices, data, shape, y, edges, labels, nodes = _srl._load_linqs(
+        path, name, directed)
+    X = sp.csr_matrix((data, indices, indptr), shape=shape)
+    if return_names:
+        return X, y, edges, labels, nodes
+    return X, y, edges
+
+
+def _as_csr(X) -> sp.csr_matrix:
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X: expected a 2-dimensional array, got shape {X.shape}")
+        X = sp.csr_matrix(X)
+    X = X.copy()
+    X.sum_duplicates()
+    X.sort_indices()
+    X.eliminate_zeros()
+    return X
+
+
+class _CollectiveEstimator:
+    """Shared machinery: parameters, fit, results."""
+
+    _method = ""
+    _params: Tuple[str, ...] = ()
+
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
+        """The constructor arguments as a dict (scikit-learn's ``get_params``)."""
+        return {k: getattr(self, k) for k in self._params}
+
+    def set_params(self, **params):
+        """Set constructor arguments by name; returns ``self``. Raises ValueError for
+        an unknown name."""
+        for k, v in params.items():
+            if k not in self._params:
+                raise ValueError(f"invalid parameter {k!r}; valid parameters: "
+                                 + ", ".join(self._params))
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._params)
+        return f"srl.{type(self).__name__}({args})"
+
+    def fit(self, X, y, edges, observed=None, directed: bool = False):
+        """Run the method on the graph and keep its labelling (transductive).
+
+        Parameters
+        ----------
+        X : array or scipy.sparse matrix, shape (n, d) -- node attributes.
+        y : array, shape (n,), int -- class indices 0..k-1; -1 marks a node whose label
+            is unknown.
+        edges : array, shape (m, 2), int -- node index pairs (0-based); self-loops and
+            duplicates are dropped.
+        observed : array of bool, shape (n,), optional -- the nodes whose label is
+            visible to the method (default: ``y >= 0``). The others are predicted.
+        directed : bool -- treat ``edges`` as directed (neighbours are still taken in
+            both directions).
+
+        Sets ``transduction_`` (n,) int64, ``label_distributions_`` (n, k) float64,
+        ``convergence_`` (srl.Convergence), ``classes_`` (k,) and returns ``self``.
+
+        Raises ValueError for mismatched shapes, labels outside 0..k-1, edges naming
+        missing nodes, no observed node, or a failing local classifier.
+        """
+        X = _as_csr(X)
+        y = np.asarray(y, dtype=np.int64).ravel()
+        n = X.shape[0]
+        if y.shape[0] != n:
+            raise ValueError(f"X has {n} rows, y has {y.shape[0]} entries")
+        if observed is None:
+            observed = y >= 0
+        observed = np.asarray(observed, dtype=bool).ravel()
+        if observed.shape[0] != n:
+            raise ValueError(f"observed: expected {n} entries, found {observed.shape[0]}")
+        if (y[observed] < 0).any():
+            raise ValueError("observed nodes need a label (y >= 0)")
+        edges = np.ascontiguousarray(edges, dtype=np.int64)
+        if edges.size == 0:
+            edges = edges.reshape(0, 2)
+        if edges.ndim != 2 or edges.shape[1] != 2:
+            raise ValueError(f"edges: expected shape (m, 2), got {edges.shape}")
+        k = self.n_classes if getattr(self, "n_classes", None) else int(y.max(initial=-1)) + 1
+        if k < 1:
+            raise ValueError("no labels: y has no entry >= 0 and n_classes is not given")
+        hidden_y = np.where(observed, y, -1).astype(np.int64)
+        options = {k_: getattr(self, k_) for k_ in self._params}
+        labels, probs, conv = _srl._run_collective(
+            self._method,
+            np.ascontiguousarray(X.indptr, dtype=np.int64),
+            np.ascontiguousarray(X.indices, dtype=np.int64),
+            np.ascontiguousarray(X.data, dtype=np.float64),
+            X.shape[1], hidden_y, k, edges, bool(directed), options)
+        self.transduction_ = labels
+        self.label_distributions_ = probs
+        self.convergence_ = conv
+        self.classes_ = np.arange(k)
+        return self
+
+    def _check(self):
+        if not hasattr(self, "transduction_"):
+            raise _srl.NotFittedError(
+                f"this {type(self).__name__} is not fitted yet: call fit(X, y, edges, observed)")
+
+    def predict(self):
+        """The label of every node, shape (n,), int64 (observed nodes keep theirs)."""
+        self._check()
+        return self.transduction_
+
+    def predict_proba(self):
+        """Class probabilities of every node, shape (n, k), float64 (observed nodes: a
+        point mass on their label)."""
+        self._check()
+        return self.label_distributions_
+
+    def fit_predict(self, X, y, edges, observed=None, directed: bool = False):
+        """``fit(...)`` then ``predict()``."""
+        return self.fit(X, y, edges, observed, directed).predict()
+
+
+class ContentOnly(_CollectiveEstimator):
+    """Content-only baseline (CO; Sen et al. 2008): the local classifier fitted on the
+    observed nodes' attributes labels every other node from its attributes alone.
+
+    Parameters: ``local`` -- "lr" (logistic regression, srl-learn) or "nb" (naive
+    Bayes, srl-bayes); ``n_classes`` -- k (default: ``max(y) + 1``).
+    """
+
+    _method = "content_only"
+    _params = ("local", "n_classes")
+
+    def __init__(self, local: str = "lr", n_classes: Optional[int] = None):
+        self.local = local
+        self.n_classes = n_classes
+
+
+class ICA(_CollectiveEstimator):
+    """Iterative classification (Sen et al. 2008, Algorithm 1): a local classifier over
+    attributes plus aggregated neighbour labels, re-applied to the unknown nodes until
+    their labels stop changing or ``max_iters`` iterations.
+
+    Parameters: ``local`` ("lr" | "nb"); ``aggregator`` ("count" | "proportion" |
+    "exists" | "mode"); ``max_iters``; ``ordering`` ("random" | "fixed");
+    ``bootstrap`` ("known_neighbours" | "content_only"); ``random_state`` (seed of the
+    orderings); ``n_classes``.
+    """
+
+    _method = "ica"
+    _params = ("local", "aggregator", "max_iters", "ordering", "bootstrap", "random_state",
+               "n_classes")
+
+    def __init__(self, local: str = "lr", aggregator: str = "count", max_iters: int = 100,
+                 ordering: str = "random", bootstrap: str = "known_neighbours",
+                 random_state: int = 0, n_classes: Optional[int] = None):
+        self.local = local
+        self.aggregator = aggregator
+        self.max_iters = max_iters
+        self.ordering = ordering
+        self.bootstrap = bootstrap
+        self.random_state = random_state
+        self.n_classes = n_classes
+
+
+class CollectiveGibbs(_CollectiveEstimator):
+    """Collective Gibbs sampling (Sen et al. 2008, Algorithm 2): the ICA local model
+    sampled instead of maximised; ``label_distributions_`` are label frequencies over
+    ``samples`` sweeps after ``burn_in``.
+
+    Parameters: as :class:`ICA` with ``burn_in`` and ``samples`` instead of
+    ``max_iters``.
+    """
+
+    _method = "gibbs"
+    _params = ("local", "aggregator", "burn_in", "samples", "ordering", "bootstrap",
+               "random_state", "n_classes")
+
+    def __init__(self, local: str = "lr", aggregator: str = "count", burn_in: int = 200,
+                 samples: int = 800, ordering: str = "random",
+                 bootstrap: str = "known_neighbours", random_state: int = 0,
+                 n_classes: Optional[int] = None):
+        self.local = local
+        self.aggregator = aggregator
+        self.burn_in = burn_in
+        self.samples = samples
+        self.ordering = ordering
+        self.bootstrap = bootstrap
+        self.random_state = random_state
+        self.n_classes = n_classes
+
+
+class MarkovNetwork(_CollectiveEstimator):
+    """A global method: a relational Markov network (node features x class, one
+    class x class edge table) trained on the observed nodes with approximate inference
+    and queried for the rest (srl-learn's ``RelationalMarkovNetwork``, as
+    ``srl classify --method lbp|mf``).
+
+    Parameters: ``inference`` ("lbp" | "mean_field"); ``max_iters`` (default 20) and
+    ``tol`` (1e-3) of that inference inside training and prediction; ``random_state``;
+    ``n_classes``.
+    """
+
+    _method = "markov_network"
+    _params = ("inference", "max_iters", "tol", "random_state", "n_classes")
+
+    def __init__(self, inference: str = "lbp", max_iters: int = 20, tol: float = 1e-3,
+                 random_state: int = 0, n_classes: Optional[int] = None):
+        self.inference = inference
+        self.max_iters = max_iters
+        self.tol = tol
+        self.random_state = random_state
+        self.n_classes = n_classes

@@ -1,0 +1,909 @@
+//! `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN`: RFGB and Soft-RFGB
+//! (srl-boost) with srlearn's names and scikit-learn's methods.
+
+use std::path::{Path, PathBuf};
+
+use numpy::{IntoPyArray as _, PyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rand::SeedableRng as _;
+use rand_chacha::ChaCha8Rng;
+use srl_boost::{
+    Atom, Background, NegativeSampling, OtherTargets, SoftRfgb, SoftRfgbParams, Split, TreeParams,
+};
+
+use crate::errors::{self, value_error};
+use crate::model_file::{self, KIND_SOFT_RFGB, ModelFile, Provenance};
+
+pyo3::create_exception!(
+    srl,
+    NotFittedError,
+    pyo3::exceptions::PyValueError,
+    "An estimator was used before `fit` (or `from_json`). A ValueError, as scikit-learn's."
+);
+
+/// The data of an `srl.Database`.
+#[derive(Clone, Debug, Default)]
+pub struct DbData {
+    pos: Vec<Atom>,
+    neg: Vec<Atom>,
+    facts: Vec<Atom>,
+    bk: Background,
+    /// The folder it was read from, or `<python lists>`.
+    source: String,
+    /// The facts file (named in arity errors).
+    facts_path: PathBuf,
+}
+
+impl DbData {
+    /// The learning problem of `target` (positives of other predicates become facts, as
+    /// `srl boost learn` does).
+    fn split(&self, target: &str) -> Result<Split, srl_boost::BoostError> {
+        srl_boost::build_split(
+            &self.facts,
+            &self.pos,
+            &self.neg,
+            target,
+            &self.bk,
+            OtherTargets::PositivesAsFacts,
+            &self.facts_path,
+        )
+    }
+}
+
+fn render(a: &Atom) -> String {
+    format!("{}({}).", a.pred, a.args.join(","))
+}
+
+/// Parses a list of one-per-item atoms; the pseudo-file `Database.{what}` and the 1-based
+/// item number name a bad item.
+fn parse_list(items: &[String], what: &str) -> PyResult<Vec<Atom>> {
+    let name = format!("Database.{what}");
+    for (i, s) in items.iter().enumerate() {
+        if s.contains('\n') {
+            return Err(errors::parse_error(
+                Path::new(&name),
+                i + 1,
+                "one atom per list item (the item holds a line break)",
+            ));
+        }
+    }
+    srl_boost::parse_atoms(&items.join("\n"), Path::new(&name)).map_err(errors::boost)
+}
+
+/// A BoostSRL-style relational database: positive and negative examples, facts, and the
+/// background (modes, `setParam:` settings).
+///
+/// `Database(pos=[...], neg=[...], facts=[...], modes=[...])` takes lists of strings, one
+/// ground atom per item (`"advisedby(person1,person2)."`, trailing period optional) and one
+/// background line per mode item (`"advisedby(+person,-person)."` as srlearn writes them, or
+/// BoostSRL's `"mode: advisedby(+person,-person)."`; `"setParam: nodeSize=1."` lines are
+/// accepted too). `Database.from_folder(path)` reads a BoostSRL folder.
+///
+/// Raises `srl.ParseError` (a ValueError) for a malformed item, naming
+/// `Database.pos` / `.neg` / `.facts` / `.modes` and the 1-based item number as the line.
+#[pyclass(module = "srl", name = "Database", frozen)]
+pub struct PyDatabase {
+    pub(crate) data: DbData,
+}
+
+#[pymethods]
+impl PyDatabase {
+    #[new]
+    #[pyo3(signature = (pos = None, neg = None, facts = None, modes = None))]
+    fn new(
+        pos: Option<Vec<String>>,
+        neg: Option<Vec<String>>,
+        facts: Option<Vec<String>>,
+        modes: Option<Vec<String>>,
+    ) -> PyResult<Self> {
+        let modes = modes.unwrap_or_default();
+        for (i, s) in modes.iter().enumerate() {
+            if s.contains('\n') {
+                return Err(errors::parse_error(
+                    Path::new("Database.modes"),
+                    i + 1,
+                    "one background line per list item (the item holds a line break)",
+                ));
+            }
+        }
+        let bk = srl_boost::parse_background(&modes.join("\n"), Path::new("Database.modes"))
+            .map_err(errors::boost)?;
+        Ok(Self {
+            data: DbData {
+                pos: parse_list(&pos.unwrap_or_default(), "pos")?,
+                neg: parse_list(&neg.unwrap_or_default(), "neg")?,
+                facts: parse_list(&facts.unwrap_or_default(), "facts")?,
+                bk,
+                source: "<python lists>".to_owned(),
+                facts_path: PathBuf::from("Database.facts"),
+            },
+        })
+    }
+
+    /// Reads a BoostSRL folder: `PREFIX_pos.txt`, `PREFIX_neg.txt`, `PREFIX_facts.txt` and
+    /// the background `bk` (default `PREFIX_bk.txt` in the folder when it exists; its
+    /// `import:` lines are followed).
+    ///
+    /// Raises `OSError` (`FileNotFoundError`, ...) for a missing folder or file and
+    /// `srl.ParseError` with file and line for a malformed line.
+    #[staticmethod]
+    #[pyo3(signature = (path, prefix = "train", bk = None))]
+    fn from_folder(
+        py: Python<'_>,
+        path: PathBuf,
+        prefix: &str,
+        bk: Option<PathBuf>,
+    ) -> PyResult<Self> {
+        if !path.is_dir() {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(errors::os_error(&path, "no such folder", &e));
+        }
+        let prefix = prefix.to_owned();
+        py.detach(move || {
+            let f = |s: &str| path.join(format!("{prefix}_{s}.txt"));
+            let bk_path = bk.or_else(|| Some(f("bk")).filter(|p| p.is_file()));
+            let bk = match bk_path {
+                Some(p) => srl_boost::read_background(&p)?,
+                None => Background::default(),
+            };
+            Ok(DbData {
+                pos: srl_boost::read_atoms(&f("pos"))?,
+                neg: srl_boost::read_atoms(&f("neg"))?,
+                facts: srl_boost::read_atoms(&f("facts"))?,
+                bk,
+                source: path.display().to_string(),
+                facts_path: f("facts"),
+            })
+        })
+        .map(|data| Self { data })
+        .map_err(errors::boost)
+    }
+
+    /// Positive examples, one `pred(a,b).` string each, in input order.
+    #[getter]
+    fn pos(&self) -> Vec<String> {
+        self.data.pos.iter().map(render).collect()
+    }
+
+    /// Negative examples, one `pred(a,b).` string each.
+    #[getter]
+    fn neg(&self) -> Vec<String> {
+        self.data.neg.iter().map(render).collect()
+    }
+
+    /// Facts, one `pred(a,b).` string each (background-file facts not included).
+    #[getter]
+    fn facts(&self) -> Vec<String> {
+        self.data.facts.iter().map(render).collect()
+    }
+
+    /// Mode declarations as `pred(+type,-type).` strings.
+    #[getter]
+    fn modes(&self) -> Vec<String> {
+        self.data.bk.modes.iter().map(|m| format!("{m}.")).collect()
+    }
+
+    /// `setParam:` settings of the background, as `(key, value)` pairs in order.
+    #[getter]
+    fn settings(&self) -> Vec<(String, String)> {
+        self.data.bk.settings.clone()
+    }
+
+    /// The examples of `target` in the order `predict_proba` scores them (distinct
+    /// positives first, then distinct negatives, each in input order): a list of atom
+    /// strings and a bool array of labels (shape `(n,)`).
+    ///
+    /// Raises ValueError when there is no example of `target`.
+    fn examples<'py>(
+        &self,
+        py: Python<'py>,
+        target: &str,
+    ) -> PyResult<(Vec<String>, Bound<'py, PyArray1<bool>>)> {
+        let split = py
+            .detach(|| self.data.split(target))
+            .map_err(errors::boost)?;
+        let ex = &split.examples;
+        let atoms = (0..ex.len())
+            .map(|i| {
+                let args: Vec<&str> = ex
+                    .args(i)
+                    .iter()
+                    .map(|&c| split.db.constant_name(c))
+                    .collect();
+                format!("{}({}).", ex.pred, args.join(","))
+            })
+            .collect();
+        Ok((atoms, ex.labels().to_vec().into_pyarray(py)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "srl.Database({} pos, {} neg, {} facts, {} modes; {})",
+            self.data.pos.len(),
+            self.data.neg.len(),
+            self.data.facts.len(),
+            self.data.bk.modes.len(),
+            self.data.source
+        )
+    }
+}
+
+/// Constructor arguments shared by the boosting estimators.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoostConfig {
+    target: Option<String>,
+    n_estimators: usize,
+    alpha: f64,
+    beta: f64,
+    neg_pos_ratio: Option<f64>,
+    resample_negatives: bool,
+    step: f64,
+    preset: String,
+    max_tree_depth: Option<usize>,
+    node_size: Option<usize>,
+    max_leaves: Option<usize>,
+    min_leaf_examples: Option<usize>,
+    use_setparam: bool,
+    random_state: u64,
+}
+
+impl Default for BoostConfig {
+    fn default() -> Self {
+        Self {
+            target: None,
+            n_estimators: 10,
+            alpha: 0.0,
+            beta: 0.0,
+            neg_pos_ratio: None,
+            resample_negatives: true,
+            step: 1.0,
+            preset: "boostsrl".to_owned(),
+            max_tree_depth: None,
+            node_size: None,
+            max_leaves: None,
+            min_leaf_examples: None,
+            use_setparam: true,
+            random_state: 1,
+        }
+    }
+}
+
+/// The keys of `get_params` in order; `soft` adds alpha and beta.
+fn param_names(soft: bool) -> Vec<&'static str> {
+    let mut v = vec!["target", "n_estimators"];
+    if soft {
+        v.extend(["alpha", "beta"]);
+    }
+    v.extend([
+        "neg_pos_ratio",
+        "resample_negatives",
+        "step",
+        "preset",
+        "max_tree_depth",
+        "node_size",
+        "max_leaves",
+        "min_leaf_examples",
+        "use_setparam",
+        "random_state",
+    ]);
+    v
+}
+
+impl BoostConfig {
+    /// The library parameters: the preset, then the background's `setParam:` lines
+    /// (`use_setparam`), then the explicit arguments, in the order of `srl boost learn`.
+    fn params(&self, bk: &Background) -> PyResult<(SoftRfgbParams, Option<String>)> {
+        let tree = match self.preset.as_str() {
+            "boostsrl" => TreeParams::boostsrl(),
+            "two_literal" => TreeParams::two_literal(),
+            other => {
+                return Err(value_error(format!(
+                    "preset {other:?}: expected \"boostsrl\" or \"two_literal\""
+                )));
+            }
+        };
+        let mut p = SoftRfgbParams {
+            tree,
+            ..SoftRfgbParams::default()
+        };
+        let report = self.use_setparam.then(|| p.apply_settings(bk).to_string());
+        p.apply_background_settings = false;
+        if self.n_estimators == 0 {
+            return Err(value_error("n_estimators = 0: must be at least 1"));
+        }
+        p.n_trees = self.n_estimators;
+        p.alpha = self.alpha;
+        p.beta = self.beta;
+        p.step = self.step;
+        let ratio = match self.neg_pos_ratio {
+            Some(r) if !(r.is_finite() && r >= 0.0) => {
+                return Err(value_error(format!(
+                    "neg_pos_ratio = {r}: must be a non-negative number (0 keeps every negative)"
+                )));
+            }
+            Some(r) => Some(r),
+            None => match p.negative_sampling {
+                NegativeSampling::All => None,
+                NegativeSampling::Once(r) | NegativeSampling::PerTree(r) => Some(r),
+            },
+        };
+        p.negative_sampling = match ratio {
+            None | Some(0.0) => NegativeSampling::All,
+            Some(r) if self.resample_negatives => NegativeSampling::PerTree(r),
+            Some(r) => NegativeSampling::Once(r),
+        };
+        if let Some(d) = self.max_tree_depth {
+            p.tree.max_depth = d;
+        }
+        if let Some(n) = self.node_size {
+            p.tree.max_node_literals = n;
+        }
+        if let Some(l) = self.max_leaves {
+            p.tree.max_leaves = l;
+        }
+        if let Some(m) = self.min_leaf_examples {
+            p.tree.min_leaf_examples = m;
+        }
+        Ok((p, report))
+    }
+
+    fn to_dict<'py>(&self, py: Python<'py>, soft: bool) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for k in param_names(soft) {
+            match k {
+                "target" => d.set_item(k, self.target.clone())?,
+                "n_estimators" => d.set_item(k, self.n_estimators)?,
+                "alpha" => d.set_item(k, self.alpha)?,
+                "beta" => d.set_item(k, self.beta)?,
+                "neg_pos_ratio" => d.set_item(k, self.neg_pos_ratio)?,
+                "resample_negatives" => d.set_item(k, self.resample_negatives)?,
+                "step" => d.set_item(k, self.step)?,
+                "preset" => d.set_item(k, self.preset.clone())?,
+                "max_tree_depth" => d.set_item(k, self.max_tree_depth)?,
+                "node_size" => d.set_item(k, self.node_size)?,
+                "max_leaves" => d.set_item(k, self.max_leaves)?,
+                "min_leaf_examples" => d.set_item(k, self.min_leaf_examples)?,
+                "use_setparam" => d.set_item(k, self.use_setparam)?,
+                "random_state" => d.set_item(k, self.random_state)?,
+                _ => {}
+            }
+        }
+        Ok(d)
+    }
+
+    fn set(&mut self, key: &str, v: &Bound<'_, PyAny>, soft: bool) -> PyResult<()> {
+        if !param_names(soft).contains(&key) {
+            return Err(value_error(format!(
+                "invalid parameter {key:?}; valid parameters: {}",
+                param_names(soft).join(", ")
+            )));
+        }
+        match key {
+            "target" => self.target = v.extract()?,
+            "n_estimators" => self.n_estimators = v.extract()?,
+            "alpha" => self.alpha = v.extract()?,
+            "beta" => self.beta = v.extract()?,
+            "neg_pos_ratio" => self.neg_pos_ratio = v.extract()?,
+            "resample_negatives" => self.resample_negatives = v.extract()?,
+            "step" => self.step = v.extract()?,
+            "preset" => self.preset = v.extract()?,
+            "max_tree_depth" => self.max_tree_depth = v.extract()?,
+            "node_size" => self.node_size = v.extract()?,
+            "max_leaves" => self.max_leaves = v.extract()?,
+            "min_leaf_examples" => self.min_leaf_examples = v.extract()?,
+            "use_setparam" => self.use_setparam = v.extract()?,
+            "random_state" => self.random_state = v.extract()?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn to_json(&self, soft: bool) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        let put = |m: &mut serde_json::Map<String, serde_json::Value>, k: &str, v| {
+            m.insert(k.to_owned(), v);
+        };
+        put(&mut m, "target", serde_json::json!(self.target));
+        put(&mut m, "n_estimators", serde_json::json!(self.n_estimators));
+        if soft {
+            put(&mut m, "alpha", serde_json::json!(self.alpha));
+            put(&mut m, "beta", serde_json::json!(self.beta));
+        }
+        put(
+            &mut m,
+            "neg_pos_ratio",
+            serde_json::json!(self.neg_pos_ratio),
+        );
+        put(
+            &mut m,
+            "resample_negatives",
+            serde_json::json!(self.resample_negatives),
+        );
+        put(&mut m, "step", serde_json::json!(self.step));
+        put(&mut m, "preset", serde_json::json!(self.preset));
+        put(
+            &mut m,
+            "max_tree_depth",
+            serde_json::json!(self.max_tree_depth),
+        );
+        put(&mut m, "node_size", serde_json::json!(self.node_size));
+        put(&mut m, "max_leaves", serde_json::json!(self.max_leaves));
+        put(
+            &mut m,
+            "min_leaf_examples",
+            serde_json::json!(self.min_leaf_examples),
+        );
+        put(&mut m, "use_setparam", serde_json::json!(self.use_setparam));
+        put(&mut m, "random_state", serde_json::json!(self.random_state));
+        serde_json::Value::Object(m)
+    }
+
+    /// The arguments stored in a model file (`parameters.estimator.params`), or, for a
+    /// file written by `srl boost learn`, the ones the model itself records.
+    fn from_file(file: &ModelFile) -> Self {
+        let mut c = Self {
+            target: Some(file.model.target().to_owned()),
+            n_estimators: file.model.trees().len().max(1),
+            alpha: file.model.alpha(),
+            beta: file.model.beta(),
+            random_state: file.provenance.seed.unwrap_or(1),
+            ..Self::default()
+        };
+        let Some(p) = file
+            .parameters
+            .get("estimator")
+            .and_then(|e| e.get("params"))
+        else {
+            return c;
+        };
+        let s = |k: &str| p.get(k).and_then(serde_json::Value::as_str);
+        let f = |k: &str| p.get(k).and_then(serde_json::Value::as_f64);
+        let u = |k: &str| {
+            p.get(k)
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|v| usize::try_from(v).ok())
+        };
+        let b = |k: &str| p.get(k).and_then(serde_json::Value::as_bool);
+        if let Some(t) = s("target") {
+            c.target = Some(t.to_owned());
+        }
+        c.neg_pos_ratio = f("neg_pos_ratio");
+        c.resample_negatives = b("resample_negatives").unwrap_or(true);
+        c.step = f("step").unwrap_or(1.0);
+        if let Some(v) = s("preset") {
+            v.clone_into(&mut c.preset);
+        }
+        c.max_tree_depth = u("max_tree_depth");
+        c.node_size = u("node_size");
+        c.max_leaves = u("max_leaves");
+        c.min_leaf_examples = u("min_leaf_examples");
+        c.use_setparam = b("use_setparam").unwrap_or(true);
+        if let Some(r) = p.get("random_state").and_then(serde_json::Value::as_u64) {
+            c.random_state = r;
+        }
+        c
+    }
+
+    fn repr(&self, class: &str, soft: bool) -> String {
+        let mut parts = vec![match &self.target {
+            Some(t) => format!("target={t:?}"),
+            None => "target=None".to_owned(),
+        }];
+        parts.push(format!("n_estimators={}", self.n_estimators));
+        if soft {
+            parts.push(format!("alpha={}", self.alpha));
+            parts.push(format!("beta={}", self.beta));
+        }
+        if let Some(r) = self.neg_pos_ratio {
+            parts.push(format!("neg_pos_ratio={r}"));
+        }
+        parts.push(format!("random_state={}", self.random_state));
+        format!("srl.{class}({})", parts.join(", "))
+    }
+}
+
+/// A fitted model and where it came from.
+#[derive(Clone, Debug)]
+pub struct Fitted {
+    model: SoftRfgb,
+    params: SoftRfgbParams,
+    data: String,
+    settings: Option<String>,
+}
+
+/// The state of a boosting estimator.
+#[derive(Clone, Debug, Default)]
+pub struct BoostCore {
+    cfg: BoostConfig,
+    fitted: Option<Fitted>,
+}
+
+impl BoostCore {
+    fn fit(&mut self, py: Python<'_>, db: &DbData) -> PyResult<()> {
+        let target = self.cfg.target.clone().ok_or_else(|| {
+            value_error(
+                "target is None: give the target predicate, e.g. BoostedRDN(target=\"advisedby\")",
+            )
+        })?;
+        let (params, settings) = self.cfg.params(&db.bk)?;
+        let seed = self.cfg.random_state;
+        let model = py
+            .detach(|| {
+                let split = db.split(&target)?;
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                params.fit(&split.db, &db.bk, &split.examples, &mut rng)
+            })
+            .map_err(errors::boost)?;
+        self.fitted = Some(Fitted {
+            model,
+            params,
+            data: db.source.clone(),
+            settings,
+        });
+        Ok(())
+    }
+
+    fn fitted(&self) -> PyResult<&Fitted> {
+        self.fitted.as_ref().ok_or_else(|| {
+            NotFittedError::new_err(
+                "this estimator is not fitted yet: call fit(database) or load it with from_json",
+            )
+        })
+    }
+
+    fn scores(&self, py: Python<'_>, db: &DbData, log_odds: bool) -> PyResult<Vec<f64>> {
+        let f = self.fitted()?;
+        py.detach(|| {
+            let split = db.split(f.model.target())?;
+            if log_odds {
+                f.model.decision_function(&split.db, &split.examples)
+            } else {
+                f.model.predict_proba(&split.db, &split.examples)
+            }
+        })
+        .map_err(errors::boost)
+    }
+
+    fn model_file(&self, class: &str, soft: bool) -> PyResult<ModelFile> {
+        let f = self.fitted()?;
+        let mut parameters = serde_json::to_value(&f.params).map_err(value_error)?;
+        if let serde_json::Value::Object(m) = &mut parameters {
+            m.insert(
+                "estimator".to_owned(),
+                serde_json::json!({ "class": class, "params": self.cfg.to_json(soft) }),
+            );
+        }
+        Ok(ModelFile {
+            format: model_file::FORMAT.to_owned(),
+            version: model_file::VERSION,
+            kind: KIND_SOFT_RFGB.to_owned(),
+            provenance: Provenance {
+                data: f.data.clone(),
+                seed: Some(self.cfg.random_state),
+                srl_version: env!("CARGO_PKG_VERSION").to_owned(),
+                command: format!("{}.fit (Python bindings)", self.cfg.repr(class, soft)),
+            },
+            parameters,
+            model: f.model.clone(),
+        })
+    }
+
+    fn from_model_file(file: ModelFile) -> Self {
+        let params = serde_json::from_value::<SoftRfgbParams>(file.parameters.clone())
+            .unwrap_or_else(|_| SoftRfgbParams::soft(file.model.alpha(), file.model.beta()));
+        Self {
+            cfg: BoostConfig::from_file(&file),
+            fitted: Some(Fitted {
+                params,
+                data: file.provenance.data.clone(),
+                settings: None,
+                model: file.model,
+            }),
+        }
+    }
+}
+
+/// The methods shared by `BoostedRDN` and `SoftBoostedRDN`.
+macro_rules! boost_methods {
+    ($ty:ident, $name:literal, $soft:expr, { $($ctor:tt)* }) => {
+        #[pymethods]
+        impl $ty {
+            $($ctor)*
+
+            /// Learns `n_estimators` relational regression trees on `database` (the
+            /// examples of `target`; positives of other predicates become facts). Releases
+            /// the GIL while learning. Returns `self`.
+            ///
+            /// Raises ValueError for no target, no positive or no negative example, bad
+            /// parameters, or a predicate used with two arities.
+            fn fit<'py>(
+                mut slf: PyRefMut<'py, Self>,
+                database: PyRef<'py, PyDatabase>,
+            ) -> PyResult<PyRefMut<'py, Self>> {
+                let py = slf.py();
+                slf.core.fit(py, &database.data)?;
+                Ok(slf)
+            }
+
+            /// P(target atom is true) for each example of the target in `database`, in
+            /// the order of `database.examples(target)`: float64 array of shape `(n,)`
+            /// (srlearn's convention: the positive class only).
+            ///
+            /// Raises srl.NotFittedError before `fit`; ValueError without examples.
+            fn predict_proba<'py>(
+                &self,
+                py: Python<'py>,
+                database: PyRef<'py, PyDatabase>,
+            ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+                Ok(self
+                    .core
+                    .scores(py, &database.data, false)?
+                    .into_pyarray(py))
+            }
+
+            /// The log-odds ψ(x) = ψ₀ + step·Σ trees, shape `(n,)` (nats).
+            fn decision_function<'py>(
+                &self,
+                py: Python<'py>,
+                database: PyRef<'py, PyDatabase>,
+            ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+                Ok(self.core.scores(py, &database.data, true)?.into_pyarray(py))
+            }
+
+            /// `predict_proba(database) >= threshold`: bool array of shape `(n,)`.
+            #[pyo3(signature = (database, threshold = 0.5))]
+            fn predict<'py>(
+                &self,
+                py: Python<'py>,
+                database: PyRef<'py, PyDatabase>,
+                threshold: f64,
+            ) -> PyResult<Bound<'py, PyArray1<bool>>> {
+                if !(0.0..=1.0).contains(&threshold) {
+                    return Err(value_error(format!(
+                        "threshold = {threshold}: must be in [0, 1]"
+                    )));
+                }
+                let p = self.core.scores(py, &database.data, false)?;
+                Ok(p
+                    .into_iter()
+                    .map(|p| p >= threshold)
+                    .collect::<Vec<_>>()
+                    .into_pyarray(py))
+            }
+
+            /// The constructor arguments as a dict (scikit-learn's `get_params`).
+            #[pyo3(signature = (deep = true))]
+            fn get_params<'py>(
+                &self,
+                py: Python<'py>,
+                deep: bool,
+            ) -> PyResult<Bound<'py, PyDict>> {
+                let _ = deep;
+                self.core.cfg.to_dict(py, $soft)
+            }
+
+            /// Sets constructor arguments by name; returns `self`. A fitted model is kept
+            /// until the next `fit`. Raises ValueError for an unknown name.
+            #[pyo3(signature = (**params))]
+            fn set_params<'py>(
+                mut slf: PyRefMut<'py, Self>,
+                params: Option<&Bound<'py, PyDict>>,
+            ) -> PyResult<PyRefMut<'py, Self>> {
+                if let Some(p) = params {
+                    let mut cfg = slf.core.cfg.clone();
+                    for (k, v) in p.iter() {
+                        let k: String = k.extract()?;
+                        cfg.set(&k, &v, $soft)?;
+                    }
+                    slf.core.cfg = cfg;
+                }
+                Ok(slf)
+            }
+
+            /// Writes the fitted model as an srl model file (format `srl-model`, version 1,
+            /// kind `soft-rfgb`: the file of `srl boost learn`, readable by
+            /// `srl boost predict`) to `path`, atomically; without `path` returns the JSON
+            /// text. Raises srl.NotFittedError before `fit`, OSError if the file cannot be
+            /// written.
+            #[pyo3(signature = (path = None))]
+            fn to_json(&self, path: Option<PathBuf>) -> PyResult<Option<String>> {
+                let text = model_file::to_string(&self.core.model_file($name, $soft)?)?;
+                match path {
+                    Some(p) => model_file::write_atomic(&p, &text).map(|()| None),
+                    None => Ok(Some(text)),
+                }
+            }
+
+            /// Reads a model file written by `to_json` or by `srl boost learn`.
+            ///
+            /// Raises OSError for an unreadable file, srl.ParseError (file and line) for
+            /// text that is not a model, ValueError for another format, version or kind.
+            #[staticmethod]
+            fn from_json(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+                let file = py.detach(|| model_file::load(&path))?;
+                Ok(Self {
+                    core: BoostCore::from_model_file(file),
+                })
+            }
+
+            /// `from_json` on JSON text (errors name `<string>`).
+            #[staticmethod]
+            fn from_json_string(text: &str) -> PyResult<Self> {
+                let file = model_file::parse(text, Path::new("<string>"))?;
+                Ok(Self {
+                    core: BoostCore::from_model_file(file),
+                })
+            }
+
+            /// The learned trees, one list of clause strings per tree
+            /// (`advisedby(A,B) :- publication(C,A), publication(C,B). 0.86`).
+            #[getter]
+            fn estimators_(&self) -> PyResult<Vec<Vec<String>>> {
+                Ok(self
+                    .core
+                    .fitted()?
+                    .model
+                    .trees()
+                    .iter()
+                    .map(|t| t.clauses())
+                    .collect())
+            }
+
+            /// The target predicate of the fitted model.
+            #[getter]
+            fn target_(&self) -> PyResult<String> {
+                Ok(self.core.fitted()?.model.target().to_owned())
+            }
+
+            /// Mean training log-likelihood before the first tree and after each tree:
+            /// float64 array of shape `(n_estimators + 1,)` (nats per example).
+            #[getter]
+            fn train_log_likelihood_<'py>(
+                &self,
+                py: Python<'py>,
+            ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+                Ok(self
+                    .core
+                    .fitted()?
+                    .model
+                    .train_log_likelihood()
+                    .to_vec()
+                    .into_pyarray(py))
+            }
+
+            /// The background's `setParam:` lines applied or ignored in `fit` (None when
+            /// `use_setparam=False` or after `from_json`).
+            #[getter]
+            fn settings_(&self) -> PyResult<Option<String>> {
+                Ok(self.core.fitted()?.settings.clone())
+            }
+
+            /// The trees as text (BoostSRL-style clauses, one tree after another).
+            fn __str__(&self) -> String {
+                match &self.core.fitted {
+                    Some(f) => f.model.to_string(),
+                    None => self.__repr__(),
+                }
+            }
+
+            fn __repr__(&self) -> String {
+                self.core.cfg.repr($name, $soft)
+            }
+        }
+    };
+}
+
+/// RFGB: a boosted relational dependency network for one target predicate (Natarajan et
+/// al. 2012; srlearn's `BoostedRDN`), learned by srl-boost with BoostSRL's conventions.
+#[pyclass(module = "srl", name = "BoostedRDN")]
+pub struct BoostedRdn {
+    core: BoostCore,
+}
+
+boost_methods!(BoostedRdn, "BoostedRDN", false, {
+    #[new]
+    #[pyo3(signature = (
+        target = None, n_estimators = 10, *, neg_pos_ratio = None, resample_negatives = true,
+        step = 1.0, preset = "boostsrl".to_owned(), max_tree_depth = None, node_size = None,
+        max_leaves = None, min_leaf_examples = None, use_setparam = true, random_state = 1
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        target: Option<String>,
+        n_estimators: usize,
+        neg_pos_ratio: Option<f64>,
+        resample_negatives: bool,
+        step: f64,
+        preset: String,
+        max_tree_depth: Option<usize>,
+        node_size: Option<usize>,
+        max_leaves: Option<usize>,
+        min_leaf_examples: Option<usize>,
+        use_setparam: bool,
+        random_state: u64,
+    ) -> Self {
+        Self {
+            core: BoostCore {
+                cfg: BoostConfig {
+                    target,
+                    n_estimators,
+                    alpha: 0.0,
+                    beta: 0.0,
+                    neg_pos_ratio,
+                    resample_negatives,
+                    step,
+                    preset,
+                    max_tree_depth,
+                    node_size,
+                    max_leaves,
+                    min_leaf_examples,
+                    use_setparam,
+                    random_state,
+                },
+                fitted: None,
+            },
+        }
+    }
+});
+
+/// Soft-RFGB (Yang et al. 2014): RFGB whose gradients weigh false negatives by `alpha` and
+/// false positives by `beta` (Eq. 3); `alpha = beta = 0` is RFGB.
+#[pyclass(module = "srl", name = "SoftBoostedRDN")]
+pub struct SoftBoostedRdn {
+    core: BoostCore,
+}
+
+boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
+    #[new]
+    #[pyo3(signature = (
+        target = None, n_estimators = 10, alpha = 0.0, beta = 0.0, *, neg_pos_ratio = None,
+        resample_negatives = true, step = 1.0, preset = "boostsrl".to_owned(),
+        max_tree_depth = None, node_size = None, max_leaves = None, min_leaf_examples = None,
+        use_setparam = true, random_state = 1
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        target: Option<String>,
+        n_estimators: usize,
+        alpha: f64,
+        beta: f64,
+        neg_pos_ratio: Option<f64>,
+        resample_negatives: bool,
+        step: f64,
+        preset: String,
+        max_tree_depth: Option<usize>,
+        node_size: Option<usize>,
+        max_leaves: Option<usize>,
+        min_leaf_examples: Option<usize>,
+        use_setparam: bool,
+        random_state: u64,
+    ) -> PyResult<Self> {
+        if !(alpha.is_finite() && beta.is_finite()) {
+            return Err(value_error(format!(
+                "alpha = {alpha}, beta = {beta}: must be finite"
+            )));
+        }
+        Ok(Self {
+            core: BoostCore {
+                cfg: BoostConfig {
+                    target,
+                    n_estimators,
+                    alpha,
+                    beta,
+                    neg_pos_ratio,
+                    resample_negatives,
+                    step,
+                    preset,
+                    max_tree_depth,
+                    node_size,
+                    max_leaves,
+                    min_leaf_examples,
+                    use_setparam,
+                    random_state,
+                },
+                fitted: None,
+            },
+        })
+    }
+});
