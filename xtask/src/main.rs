@@ -3,6 +3,7 @@
 //!
 //! This is the only crate that prints, reads experiment files and knows the papers' tables.
 
+mod book;
 mod context;
 mod data;
 mod experiments;
@@ -61,6 +62,19 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Regenerate the book's generated pages (docs/papers/) from docs/results and build the
+    /// book with the API docs into target/book/; `--check` only fails on a stale page.
+    Book {
+        /// Fail if a generated page differs from what docs/results gives; build nothing.
+        #[arg(long)]
+        check: bool,
+        /// Run as the mdBook preprocessor (book/book.toml); the rest are mdBook's arguments.
+        #[arg(long, hide = true)]
+        preprocess: bool,
+        /// mdBook's arguments to the preprocessor (`supports html`).
+        #[arg(hide = true)]
+        args: Vec<String>,
+    },
 }
 
 fn repo_root() -> PathBuf {
@@ -75,6 +89,17 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let root = repo_root();
     match cli.command {
+        Command::Book {
+            check,
+            preprocess,
+            args,
+        } => {
+            if preprocess {
+                book::preprocess(&root, &args)
+            } else {
+                book::run(&root, check)
+            }
+        }
         Command::Data {
             data_dir,
             fetch,

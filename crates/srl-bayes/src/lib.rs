@@ -1,5 +1,8 @@
 //! # srl-bayes: Bayesian-network classifiers and their robust trimming
 //!
+//! The srl book's chapter on this crate: [srl-bayes](../../srl-bayes.html); the papers' reproductions:
+//! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
+//!
 //! Sits beside srl-learn and srl-boost, above srl-infer and srl-graph (it depends on
 //! neither sibling). It holds:
 //! - [`BayesianNetwork`]: discrete variables and CPTs, read from BIF ([`io::read_bif`], gzip

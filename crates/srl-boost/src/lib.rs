@@ -1,5 +1,8 @@
 //! # srl-boost: relational regression trees, RFGB and Soft-RFGB
 //!
+//! The srl book's chapter on this crate: [srl-boost](../../srl-boost.html); the papers' reproductions:
+//! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
+//!
 //! First-order learning on BoostSRL-format data. Sits beside srl-learn and srl-bayes
 //! (it depends on none of them; see ARCHITECTURE.md): xtask feeds it files and scores
 //! its probabilities with srl-eval.

@@ -1,5 +1,8 @@
 //! # srl-dist: loopy belief propagation beyond one machine, on timely dataflow
 //!
+//! The srl book's chapter on this crate: [srl-dist](../../srl-dist.html); the papers' reproductions:
+//! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
+//!
 //! Sits above `srl-infer` and `srl-graph`, beside the learners. It runs srl-infer's
 //! synchronous (flooding) loopy BP — sum- and max-product, damping, the same log-space
 //! normalisation `max_x m(x) = 0` — as a [timely dataflow](https://docs.rs/timely) whose

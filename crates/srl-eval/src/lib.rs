@@ -1,5 +1,8 @@
 //! # srl-eval: metrics, protocols and result tables
 //!
+//! The srl book's chapter on this crate: [srl-eval](../../srl-eval.html); the papers' reproductions:
+//! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
+//!
 //! The evaluation layer of srl. It knows no model: it works on labels, scores, costs and
 //! folds of instance indices, so every learner (srl-learn, srl-boost, srl-bayes) is scored
 //! the same way by `cargo xtask reproduce`. In the crate graph it sits beside the learners,

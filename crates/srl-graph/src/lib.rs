@@ -1,5 +1,8 @@
 //! # srl-graph: the data layer of srl
 //!
+//! The srl book's chapter on this crate: [srl-graph](../../srl-graph.html); the papers' reproductions:
+//! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
+//!
 //! The lowest crate of the workspace: every other srl crate may depend on it; it depends
 //! on none of them (`srl-infer`, `srl-eval` → `srl-graph`). It holds:
 //! - [`RelationalGraph`]: nodes with dense or sparse attribute rows, optional labels from a

@@ -1,5 +1,8 @@
 //! # srl-infer: inference on pairwise Markov networks and collective classification
 //!
+//! The srl book's chapter on this crate: [srl-infer](../../srl-infer.html); the papers' reproductions:
+//! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
+//!
 //! Sits directly above `srl-graph` (the data layer) and below the learners (`srl-learn`,
 //! `srl-boost`, `srl-bayes`), which use it through the [`MarginalInference`],
 //! [`MapInference`] and [`LocalClassifier`] traits defined here.

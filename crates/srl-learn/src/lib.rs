@@ -1,5 +1,8 @@
 //! # srl-learn: learners for statistical relational learning
 //!
+//! The srl book's chapter on this crate: [srl-learn](../../srl-learn.html); the papers' reproductions:
+//! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
+//!
 //! Sits beside srl-boost and srl-bayes, above srl-infer and srl-graph; it depends on
 //! neither sibling. So far it holds:
 //! - [`LogisticRegression`]: multinomial logistic regression with an L2 prior, fitted by

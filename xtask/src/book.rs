@@ -1,0 +1,1786 @@
+//! `cargo xtask book`: the srl book (mdBook, `book/book.toml`, source directory `docs/`).
+//!
+//! * [`generate`] writes the generated chapters `docs/papers/*.md`: each paper's tables in
+//!   the paper's layout with our number beside the paper's, read from the published
+//!   `docs/results/NAME/results.json`, every SVG of `docs/results/NAME/` embedded, and the
+//!   hand-written parts from `book/papers/*.md` (what the paper claims, the protocol, why a
+//!   cell does not reproduce). `--check` compares instead of writing and fails on a stale page.
+//! * [`build`] runs `cargo doc --workspace --no-deps`, the pinned mdbook
+//!   (`scripts/install-mdbook`) into `target/book/`, and copies the rustdoc output to
+//!   `target/book/api/`, so the book and the API docs link each other with relative links.
+//! * [`preprocess`] is the mdBook preprocessor (`book.toml`: `cargo xtask book --preprocess`):
+//!   it links every code span naming a type of an srl crate (`` `RelationalGraph` ``) to its
+//!   rustdoc page under `api/`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, bail};
+use srl_eval::{ResultRow, ResultsTable};
+
+/// The library crates whose rustdoc the book links, lowest first (a name defined in two
+/// crates links to the first).
+const CRATES: [&str; 8] = [
+    "srl_graph",
+    "srl_infer",
+    "srl_learn",
+    "srl_boost",
+    "srl_bayes",
+    "srl_eval",
+    "srl_data",
+    "srl_dist",
+];
+
+/// One generated chapter: `docs/papers/{slug}.md` from `book/papers/{slug}.md` and the
+/// listed experiments' `results.json`.
+struct Chapter {
+    slug: &'static str,
+    experiments: &'static [&'static str],
+    render: fn(&Inputs<'_>, &mut String),
+}
+
+const CHAPTERS: [Chapter; 6] = [
+    Chapter {
+        slug: "sen-getoor-2006",
+        experiments: &["sen-getoor-synthetic", "sen-getoor-intel"],
+        render: sen_getoor,
+    },
+    Chapter {
+        slug: "collective-classification",
+        experiments: &["collective-classification", "collective-synthetic"],
+        render: collective,
+    },
+    Chapter {
+        slug: "soft-rfgb",
+        experiments: &["soft-rfgb"],
+        render: soft_rfgb,
+    },
+    Chapter {
+        slug: "uknn",
+        experiments: &["uknn"],
+        render: uknn,
+    },
+    Chapter {
+        slug: "trimming",
+        experiments: &["trimming"],
+        render: trimming,
+    },
+    Chapter {
+        slug: "datasets",
+        experiments: &["datasets"],
+        render: datasets,
+    },
+];
+
+/// What a chapter renderer reads: the published tables by experiment name.
+struct Inputs<'a> {
+    tables: &'a BTreeMap<String, ResultsTable>,
+}
+
+impl Inputs<'_> {
+    fn table(&self, name: &str) -> Option<&ResultsTable> {
+        self.tables.get(name)
+    }
+}
+
+/// Entry point of `cargo xtask book [--check]`.
+///
+/// # Errors
+/// A results.json that does not parse, a stale page under `--check`, or a failing
+/// `cargo doc` / mdbook run.
+pub fn run(root: &Path, check: bool) -> anyhow::Result<()> {
+    let pages = generate(root)?;
+    let uncovered = doctest_coverage(root)?;
+    if !uncovered.is_empty() {
+        bail!(
+            "book chapter(s) neither compiled by book/doctests.rs nor listed there as not yet compiled: {}",
+            uncovered.join(", ")
+        );
+    }
+    if check {
+        let mut stale = Vec::new();
+        for (path, text) in &pages {
+            let old = std::fs::read_to_string(path).unwrap_or_default();
+            if &old != text {
+                stale.push(
+                    path.strip_prefix(root)
+                        .unwrap_or(path)
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+        if !stale.is_empty() {
+            bail!(
+                "generated book page(s) out of date: {}; run `cargo xtask book`",
+                stale.join(", ")
+            );
+        }
+        log(&format!(
+            "book: {} generated page(s) up to date",
+            pages.len()
+        ));
+        return Ok(());
+    }
+    for (path, text) in &pages {
+        if std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str()) {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            log(&format!("book: wrote {}", path.display()));
+        }
+    }
+    build(root)
+}
+
+#[allow(clippy::print_stderr)]
+fn log(msg: &str) {
+    eprintln!("{msg}");
+}
+
+/// The generated pages, `(path, text)`: one per [`CHAPTERS`] entry plus the overview
+/// `docs/papers/README.md`.
+///
+/// # Errors
+/// A missing hand-written part or a results.json that does not parse.
+pub fn generate(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
+    let mut tables = BTreeMap::new();
+    for ch in &CHAPTERS {
+        for &e in ch.experiments {
+            let p = root.join("docs/results").join(e).join("results.json");
+            let text =
+                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            let t = ResultsTable::from_json(&text)
+                .with_context(|| format!("parsing {}", p.display()))?;
+            tables.insert(e.to_owned(), t);
+        }
+    }
+    let inputs = Inputs { tables: &tables };
+    let mut pages = Vec::new();
+    let mut overview = String::new();
+    overview.push_str(GENERATED);
+    overview.push_str(
+        "# Reproductions\n\nOne chapter per paper: what it claims, the protocol we run, its tables \
+         in its own layout with our number beside the paper's (`ours (paper)`), every figure, \
+         and what does not reproduce and why. Every number on these pages is read from the \
+         published `docs/results/NAME/results.json` (a full run of `cargo xtask reproduce NAME \
+         --publish`) by `cargo xtask book`; none is typed by hand.\n\n",
+    );
+    let mut rows = Vec::new();
+    for ch in &CHAPTERS {
+        let hand_path = root.join("book/papers").join(format!("{}.md", ch.slug));
+        let hand = std::fs::read_to_string(&hand_path)
+            .with_context(|| format!("reading {}", hand_path.display()))?;
+        let (head, tail) = hand.split_once(SPLIT).unwrap_or((hand.as_str(), ""));
+        let mut out = String::new();
+        out.push_str(GENERATED);
+        out.push_str(head.trim_end());
+        out.push_str("\n\n");
+        (ch.render)(&inputs, &mut out);
+        for &e in ch.experiments {
+            figures(root, e, &mut out)?;
+        }
+        if !tail.trim().is_empty() {
+            out.push_str(tail.trim());
+            out.push('\n');
+        }
+        for &e in ch.experiments {
+            if let Some(t) = inputs.table(e) {
+                run_notes(t, &mut out);
+            }
+        }
+        let title = head
+            .lines()
+            .find_map(|l| l.strip_prefix("# "))
+            .unwrap_or(ch.slug);
+        let (mut with_paper, mut close) = (0, 0);
+        for &e in ch.experiments {
+            if let Some(t) = inputs.table(e) {
+                for r in &t.rows {
+                    if let Some(p) = r.paper {
+                        with_paper += 1;
+                        if (r.value - p).abs() <= 0.02_f64.max(0.05 * p.abs()) {
+                            close += 1;
+                        }
+                    }
+                }
+            }
+        }
+        rows.push(vec![
+            format!("[{title}]({}.md)", ch.slug),
+            ch.experiments
+                .iter()
+                .map(|e| format!("`{e}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            with_paper.to_string(),
+            close.to_string(),
+        ]);
+        pages.push((
+            root.join("docs/papers").join(format!("{}.md", ch.slug)),
+            out,
+        ));
+    }
+    overview.push_str(&md_table(
+        &[
+            "chapter",
+            "experiments",
+            "cells with a paper number",
+            "of which within 0.02 or 5 %",
+        ],
+        &[false, false, true, true],
+        &rows,
+    ));
+    overview.push_str(
+        "\nThe last column is a rough gauge only: a cell can miss by more for a reason the \
+         chapter explains (a different data subset, a protocol the paper leaves open), and \
+         many claims are about orderings rather than single cells.\n",
+    );
+    pages.push((root.join("docs/papers/README.md"), overview));
+    for page in ["getting-started.md", "performance.md"] {
+        let src = root.join("book").join(page);
+        let hand =
+            std::fs::read_to_string(&src).with_context(|| format!("reading {}", src.display()))?;
+        let mut out = String::from(GENERATED);
+        out.push_str(&expand_includes(root, &hand)?);
+        pages.push((root.join("docs").join(page), out));
+    }
+    Ok(pages)
+}
+
+/// The chapters of `docs/SUMMARY.md` that `book/doctests.rs` neither includes (so their
+/// Rust blocks run as doc-tests) nor lists under NOT_YET_COMPILED.
+///
+/// # Errors
+/// A missing `docs/SUMMARY.md` or `book/doctests.rs`.
+pub fn doctest_coverage(root: &Path) -> anyhow::Result<Vec<String>> {
+    let summary =
+        std::fs::read_to_string(root.join("docs/SUMMARY.md")).context("reading docs/SUMMARY.md")?;
+    let harness = std::fs::read_to_string(root.join("book/doctests.rs"))
+        .context("reading book/doctests.rs")?;
+    let mut missing = Vec::new();
+    for piece in summary.split("](").skip(1) {
+        let Some(page) = piece.split(')').next() else {
+            continue;
+        };
+        let included = harness.contains(&format!("include_str!(\"../docs/{page}\")"));
+        let excused = harness.contains(&format!("//! - {page}:"));
+        if !included && !excused {
+            missing.push(page.to_owned());
+        }
+    }
+    Ok(missing)
+}
+
+/// Replaces each line `<!-- include FILE "HEADING" -->` by the body of that section of
+/// `FILE` (from the line after `HEADING` to the next heading of the same level), with
+/// links made to work from `docs/`: `docs/X` becomes `X`, other relative links plain text.
+fn expand_includes(root: &Path, text: &str) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let Some(spec) = line
+            .trim()
+            .strip_prefix("<!-- include ")
+            .and_then(|x| x.strip_suffix(" -->"))
+        else {
+            out.push_str(line);
+            continue;
+        };
+        let (file, heading) = spec
+            .split_once(' ')
+            .with_context(|| format!("bad include line {line:?}"))?;
+        let heading = heading.trim_matches('"');
+        let path = root.join(file);
+        let src = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let level = heading.chars().take_while(|&c| c == '#').count();
+        let mut body = Vec::new();
+        let mut inside = false;
+        for l in src.lines() {
+            if inside {
+                let hashes = l.chars().take_while(|&c| c == '#').count();
+                if hashes > 0 && hashes <= level && l[hashes..].starts_with(' ') {
+                    break;
+                }
+                body.push(l);
+            } else if l.trim_end() == heading {
+                inside = true;
+            }
+        }
+        if !inside {
+            bail!(
+                "{}: no section {heading:?} (included by book/)",
+                path.display()
+            );
+        }
+        let body = body.join("\n");
+        out.push_str(&relink_readme(body.trim(), &root.join("docs")));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// README links as seen from `docs/`: `](docs/)` → the book's introduction, `](docs/X)` →
+/// `](X)`, other relative links (files outside `docs/`) → their text alone.
+fn relink_readme(text: &str, docs: &Path) -> String {
+    let text = text
+        .replace("](docs/)", "](README.md)")
+        .replace("](docs/", "](");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open..];
+        let parsed = after.find("](").and_then(|mid| {
+            let close = after[mid..].find(')')? + mid;
+            let label = &after[1..mid];
+            let target = &after[mid + 2..close];
+            (!label.contains('[') && !label.contains(']')).then_some((label, target, close))
+        });
+        match parsed {
+            Some((label, target, close))
+                if !(target.starts_with("http")
+                    || target.starts_with('#')
+                    || docs
+                        .join(target.split('#').next().unwrap_or(target))
+                        .is_file()) =>
+            {
+                out.push_str(label);
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = &after[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+const GENERATED: &str = "<!-- Generated by `cargo xtask book` from book/papers/ and docs/results/*/results.json: do not edit; `cargo xtask book --check` fails when this page is stale. -->\n\n";
+/// The line of a hand-written part that separates its head (before the tables) from its
+/// tail (after the figures).
+const SPLIT: &str = "<!-- tables -->";
+
+/// Embeds every SVG of `docs/results/NAME/` (sorted by name).
+fn figures(root: &Path, experiment: &str, out: &mut String) -> anyhow::Result<()> {
+    let dir = root.join("docs/results").join(experiment);
+    let mut svgs: Vec<String> = std::fs::read_dir(&dir)
+        .with_context(|| format!("listing {}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".svg"))
+        .collect();
+    svgs.sort();
+    if svgs.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(out, "### Figures: `{experiment}`\n");
+    for f in svgs {
+        let stem = f.trim_end_matches(".svg");
+        let _ = writeln!(
+            out,
+            "![{experiment}: {stem}](../results/{experiment}/{f})\n\n*`docs/results/{experiment}/{f}`*\n"
+        );
+    }
+    Ok(())
+}
+
+/// The run's free-text notes and skipped parts, collapsed.
+fn run_notes(t: &ResultsTable, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "\n<details>\n<summary>Notes of the published run of <code>{}</code> (seed {}, {} run, {} rows)</summary>\n",
+        t.experiment,
+        t.seed,
+        if t.quick { "quick" } else { "full" },
+        t.rows.len()
+    );
+    for n in &t.notes {
+        let _ = writeln!(out, "- {}", escape_cell(n));
+    }
+    if !t.skipped.is_empty() {
+        let _ = writeln!(out, "\nSkipped:\n");
+        for s in &t.skipped {
+            let _ = writeln!(out, "- {}", escape_cell(s));
+        }
+    }
+    let _ = writeln!(out, "\n</details>\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// Small formatting helpers.
+
+fn md_table(header: &[&str], numeric: &[bool], rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let rule: Vec<&str> = (0..header.len())
+        .map(|i| {
+            if numeric.get(i).copied().unwrap_or(false) {
+                "---:"
+            } else {
+                "---"
+            }
+        })
+        .collect();
+    let _ = writeln!(out, "|{}|", rule.join("|"));
+    for r in rows {
+        let _ = writeln!(out, "| {} |", r.join(" | "));
+    }
+    out
+}
+
+/// Makes free text safe inside a table cell or list item (no `|`, no raw `<`).
+fn escape_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('<', "&lt;")
+}
+
+fn fixed(x: f64, decimals: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.decimals$}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// `ours (paper)`, `ours`, `— (paper)` or `—`.
+fn cell(ours: Option<f64>, paper: Option<f64>, decimals: usize) -> String {
+    match (ours, paper) {
+        (Some(o), Some(p)) => format!("{} ({})", fixed(o, decimals), fixed(p, decimals)),
+        (Some(o), None) => fixed(o, decimals),
+        (None, Some(p)) => format!("— ({})", fixed(p, decimals)),
+        (None, None) => "—".to_owned(),
+    }
+}
+
+fn num(r: &ResultRow, key: &str) -> Option<f64> {
+    r.extra.get(key).and_then(serde_json::Value::as_f64)
+}
+
+fn text<'a>(r: &'a ResultRow, key: &str) -> Option<&'a str> {
+    r.extra.get(key).and_then(serde_json::Value::as_str)
+}
+
+fn same(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() < 1e-9)
+}
+
+/// Distinct values of a numeric extra field over the rows matching `keep`, ascending.
+fn distinct(t: &ResultsTable, key: &str, keep: impl Fn(&ResultRow) -> bool) -> Vec<f64> {
+    let mut v: Vec<f64> = t
+        .rows
+        .iter()
+        .filter(|r| keep(r))
+        .filter_map(|r| num(r, key))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
+    v
+}
+
+fn find<'a>(t: &'a ResultsTable, keep: impl Fn(&ResultRow) -> bool) -> Option<&'a ResultRow> {
+    t.rows.iter().find(|r| keep(r))
+}
+
+/// `mean ± stderr` of a row (`stderr` or `std_error` field), or `—`.
+fn mean_se(r: Option<&ResultRow>, decimals: usize) -> String {
+    match r {
+        None => "—".to_owned(),
+        Some(r) => match num(r, "stderr").or_else(|| num(r, "std_error")) {
+            Some(se) => format!("{} ± {}", fixed(r.value, decimals), fixed(se, decimals)),
+            None => fixed(r.value, decimals),
+        },
+    }
+}
+
+fn p_value(x: f64) -> String {
+    if x < 1e-3 {
+        format!("{x:.0e}")
+    } else {
+        fixed(x, 3)
+    }
+}
+
+fn missing(out: &mut String, experiment: &str) {
+    let _ = writeln!(
+        out,
+        "*`docs/results/{experiment}/results.json` is missing: publish a full run with `cargo xtask reproduce {experiment} --publish`.*\n"
+    );
+}
+
+/// Every row that carries a paper number, as `setting | method | metric | ours (paper) | difference`.
+fn paper_cells(t: &ResultsTable, settings: &[&str], out: &mut String) {
+    let mut rows = Vec::new();
+    for r in t.rows.iter().filter(|r| r.paper.is_some()) {
+        let p = r.paper.unwrap_or(f64::NAN);
+        let setting: Vec<String> = settings
+            .iter()
+            .filter_map(|k| {
+                r.extra.get(*k).map(|v| match v {
+                    serde_json::Value::String(s) => format!("{k} {s}"),
+                    other => format!("{k} {other}"),
+                })
+            })
+            .collect();
+        rows.push(vec![
+            r.dataset.clone(),
+            setting.join(", "),
+            r.method.clone(),
+            r.metric.clone(),
+            fixed(r.value, 4),
+            fixed(p, 4),
+            format!("{:+.4}", r.value - p),
+        ]);
+    }
+    out.push_str(&md_table(
+        &[
+            "data",
+            "setting",
+            "method",
+            "metric",
+            "ours",
+            "paper",
+            "ours − paper",
+        ],
+        &[false, false, false, false, true, true, true],
+        &rows,
+    ));
+    out.push('\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// Sen & Getoor 2006.
+
+const SG_METHODS: [&str; 5] = ["LOGREG", "MN", "CSMN", "CSMN w/o CSINF", "MN 0/1 MAP"];
+
+fn sen_getoor(inp: &Inputs<'_>, out: &mut String) {
+    let _ = writeln!(out, "## Our numbers beside the paper's\n");
+    let Some(t) = inp.table("sen-getoor-synthetic") else {
+        missing(out, "sen-getoor-synthetic");
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "### The paper's stated numbers\n\nThe paper prints its results as plots (Figures 1-3) and states these numbers in \
+         its text (§6.1-6.2); `setting` names the protocol and the point of the sweep.\n"
+    );
+    paper_cells(t, &["protocol", "rho", "alpha"], out);
+    if let Some(i) = inp.table("sen-getoor-intel") {
+        paper_cells(i, &["gamma"], out);
+    }
+    for protocol in ["per-graph", "transductive", "inductive"] {
+        let keep = |r: &ResultRow| text(r, "protocol") == Some(protocol);
+        if !t.rows.iter().any(keep) {
+            continue;
+        }
+        let headline = if protocol == "per-graph" {
+            " (the paper's protocol, §6.1)"
+        } else {
+            " (secondary)"
+        };
+        let _ = writeln!(
+            out,
+            "### Figures 1 and 2 as tables: protocol `{protocol}`{headline}\n\nMisclassification cost per test graph (or fold), mean ± standard error over the runs; \
+             the paper plots these curves and prints no absolute cost. `p` is the paired t-test of CSMN against MN.\n"
+        );
+        for (fig, fixed_key, fixed_val, sweep) in [
+            ("Figure 1 (α = 0.25, ρ varies)", "alpha", 0.25, "rho"),
+            ("Figure 2 (ρ = 0.85, α varies)", "rho", 0.85, "alpha"),
+        ] {
+            let xs = distinct(t, sweep, |r| {
+                keep(r) && same(num(r, fixed_key), fixed_val) && r.metric == "cost"
+            });
+            let mut rows = Vec::new();
+            for &x in &xs {
+                let at = |r: &ResultRow| {
+                    keep(r) && same(num(r, fixed_key), fixed_val) && same(num(r, sweep), x)
+                };
+                let mut row = vec![fixed(x, 2)];
+                for m in SG_METHODS {
+                    row.push(mean_se(
+                        find(t, |r| at(r) && r.method == m && r.metric == "cost"),
+                        1,
+                    ));
+                }
+                row.push(
+                    find(t, |r| {
+                        at(r)
+                            && r.method == "CSMN vs MN"
+                            && r.metric == "p_value"
+                            && text(r, "test") == Some("paired")
+                    })
+                    .map_or("—".to_owned(), |r| p_value(r.value)),
+                );
+                for m in ["MN", "CSMN"] {
+                    row.push(
+                        find(t, |r| at(r) && r.method == m && r.metric == "accuracy")
+                            .map_or("—".to_owned(), |r| fixed(r.value, 3)),
+                    );
+                }
+                rows.push(row);
+            }
+            let x_name = if sweep == "rho" { "ρ" } else { "α" };
+            let _ = writeln!(out, "**{fig}**\n");
+            let mut header = vec![x_name];
+            header.extend(SG_METHODS);
+            header.extend(["p CSMN vs MN", "accuracy MN", "accuracy CSMN"]);
+            out.push_str(&md_table(&header, &[true; 9], &rows));
+            out.push('\n');
+        }
+    }
+    let Some(t) = inp.table("sen-getoor-intel") else {
+        missing(out, "sen-getoor-intel");
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "### Figure 3 as a table: Intel lab\n\nMisclassification cost per test snapshot, mean ± standard error over the folds, by γ.\n"
+    );
+    let mut rows = Vec::new();
+    for g in distinct(t, "gamma", |r| r.metric == "cost") {
+        let at = |r: &ResultRow| same(num(r, "gamma"), g);
+        let mut row = vec![fixed(g, 1)];
+        for m in SG_METHODS {
+            row.push(mean_se(
+                find(t, |r| at(r) && r.method == m && r.metric == "cost"),
+                2,
+            ));
+        }
+        for m in ["CSMN vs LOGREG", "CSMN vs MN"] {
+            row.push(
+                find(t, |r| {
+                    at(r)
+                        && r.method == m
+                        && r.metric == "p_value"
+                        && text(r, "test") == Some("paired")
+                })
+                .map_or("—".to_owned(), |r| p_value(r.value)),
+            );
+        }
+        rows.push(row);
+    }
+    let mut header = vec!["γ"];
+    header.extend(SG_METHODS);
+    header.extend(["p CSMN vs LOGREG", "p CSMN vs MN"]);
+    out.push_str(&md_table(&header, &[true; 8], &rows));
+    out.push('\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// Sen et al. 2008 (collective classification).
+
+const CC_METHODS: [&str; 10] = [
+    "CO-NB", "ICA-NB", "GS-NB", "CO-LR", "ICA-LR", "GS-LR", "LBP", "MF", "CO-MNB", "ICA-MNB",
+];
+
+fn collective(inp: &Inputs<'_>, out: &mut String) {
+    let _ = writeln!(out, "## Our numbers beside the slides'\n");
+    if let Some(t) = inp.table("collective-classification") {
+        let _ = writeln!(
+            out,
+            "Accuracy, each cell **ours (slides)**; ⚠ marks a cell more than 0.02 from the slides. \
+             SS-mean (the mean of the ten sample accuracies) and the MNB rows are ours only.\n"
+        );
+        let datasets: Vec<String> = {
+            let mut seen = Vec::new();
+            for r in &t.rows {
+                if !seen.contains(&r.dataset) {
+                    seen.push(r.dataset.clone());
+                }
+            }
+            seen
+        };
+        for d in &datasets {
+            let mut rows = Vec::new();
+            for m in CC_METHODS {
+                let mut row = vec![m.to_owned()];
+                let mut any = false;
+                for p in ["SS", "RS", "M", "SS-mean"] {
+                    let r = find(t, |r| {
+                        &r.dataset == d
+                            && r.method == m
+                            && r.metric == "accuracy"
+                            && text(r, "protocol") == Some(p)
+                    });
+                    any |= r.is_some();
+                    let mut c = cell(r.map(|r| r.value), r.and_then(|r| r.paper), 4);
+                    if let Some(r) = r
+                        && let Some(pv) = r.paper
+                        && (r.value - pv).abs() > 0.02
+                    {
+                        c.push_str(" ⚠");
+                    }
+                    row.push(c);
+                }
+                if any {
+                    rows.push(row);
+                }
+            }
+            let title = capitalise(d);
+            let _ = writeln!(out, "**{title}**\n");
+            out.push_str(&md_table(
+                &[&title, "SS", "RS", "M", "SS-mean"],
+                &[false, true, true, true, true],
+                &rows,
+            ));
+            out.push('\n');
+        }
+        let claims: Vec<&String> = t
+            .notes
+            .iter()
+            .filter(|n| n.contains("dominates") || n.starts_with("more than"))
+            .collect();
+        if !claims.is_empty() {
+            let _ = writeln!(out, "### The slides' claims, as the run checks them\n");
+            for n in claims {
+                let _ = writeln!(out, "- {}", escape_cell(n));
+            }
+            out.push('\n');
+        }
+    } else {
+        missing(out, "collective-classification");
+    }
+    let Some(t) = inp.table("collective-synthetic") else {
+        missing(out, "collective-synthetic");
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "### The synthetic sweeps as tables\n\nAccuracy, mean ± standard error over 10 random-sampling folds. The slides show \
+         these sweeps only as plots, so there is no number to put beside ours.\n"
+    );
+    for (dataset, key, label) in [
+        ("synthetic-homophily", "homophily", "homophily"),
+        ("synthetic-link_density", "avg_degree", "average degree"),
+    ] {
+        let methods: Vec<String> = {
+            let mut seen: Vec<String> = Vec::new();
+            for r in t.rows.iter().filter(|r| r.dataset == dataset) {
+                if r.metric == "accuracy" && !seen.contains(&r.method) {
+                    seen.push(r.method.clone());
+                }
+            }
+            seen
+        };
+        let mut rows = Vec::new();
+        for x in distinct(t, key, |r| r.dataset == dataset && r.metric == "accuracy") {
+            let mut row = vec![fixed(x, 1)];
+            for m in &methods {
+                row.push(mean_se(
+                    find(t, |r| {
+                        r.dataset == dataset
+                            && &r.method == m
+                            && r.metric == "accuracy"
+                            && same(num(r, key), x)
+                    }),
+                    3,
+                ));
+            }
+            rows.push(row);
+        }
+        let mut header = vec![label];
+        header.extend(methods.iter().map(String::as_str));
+        let _ = writeln!(out, "**`{dataset}`**\n");
+        out.push_str(&md_table(&header, &vec![true; header.len()], &rows));
+        out.push('\n');
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Yang et al. 2014 (Soft-RFGB).
+
+const RFGB_DOMAINS: [(&str, &str); 5] = [
+    ("cora", "Cora"),
+    ("imdb", "IMDB"),
+    ("heart", "Heart"),
+    ("uwcse", "UW"),
+    ("webkb", "WebKB"),
+];
+const RFGB_ALPHAS: [f64; 3] = [0.5, 1.0, 2.0];
+const RFGB_BETAS: [f64; 4] = [-2.0, -4.0, -8.0, -10.0];
+const RFGB_MEASURES: [(&str, &str); 3] = [("wauc", "WAUC"), ("fnr", "FNR"), ("f5", "F5 (WF)")];
+
+fn soft_rfgb(inp: &Inputs<'_>, out: &mut String) {
+    let Some(t) = inp.table("soft-rfgb") else {
+        missing(out, "soft-rfgb");
+        return;
+    };
+    let get = |d: &str, m: &str, a: f64, b: f64, metric: &str| {
+        find(t, |r| {
+            r.dataset == d
+                && r.method == m
+                && r.metric == metric
+                && same(num(r, "alpha"), a)
+                && same(num(r, "beta"), b)
+                && !r.extra.contains_key("train_fraction")
+        })
+    };
+    let _ = writeln!(
+        out,
+        "## Table II, our numbers beside the paper's\n\nEach cell **ours (paper)**, means over the folds; `—` where the published \
+         run has no row (MLN = MLN-Boost, rows `MLN`).\n"
+    );
+    let mut header = vec![
+        "domain".to_owned(),
+        "measure".to_owned(),
+        "MLN".to_owned(),
+        "No Boosting".to_owned(),
+        "RFGB (HM)".to_owned(),
+    ];
+    for a in RFGB_ALPHAS {
+        for b in RFGB_BETAS {
+            header.push(format!("α={a} β={b}"));
+        }
+    }
+    let mut rows = Vec::new();
+    for (d, title) in RFGB_DOMAINS {
+        if !t.rows.iter().any(|r| r.dataset == d) {
+            continue;
+        }
+        for (metric, label) in RFGB_MEASURES {
+            let c = |m: &str, a: f64, b: f64| {
+                let r = get(d, m, a, b, metric);
+                cell(r.map(|r| r.value), r.and_then(|r| r.paper), 3)
+            };
+            let mut row = vec![title.to_owned(), label.to_owned(), c("MLN", 0.0, 0.0)];
+            row.push(c("No Boosting", 0.0, 0.0));
+            row.push(c("RFGB", 0.0, 0.0));
+            for a in RFGB_ALPHAS {
+                for b in RFGB_BETAS {
+                    row.push(c("Soft-RFGB", a, b));
+                }
+            }
+            rows.push(row);
+        }
+    }
+    let header_ref: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut numeric = vec![true; header.len()];
+    numeric[0] = false;
+    numeric[1] = false;
+    out.push_str(&md_table(&header_ref, &numeric, &rows));
+    let _ = writeln!(
+        out,
+        "\n### Beside Table II\n\nThe variants the paper discusses in Sec. IV-C (and ours for comparison), each cell **ours (paper)** where the paper states a number.\n"
+    );
+    let mut methods: Vec<(String, f64, f64)> = Vec::new();
+    for r in &t.rows {
+        if r.method.starts_with("curve:")
+            || r.method == "MLN"
+            || r.method == "Soft-RFGB" && num(r, "alpha") != Some(100.0)
+        {
+            continue;
+        }
+        let key = (
+            r.method.clone(),
+            num(r, "alpha").unwrap_or(0.0),
+            num(r, "beta").unwrap_or(0.0),
+        );
+        if !methods.contains(&key) {
+            methods.push(key);
+        }
+    }
+    let mut rows = Vec::new();
+    for (d, title) in RFGB_DOMAINS {
+        for (m, a, b) in &methods {
+            if get(d, m, *a, *b, "wauc").is_none() {
+                continue;
+            }
+            let mut row = vec![title.to_owned(), m.clone(), format!("{a}"), format!("{b}")];
+            for metric in ["wauc", "fnr", "f5", "auc_roc", "auc_pr"] {
+                let r = get(d, m, *a, *b, metric);
+                row.push(cell(r.map(|r| r.value), r.and_then(|r| r.paper), 3));
+            }
+            rows.push(row);
+        }
+    }
+    out.push_str(&md_table(
+        &[
+            "domain", "method", "α", "β", "WAUC", "FNR", "F5", "AUC-ROC", "AUC-PR",
+        ],
+        &[false, false, true, true, true, true, true, true, true],
+        &rows,
+    ));
+    let _ = writeln!(
+        out,
+        "\n### Fig. 1(b)(c) as tables: learning curves\n\nMean ± standard error over the runs, by the share of the training examples used. The paper shows these curves only as plots.\n"
+    );
+    for (d, title) in [("heart", "Heart"), ("webkb", "WebKB")] {
+        let curves: Vec<String> = {
+            let mut seen: Vec<String> = Vec::new();
+            for r in t.rows.iter().filter(|r| r.dataset == d) {
+                if r.method.starts_with("curve:") && !seen.contains(&r.method) {
+                    seen.push(r.method.clone());
+                }
+            }
+            seen
+        };
+        if curves.is_empty() {
+            continue;
+        }
+        for (metric, label) in RFGB_MEASURES {
+            let mut rows = Vec::new();
+            for f in distinct(t, "train_fraction", |r| r.dataset == d) {
+                let at = |r: &ResultRow| {
+                    r.dataset == d && r.metric == metric && same(num(r, "train_fraction"), f)
+                };
+                let examples = find(t, at)
+                    .and_then(|r| num(r, "mean_train_examples"))
+                    .map_or("—".to_owned(), |x| fixed(x, 0));
+                let mut row = vec![fixed(f, 1), examples];
+                for c in &curves {
+                    row.push(mean_se(find(t, |r| at(r) && &r.method == c), 3));
+                }
+                rows.push(row);
+            }
+            let mut header = vec!["training share", "mean training examples"];
+            header.extend(curves.iter().map(|c| c.trim_start_matches("curve: ")));
+            let _ = writeln!(out, "**{title}, {label}**\n");
+            out.push_str(&md_table(&header, &vec![true; header.len()], &rows));
+            out.push('\n');
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Zadrozny et al. 2009 (uK-NN).
+
+fn uknn(inp: &Inputs<'_>, out: &mut String) {
+    let Some(t) = inp.table("uknn") else {
+        missing(out, "uknn");
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "## Table 2, our numbers beside the paper's\n\nThe toy database of Table 1: for each training document, the context probability \
+         P(year of the test document | document) and the weight uK-NN gives it; each cell **ours (paper)**.\n"
+    );
+    let docs = distinct(t, "doc", |r| r.dataset == "toy");
+    let mut rows = Vec::new();
+    for d in docs {
+        let at = |m: &'static str| {
+            move |r: &ResultRow| r.dataset == "toy" && r.metric == m && same(num(r, "doc"), d)
+        };
+        let pc = find(t, at("p_context"));
+        let w = find(t, at("weight"));
+        rows.push(vec![
+            fixed(d, 0),
+            cell(pc.map(|r| r.value), pc.and_then(|r| r.paper), 3),
+            cell(w.map(|r| r.value), w.and_then(|r| r.paper), 3),
+        ]);
+    }
+    out.push_str(&md_table(
+        &["document", "P(context)", "weight"],
+        &[true, true, true],
+        &rows,
+    ));
+    let _ = writeln!(out, "\n**The test document's decision (k = 3)**\n");
+    let mut rows = Vec::new();
+    for r in t
+        .rows
+        .iter()
+        .filter(|r| r.dataset == "toy" && num(r, "doc").is_none())
+    {
+        rows.push(vec![
+            r.method.clone(),
+            r.metric.clone(),
+            cell(Some(r.value), r.paper, 3),
+        ]);
+    }
+    out.push_str(&md_table(
+        &["method", "quantity", "ours (paper)"],
+        &[false, false, true],
+        &rows,
+    ));
+    let _ = writeln!(
+        out,
+        "\n### State of the Union speeches\n\nLeave-one-out accuracy of party prediction. The paper reports this experiment only in \
+         a plot, so there is no number to put beside ours.\n"
+    );
+    let mut rows = Vec::new();
+    for k in distinct(t, "k", |r| r.dataset == "sotu") {
+        let mut row = vec![fixed(k, 0)];
+        for (m, w) in [
+            ("knn", "none"),
+            ("uknn", "voting"),
+            ("uknn", "distance"),
+            ("uknn", "both"),
+        ] {
+            row.push(
+                find(t, |r| {
+                    r.dataset == "sotu"
+                        && r.method == m
+                        && text(r, "weighting") == Some(w)
+                        && same(num(r, "k"), k)
+                })
+                .map_or("—".to_owned(), |r| fixed(r.value, 4)),
+            );
+        }
+        rows.push(row);
+    }
+    out.push_str(&md_table(
+        &[
+            "k",
+            "K-NN",
+            "uK-NN (voting)",
+            "uK-NN (distance)",
+            "uK-NN (both)",
+        ],
+        &[true; 5],
+        &rows,
+    ));
+    out.push('\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// Choi & Van den Broeck 2018 (trimming).
+
+const TRIM_NETWORKS: [&str; 7] = [
+    "bupa",
+    "pima",
+    "ident",
+    "anatomy",
+    "heart",
+    "voting",
+    "hepatitis",
+];
+
+fn trimming(inp: &Inputs<'_>, out: &mut String) {
+    let Some(t) = inp.table("trimming") else {
+        missing(out, "trimming");
+        return;
+    };
+    let art = |r: &ResultRow, a: &str| text(r, "artifact") == Some(a);
+    let mean = |d: &str, m: &str, metric: &str, order: Option<&str>| {
+        find(t, |r| {
+            art(r, "table6")
+                && r.dataset == d
+                && r.method == m
+                && r.metric == metric
+                && text(r, "threshold") == Some("mean")
+                && text(r, "order") == order
+        })
+    };
+    let _ = writeln!(
+        out,
+        "## Table 6, our numbers beside the paper's\n\nUnit costs, budget ⌊n/3⌋, means over the thresholds T; each cell **ours (paper)**. \
+         Evaluations count the criterion computations (MAA + MPA bounds for branch and bound); \
+         seconds are wall time of the published run.\n"
+    );
+    let mut rows = Vec::new();
+    for d in TRIM_NETWORKS {
+        let stat = |metric: &str| {
+            find(t, |r| {
+                art(r, "table6") && r.dataset == d && r.method == "-" && r.metric == metric
+            })
+        };
+        let within = stat("subsets_within_budget");
+        let Some(n) = within.and_then(|r| num(r, "features")) else {
+            continue;
+        };
+        let c = |r: Option<&ResultRow>, dec: usize| {
+            cell(r.map(|r| r.value), r.and_then(|r| r.paper), dec)
+        };
+        let exhaust = stat("subsets_exhausting_budget");
+        let info = Some("decreasing_information");
+        rows.push(vec![
+            d.to_owned(),
+            fixed(n, 0),
+            c(within, 0),
+            c(exhaust, 0),
+            c(mean(d, "fs_sdd", "evaluations", None), 0),
+            c(mean(d, "fs_sdd", "seconds", None), 4),
+            c(mean(d, "exhaustive_eca", "evaluations", None), 0),
+            c(mean(d, "bnb", "evaluations", info), 1),
+            c(mean(d, "bnb", "evaluations", Some("decreasing_mpa")), 1),
+            c(mean(d, "bnb", "evaluations", Some("given")), 1),
+            c(mean(d, "bnb", "seconds", info), 5),
+        ]);
+    }
+    out.push_str(&md_table(
+        &[
+            "network",
+            "n",
+            "subsets within budget",
+            "C(n, ⌊n/3⌋)",
+            "FS-SDD evals",
+            "FS-SDD s",
+            "exhaustive ECA evals",
+            "B&B evals (information order)",
+            "B&B evals (MPA order)",
+            "B&B evals (file order)",
+            "B&B s",
+        ],
+        &[
+            false, true, true, true, true, true, true, true, true, true, true,
+        ],
+        &rows,
+    ));
+    let _ = writeln!(
+        out,
+        "\n**The optimum at T = 0.5 against the reference results** (ECA of the trimmed classifier; the paper's value is the exhaustive optimum of its reference results)\n"
+    );
+    let mut rows = Vec::new();
+    for r in t
+        .rows
+        .iter()
+        .filter(|r| art(r, "table6") && r.method == "bnb" && r.metric == "eca" && r.paper.is_some())
+    {
+        if text(r, "order") != Some("decreasing_information") {
+            continue;
+        }
+        rows.push(vec![
+            r.dataset.clone(),
+            format!("{{{}}}", text(r, "subset").unwrap_or("")),
+            format!("{{{}}}", text(r, "reference_subset").unwrap_or("")),
+            cell(Some(r.value), r.paper, 6),
+        ]);
+    }
+    out.push_str(&md_table(
+        &[
+            "network",
+            "our subset",
+            "reference subset",
+            "ECA ours (paper)",
+        ],
+        &[false, false, false, true],
+        &rows,
+    ));
+    if let Some(r) = find(t, |r| r.metric == "fraction_higher_eca") {
+        let _ = writeln!(
+            out,
+            "\nShare of the {} (network, T) instances where the trimmed classifier (own threshold) has a higher ECA than FS-SDD's subset: **{}** (paper {}).\n",
+            num(r, "instances").map_or("—".to_owned(), |x| fixed(x, 0)),
+            fixed(r.value, 3),
+            r.paper.map_or("—".to_owned(), |p| fixed(p, 2))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "## Figure 5 as a table\n\nThe subsets of highest ECA, of highest cross-validated accuracy and of highest information gain, \
+         evaluated on the held-out test rows; each cell **ours (paper)** where the paper states a number.\n"
+    );
+    let mut rows = Vec::new();
+    for d in ["pima", "heart"] {
+        for m in ["eca-optimal", "accuracy-optimal", "infogain", "original"] {
+            let g = |metric: &str| {
+                find(t, |r| {
+                    art(r, "figure5") && r.dataset == d && r.method == m && r.metric == metric
+                })
+            };
+            let c = |metric: &str| {
+                let r = g(metric);
+                cell(r.map(|r| r.value), r.and_then(|r| r.paper), 4)
+            };
+            let subset = g("test_agreement")
+                .and_then(|r| text(r, "subset"))
+                .map_or("all features".to_owned(), |s| format!("{{{s}}}"));
+            rows.push(vec![
+                d.to_owned(),
+                m.to_owned(),
+                subset,
+                c("test_agreement"),
+                c("test_accuracy"),
+                c("eca"),
+                c("cv_accuracy"),
+            ]);
+        }
+        if let Some(r) = find(t, |r| {
+            art(r, "figure5") && r.dataset == d && r.metric == "fraction_subsets_higher_cv_accuracy"
+        }) {
+            rows.push(vec![
+                d.to_owned(),
+                "share of subsets with higher CV accuracy than the full classifier".to_owned(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                cell(Some(r.value), r.paper, 3),
+            ]);
+        }
+    }
+    out.push_str(&md_table(
+        &[
+            "data",
+            "subset chosen by",
+            "subset",
+            "test agreement",
+            "test accuracy",
+            "ECA",
+            "CV accuracy",
+        ],
+        &[false, false, false, true, true, true, true],
+        &rows,
+    ));
+    let _ = writeln!(
+        out,
+        "\n## Figure 7 as a table\n\nECA of our trimming (branch and bound) / of the information-gain subset (own optimal threshold), per class variable and threshold T. \
+         The paper's networks are not available (see below), so there is no paper number per cell.\n"
+    );
+    let classes: Vec<String> = {
+        let mut seen: Vec<String> = Vec::new();
+        for r in t
+            .rows
+            .iter()
+            .filter(|r| art(r, "figure7") && r.dataset != "all")
+        {
+            if !seen.contains(&r.dataset) {
+                seen.push(r.dataset.clone());
+            }
+        }
+        seen
+    };
+    let ts = distinct(t, "threshold", |r| art(r, "figure7") && r.metric == "eca");
+    let mut rows = Vec::new();
+    for c in &classes {
+        let feats = find(t, |r| art(r, "figure7") && &r.dataset == c)
+            .and_then(|r| num(r, "features"))
+            .map_or("—".to_owned(), |x| fixed(x, 0));
+        let mut row = vec![c.clone(), feats];
+        for &th in &ts {
+            let e = |m: &str| {
+                find(t, |r| {
+                    art(r, "figure7")
+                        && &r.dataset == c
+                        && r.method == m
+                        && r.metric == "eca"
+                        && same(num(r, "threshold"), th)
+                })
+                .map_or("—".to_owned(), |r| fixed(r.value, 3))
+            };
+            row.push(format!("{} / {}", e("bnb"), e("infogain")));
+        }
+        rows.push(row);
+    }
+    let th_names: Vec<String> = ts.iter().map(|x| format!("T = {x}")).collect();
+    let mut header = vec!["class", "leaves"];
+    header.extend(th_names.iter().map(String::as_str));
+    out.push_str(&md_table(&header, &vec![true; header.len()], &rows));
+    let summary: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .filter(|r| art(r, "figure7") && r.dataset == "all")
+        .map(|r| vec![r.method.clone(), r.metric.clone(), fixed(r.value, 4)])
+        .collect();
+    if !summary.is_empty() {
+        let _ = writeln!(out, "\n**Over all instances**\n");
+        out.push_str(&md_table(
+            &["method", "quantity", "ours"],
+            &[false, false, true],
+            &summary,
+        ));
+    }
+    out.push('\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// The data sets.
+
+fn datasets(inp: &Inputs<'_>, out: &mut String) {
+    let Some(t) = inp.table("datasets") else {
+        missing(out, "datasets");
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "## The data sets beside the papers' descriptions\n\nEach cell **ours (paper)** where a paper states the number.\n"
+    );
+    let mut metrics: Vec<String> = Vec::new();
+    let mut sets: Vec<String> = Vec::new();
+    for r in &t.rows {
+        if !metrics.contains(&r.metric) {
+            metrics.push(r.metric.clone());
+        }
+        if !sets.contains(&r.dataset) {
+            sets.push(r.dataset.clone());
+        }
+    }
+    let mut rows = Vec::new();
+    for m in &metrics {
+        let mut row = vec![m.clone()];
+        for d in &sets {
+            let r = find(t, |r| &r.dataset == d && &r.metric == m);
+            let dec = if r.is_some_and(|r| r.value.fract() == 0.0) {
+                0
+            } else {
+                3
+            };
+            row.push(cell(r.map(|r| r.value), r.and_then(|r| r.paper), dec));
+        }
+        rows.push(row);
+    }
+    let mut header = vec!["quantity"];
+    header.extend(sets.iter().map(String::as_str));
+    let mut numeric = vec![true; header.len()];
+    numeric[0] = false;
+    out.push_str(&md_table(&header, &numeric, &rows));
+    out.push('\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// Build.
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map_or_else(
+            || root.join("target"),
+            |p| if p.is_absolute() { p } else { root.join(p) },
+        )
+}
+
+/// `cargo doc --workspace --no-deps`, mdbook into `target/book/`, rustdoc into
+/// `target/book/api/`.
+///
+/// # Errors
+/// A failing child process or file copy.
+pub fn build(root: &Path) -> anyhow::Result<()> {
+    log("book: cargo doc --workspace --no-deps");
+    let status = Command::new(cargo())
+        .current_dir(root)
+        .args(["doc", "--workspace", "--no-deps", "--locked"])
+        .status()
+        .context("running cargo doc")?;
+    if !status.success() {
+        bail!("cargo doc failed ({status})");
+    }
+    let doc = target_dir(root).join("doc");
+    let mdbook = match std::env::var_os("MDBOOK") {
+        Some(p) => PathBuf::from(p),
+        None => {
+            let o = Command::new("bash")
+                .arg(root.join("scripts/install-mdbook"))
+                .current_dir(root)
+                .stderr(std::process::Stdio::inherit())
+                .output()
+                .context("running scripts/install-mdbook")?;
+            if !o.status.success() {
+                bail!("scripts/install-mdbook failed ({})", o.status);
+            }
+            PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+        }
+    };
+    let out = root.join("target/book");
+    log(&format!("book: {} build book", mdbook.display()));
+    let status = Command::new(&mdbook)
+        .current_dir(root)
+        .args(["build", "book"])
+        .env("SRL_BOOK_RUSTDOC", &doc)
+        .env(
+            // This very binary as the preprocessor (book.toml's `cargo xtask book
+            // --preprocess` would rebuild xtask when a source changed meanwhile).
+            "MDBOOK_PREPROCESSOR__SRL_RUSTDOC_LINKS__COMMAND",
+            format!("'{}' book --preprocess", std::env::current_exe()?.display()),
+        )
+        .status()
+        .with_context(|| format!("running {}", mdbook.display()))?;
+    if !status.success() {
+        bail!("mdbook build failed ({status})");
+    }
+    let api = out.join("api");
+    if api.exists() {
+        std::fs::remove_dir_all(&api)?;
+    }
+    copy_dir(&doc, &api)?;
+    let pages = count_pages(&out, &api)?;
+    log(&format!(
+        "book: {} chapter page(s) and the API docs in {}; open {}",
+        pages,
+        out.display(),
+        out.join("index.html").display()
+    ));
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from).with_context(|| format!("listing {}", from.display()))? {
+        let e = e?;
+        let dest = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_dir(&e.path(), &dest)?;
+        } else {
+            std::fs::copy(e.path(), &dest)
+                .with_context(|| format!("copying {}", e.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn count_pages(dir: &Path, skip: &Path) -> anyhow::Result<usize> {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p == skip {
+            continue;
+        }
+        if p.is_dir() {
+            n += count_pages(&p, skip)?;
+        } else if p.extension().is_some_and(|x| x == "html")
+            && p.file_name()
+                .is_some_and(|f| f != "print.html" && f != "toc.html" && f != "404.html")
+        {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+// ---------------------------------------------------------------------------------------
+// The mdBook preprocessor.
+
+/// The mdBook preprocessor protocol: `supports RENDERER` answers yes; otherwise read
+/// `[context, book]` JSON on stdin and write the book with rustdoc links on stdout.
+///
+/// # Errors
+/// Malformed JSON on stdin.
+#[allow(clippy::print_stdout)]
+pub fn preprocess(root: &Path, args: &[String]) -> anyhow::Result<()> {
+    if args.first().is_some_and(|a| a == "supports") {
+        return Ok(());
+    }
+    let mut input = String::new();
+    std::io::stdin().read_to_string(&mut input)?;
+    let v: serde_json::Value = serde_json::from_str(&input).context("parsing mdbook's JSON")?;
+    let mut book = v
+        .get(1)
+        .cloned()
+        .context("mdbook's JSON is not [context, book]")?;
+    let doc = std::env::var_os("SRL_BOOK_RUSTDOC")
+        .map_or_else(|| target_dir(root).join("doc"), PathBuf::from);
+    let index = RustdocIndex::read(&doc);
+    walk(&mut book, &index);
+    println!("{}", serde_json::to_string(&book)?);
+    Ok(())
+}
+
+fn walk(v: &mut serde_json::Value, index: &RustdocIndex) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::Object(ch)) = map.get_mut("Chapter") {
+                let path = ch
+                    .get("path")
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned);
+                if let (Some(path), Some(serde_json::Value::String(content))) =
+                    (path, ch.get_mut("content"))
+                {
+                    *content = link_page(content, &path, index);
+                }
+            }
+            for (_, x) in map.iter_mut() {
+                walk(x, index);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                walk(x, index);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Type names of the srl crates → their rustdoc pages (relative to the rustdoc root).
+#[derive(Default)]
+struct RustdocIndex {
+    /// name → (crate, path relative to the doc root), in [`CRATES`] order.
+    items: BTreeMap<String, Vec<(String, String)>>,
+}
+
+impl RustdocIndex {
+    fn read(doc: &Path) -> Self {
+        let mut index = Self::default();
+        for krate in CRATES {
+            let Ok(all) = std::fs::read_to_string(doc.join(krate).join("all.html")) else {
+                continue;
+            };
+            let mut seen = BTreeSet::new();
+            for piece in all.split("href=\"").skip(1) {
+                let Some(href) = piece.split('"').next() else {
+                    continue;
+                };
+                let file = href.rsplit('/').next().unwrap_or(href);
+                let mut parts = file.split('.');
+                let (Some(kind), Some(name), Some("html"), None) =
+                    (parts.next(), parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                if !["struct", "enum", "trait", "type", "union"].contains(&kind) {
+                    continue;
+                }
+                if seen.insert(name.to_owned()) {
+                    index
+                        .items
+                        .entry(name.to_owned())
+                        .or_default()
+                        .push((krate.to_owned(), format!("{krate}/{href}")));
+                }
+            }
+        }
+        index
+    }
+
+    /// The rustdoc page of the type a code span names, if it names one.
+    fn lookup(&self, span: &str, page_crate: Option<&str>) -> Option<&str> {
+        let s = span.trim().trim_end_matches("()");
+        let segs: Vec<&str> = s.split("::").collect();
+        if segs
+            .iter()
+            .any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            || segs[0].chars().next().is_some_and(|c| c.is_ascii_digit())
+        {
+            return None;
+        }
+        let krate = segs
+            .first()
+            .copied()
+            .filter(|c| CRATES.contains(c) && segs.len() > 1);
+        // The last segment, or the type before a method (`RocCurve::auc`).
+        let candidates = [
+            segs.last().copied(),
+            segs.len().checked_sub(2).map(|i| segs[i]),
+        ];
+        for name in candidates.into_iter().flatten() {
+            if !name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+                continue;
+            }
+            let Some(hits) = self.items.get(name) else {
+                continue;
+            };
+            let pick = krate
+                .and_then(|k| hits.iter().find(|(c, _)| c == k))
+                .or_else(|| page_crate.and_then(|k| hits.iter().find(|(c, _)| c == k)))
+                .or_else(|| hits.first());
+            if let Some((_, href)) = pick {
+                return Some(href);
+            }
+        }
+        None
+    }
+}
+
+/// Links the code spans of one chapter that name an srl type to `api/…`, outside code
+/// blocks, headings and existing link texts; also points the directory link `results/`
+/// at the reproduction overview.
+fn link_page(content: &str, path: &str, index: &RustdocIndex) -> String {
+    let depth = path.matches('/').count();
+    let up = "../".repeat(depth);
+    let stem = path
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .trim_end_matches(".md");
+    let page_crate = CRATES.iter().copied().find(|c| c.replace('_', "-") == stem);
+    let mut out = String::with_capacity(content.len() + 1024);
+    let mut fence: Option<String> = None;
+    for line in content.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if let Some(f) = &fence {
+            if trimmed.starts_with(f.as_str()) {
+                fence = None;
+            }
+            out.push_str(line);
+            continue;
+        }
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            let marker: String = trimmed
+                .chars()
+                .take_while(|&c| c == '`' || c == '~')
+                .collect();
+            fence = Some(marker);
+            out.push_str(line);
+            continue;
+        }
+        if trimmed.starts_with('#') {
+            out.push_str(line);
+            continue;
+        }
+        // mdBook renders `README.md` as `index.html` but keeps links to it as `README.html`.
+        let mut line = line.replace("](results/)", "](papers/index.md)");
+        for target in [
+            "README.md",
+            "papers/README.md",
+            "../README.md",
+            "../papers/README.md",
+        ] {
+            let index = target.replace("README.md", "index.md");
+            line = line
+                .replace(&format!("]({target})"), &format!("]({index})"))
+                .replace(&format!("]({target}#"), &format!("]({index}#"));
+        }
+        out.push_str(&link_line(&line, &up, page_crate, index));
+    }
+    out
+}
+
+fn link_line(line: &str, up: &str, page_crate: Option<&str>, index: &RustdocIndex) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            out.push(c);
+            out.push(chars[i + 1]);
+            i += 2;
+            continue;
+        }
+        if c == '`' {
+            let run = chars[i..].iter().take_while(|&&x| x == '`').count();
+            // Find the closing run of the same length.
+            let mut j = i + run;
+            let mut close = None;
+            while j < chars.len() {
+                if chars[j] == '`' {
+                    let r = chars[j..].iter().take_while(|&&x| x == '`').count();
+                    if r == run {
+                        close = Some(j);
+                        break;
+                    }
+                    j += r;
+                } else {
+                    j += 1;
+                }
+            }
+            let Some(close) = close else {
+                out.extend(&chars[i..]);
+                break;
+            };
+            let span: String = chars[i..close + run].iter().collect();
+            let inner: String = chars[i + run..close].iter().collect();
+            let followed_by_link = chars.get(close + run) == Some(&']');
+            match (depth == 0 && !followed_by_link)
+                .then(|| index.lookup(&inner, page_crate))
+                .flatten()
+            {
+                Some(href) => {
+                    let _ = write!(out, "[{span}]({up}api/{href})");
+                }
+                None => out.push_str(&span),
+            }
+            i = close + run;
+            continue;
+        }
+        if c == '[' {
+            depth += 1;
+        } else if c == ']' {
+            depth = depth.saturating_sub(1);
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index() -> RustdocIndex {
+        let mut i = RustdocIndex::default();
+        i.items.insert(
+            "RelationalGraph".into(),
+            vec![(
+                "srl_graph".into(),
+                "srl_graph/struct.RelationalGraph.html".into(),
+            )],
+        );
+        i.items.insert(
+            "LoopyBp".into(),
+            vec![
+                ("srl_infer".into(), "srl_infer/struct.LoopyBp.html".into()),
+                ("srl_dist".into(), "srl_dist/struct.LoopyBp.html".into()),
+            ],
+        );
+        i
+    }
+
+    #[test]
+    fn links_type_spans_outside_code_links_and_headings() {
+        let i = index();
+        let page = "# `RelationalGraph`\nA `RelationalGraph` and `RelationalGraph::new()`, \
+                    [`RelationalGraph`](x.html), `foo`, `srl_dist::LoopyBp`.\n```rust\nlet g: `RelationalGraph`;\n```\n";
+        let got = link_page(page, "papers/x.md", &i);
+        assert!(got.starts_with("# `RelationalGraph`\n"), "{got}");
+        assert!(got.contains("A [`RelationalGraph`](../api/srl_graph/struct.RelationalGraph.html) and [`RelationalGraph::new()`](../api/srl_graph/struct.RelationalGraph.html)"), "{got}");
+        assert!(got.contains("[`RelationalGraph`](x.html)"), "{got}");
+        assert!(got.contains("`foo`,"), "{got}");
+        assert!(
+            got.contains("[`srl_dist::LoopyBp`](../api/srl_dist/struct.LoopyBp.html)"),
+            "{got}"
+        );
+        assert!(got.contains("let g: `RelationalGraph`;"), "{got}");
+        let got = link_page("[o](papers/README.md) and [i](README.md#x)\n", "x.md", &i);
+        assert_eq!(got, "[o](papers/index.md) and [i](index.md#x)\n");
+    }
+
+    #[test]
+    fn prefers_the_page_crate_then_the_lowest_crate() {
+        let i = index();
+        assert_eq!(
+            i.lookup("LoopyBp", Some("srl_dist")),
+            Some("srl_dist/struct.LoopyBp.html")
+        );
+        assert_eq!(
+            i.lookup("LoopyBp", None),
+            Some("srl_infer/struct.LoopyBp.html")
+        );
+        assert_eq!(i.lookup("loopy bp", None), None);
+        assert_eq!(i.lookup("Vec<LoopyBp>", None), None);
+    }
+
+    #[test]
+    fn every_chapter_is_compiled_or_excused() {
+        let missing = doctest_coverage(&crate::repo_root()).expect("SUMMARY.md and doctests.rs");
+        assert!(missing.is_empty(), "{missing:?}");
+    }
+
+    #[test]
+    fn readme_links_work_from_docs() {
+        assert_eq!(
+            relink_readme(
+                "see [docs/srl-cli.md](docs/srl-cli.md), [ARCHITECTURE.md](ARCHITECTURE.md), [docs/](docs/) and [x](https://e.org)",
+                &crate::repo_root().join("docs")
+            ),
+            "see [docs/srl-cli.md](srl-cli.md), ARCHITECTURE.md, [docs/](README.md) and [x](https://e.org)"
+        );
+    }
+
+    #[test]
+    fn cells_and_tables() {
+        assert_eq!(cell(Some(0.12345), Some(0.2), 3), "0.123 (0.200)");
+        assert_eq!(cell(None, Some(0.2), 2), "— (0.20)");
+        assert_eq!(cell(None, None, 2), "—");
+        let t = md_table(&["a", "b"], &[false, true], &[vec!["x".into(), "1".into()]]);
+        assert_eq!(t, "| a | b |\n|---|---:|\n| x | 1 |\n");
+    }
+
+    #[test]
+    fn the_published_results_render() {
+        let root = crate::repo_root();
+        let pages = generate(&root).expect("the published results parse");
+        assert_eq!(pages.len(), CHAPTERS.len() + 3);
+        for (path, text) in &pages {
+            assert!(text.starts_with(GENERATED), "{}", path.display());
+            assert!(!text.contains("is missing: publish"), "{}", path.display());
+        }
+    }
+}
