@@ -1,0 +1,320 @@
+//! Property tests of every srl-boost reader (issue 15): random bytes and random mutations
+//! of a valid file (byte flips, truncations, duplicated, deleted and swapped lines, hostile
+//! tokens, huge numbers) never panic and never abort; they load or give an error. Readers:
+//! BoostSRL facts / pos / neg files (and a split built from what parses), background files
+//! (modes, settings, imports, facts), and the UCI heart-disease table.
+//!
+//! Cases per property: `SRL_PROPTEST_CASES` (default 256, what CI runs);
+//! `SRL_PROPTEST_CASES=10000 cargo test -p srl-boost --release --test readers_proptest` is
+//! the full run.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use srl_boost::{
+    Background, OtherTargets, build_split, heart_from_uci, parse_atoms, parse_background,
+};
+
+// ---- shared by the readers_proptest.rs files (each test crate has its own copy) ----
+
+/// Cases per property: `SRL_PROPTEST_CASES` (default 256, what CI runs); the full run is
+/// `SRL_PROPTEST_CASES=10000`.
+fn cases() -> u32 {
+    std::env::var("SRL_PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(256)
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: cases(),
+        // the inputs are cheap to shrink but a failure is rare: keep shrinking short
+        max_shrink_iters: 2048,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Tokens that stress a reader: huge and special numbers, separators, keywords, odd text.
+const HOSTILE: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "4294967296",
+    "18446744073709551615",
+    "99999999999999999999999",
+    "1e308",
+    "-1e308",
+    "1e-320",
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "-0",
+    "",
+    "?",
+    " ",
+    "\t",
+    "\r",
+    "\n",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    ":",
+    ".",
+    "|",
+    "\"",
+    "'",
+    "%",
+    "//",
+    "/*",
+    "*/",
+    "=",
+    "+",
+    "#",
+    "\u{feff}",
+    "é",
+    "\u{0}",
+];
+
+/// One random edit of a file.
+#[derive(Clone, Debug)]
+enum Edit {
+    /// XOR the byte at a position with a non-zero mask.
+    Flip(usize, u8),
+    /// Cut the file at a position.
+    Truncate(usize),
+    /// Repeat a line.
+    DupLine(usize),
+    /// Remove a line.
+    DelLine(usize),
+    /// Swap two lines.
+    SwapLines(usize, usize),
+    /// Insert a hostile or format-specific token at a position.
+    Insert(usize, usize),
+    /// Replace a whitespace-separated word with a hostile or format-specific token.
+    Replace(usize, usize),
+    /// Make a number huge: append many digits to the word at a position.
+    Huge(usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (any::<usize>(), 1u8..=255).prop_map(|(p, m)| Edit::Flip(p, m)),
+        any::<usize>().prop_map(Edit::Truncate),
+        any::<usize>().prop_map(Edit::DupLine),
+        any::<usize>().prop_map(Edit::DelLine),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Edit::SwapLines(a, b)),
+        (any::<usize>(), any::<usize>()).prop_map(|(p, t)| Edit::Insert(p, t)),
+        (any::<usize>(), any::<usize>()).prop_map(|(p, t)| Edit::Replace(p, t)),
+        any::<usize>().prop_map(Edit::Huge),
+    ]
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    proptest::collection::vec(edit(), 1..6)
+}
+
+fn token<'a>(t: usize, extra: &[&'a str]) -> &'a str {
+    let all = HOSTILE.len() + extra.len();
+    let i = t % all;
+    if i < HOSTILE.len() {
+        HOSTILE[i]
+    } else {
+        extra[i - HOSTILE.len()]
+    }
+}
+
+/// The byte range of the `w`-th (modulo the count) maximal run of non-whitespace bytes.
+fn word(b: &[u8], w: usize) -> Option<(usize, usize)> {
+    let starts: Vec<usize> = (0..b.len())
+        .filter(|&i| !b[i].is_ascii_whitespace() && (i == 0 || b[i - 1].is_ascii_whitespace()))
+        .collect();
+    let s = *starts.get(w % starts.len().max(1))?;
+    let end = (s..b.len())
+        .find(|&i| b[i].is_ascii_whitespace())
+        .unwrap_or(b.len());
+    Some((s, end))
+}
+
+/// `text` with `edits` applied in order; `extra` adds format-specific tokens.
+fn mutate(text: &[u8], edits: &[Edit], extra: &[&str]) -> Vec<u8> {
+    let mut b = text.to_vec();
+    let lines_of =
+        |b: &[u8]| -> Vec<Vec<u8>> { b.split(|&c| c == b'\n').map(<[u8]>::to_vec).collect() };
+    for e in edits {
+        match *e {
+            Edit::Flip(p, m) if !b.is_empty() => {
+                let p = p % b.len();
+                b[p] ^= m;
+            }
+            Edit::Truncate(p) => b.truncate(p % (b.len() + 1)),
+            Edit::DupLine(l) => {
+                let mut ls = lines_of(&b);
+                let l = l % ls.len();
+                let copy = ls[l].clone();
+                ls.insert(l, copy);
+                b = ls.join(&b'\n');
+            }
+            Edit::DelLine(l) => {
+                let mut ls = lines_of(&b);
+                ls.remove(l % ls.len());
+                b = ls.join(&b'\n');
+            }
+            Edit::SwapLines(x, y) => {
+                let mut ls = lines_of(&b);
+                let n = ls.len();
+                ls.swap(x % n, y % n);
+                b = ls.join(&b'\n');
+            }
+            Edit::Insert(p, t) => {
+                let p = p % (b.len() + 1);
+                let tok = token(t, extra).as_bytes();
+                b.splice(p..p, tok.iter().copied());
+            }
+            Edit::Replace(w, t) => {
+                if let Some((s, end)) = word(&b, w) {
+                    b.splice(s..end, token(t, extra).bytes());
+                }
+            }
+            Edit::Huge(w) => {
+                if let Some((_, end)) = word(&b, w) {
+                    b.splice(end..end, std::iter::repeat_n(b'9', 40));
+                }
+            }
+            _ => {}
+        }
+    }
+    b
+}
+// ---- end of the shared part ----
+
+const FACTS: &str = "professor(ann).\nprofessor(bob).\nstudent(cat).\nstudent(dan).\npublication(t1, ann).\npublication(t1, cat).\nhasposition(ann, faculty).\n";
+const POS: &str = "advisedby(cat, ann).\nadvisedby(dan, bob).\nsameperson(cat,cat).\n";
+const NEG: &str = "advisedby(cat,bob).\nadvisedby(dan,ann).\n// comment\n";
+const BK: &str = "// tiny background\nusePrologVariables: true.\nsetParam: treeDepth=3.\nsetParam: nodeSize = 2.\nqueryPred: advisedby/2.\n\nmode: advisedby(+person, +person).\nmode: professor(+person).\nmode: publication(-title, +person).\nmode: hasposition(+person, #position).\nmode: inphase(+person, +phase!1).\nokIfUnknown: multiclass_inphase/1.\nbridger: publication/2.\nrange: position={faculty,faculty_adjunct}.\nimport: \"extra_bk.txt\".\n/*\nmode: never_seen(+person).\n*/\nprecompute:\ncount_pubs(P, C) :- all(T, publication(T, P), L), C is length(L).\nposition(faculty).\nstudent(+person).\n";
+const HEART: &str = "63.0,1.0,1.0,145.0,233.0,1.0,2.0,150.0,0.0,2.3,3.0,0.0,6.0,0\n67.0,1.0,4.0,160.0,286.0,0.0,2.0,108.0,1.0,1.5,2.0,3.0,3.0,2\n67.0,1.0,4.0,120.0,229.0,0.0,2.0,129.0,1.0,2.6,2.0,2.0,7.0,1\n37.0,1.0,3.0,130.0,250.0,0.0,0.0,187.0,0.0,3.5,3.0,?,3.0,0\n";
+
+const EXTRA: &[&str] = &[
+    "advisedby",
+    "professor",
+    "ann",
+    "(",
+    ")",
+    "(a,b)",
+    "+person",
+    "-person",
+    "#position",
+    "mode:",
+    "setParam:",
+    "import:",
+    "range:",
+    "bridger:",
+    "precompute:",
+    ":-",
+    "\"x\"",
+    "/*",
+    "*/",
+    "a(b).",
+];
+
+/// Parsing and building a split from what parses; only a panic fails.
+fn atoms(facts: &str, pos: &str, neg: &str) {
+    let (Ok(f), Ok(p), Ok(n)) = (
+        parse_atoms(facts, Path::new("facts.txt")),
+        parse_atoms(pos, Path::new("pos.txt")),
+        parse_atoms(neg, Path::new("neg.txt")),
+    ) else {
+        return;
+    };
+    let bk = Background::default();
+    for target in ["advisedby", "ADVISEDBY", "professor"] {
+        for other in [OtherTargets::PositivesAsFacts, OtherTargets::Ignore] {
+            if let Ok(s) = build_split(&f, &p, &n, target, &bk, other, Path::new("facts.txt")) {
+                assert_eq!(s.summary.pos + s.summary.neg, s.examples.len());
+            }
+        }
+    }
+}
+
+/// The background is parsed as if in a folder that does not exist, so an `import:` is an
+/// I/O error and never reads some other file.
+fn background(text: &str) {
+    let _ = parse_background(text, Path::new("/nonexistent-srl-boost-dir/background.txt"));
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("srl-boost-readers-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("mkdir");
+    d
+}
+
+fn heart(bytes: &[u8]) {
+    let p = scratch("heart").join("heart.data");
+    std::fs::write(&p, bytes).expect("write");
+    let _ = heart_from_uci(&p);
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..500)) {
+        let t = String::from_utf8_lossy(&bytes);
+        atoms(&t, POS, NEG);
+        atoms(FACTS, &t, &t);
+        background(&t);
+        heart(&bytes);
+    }
+
+    #[test]
+    fn random_printable_text_never_panics(t in "[ -~\n\t]{0,300}") {
+        atoms(&t, &t, NEG);
+        background(&t);
+    }
+
+    #[test]
+    fn mutated_atoms_never_panic(ef in edits(), ep in edits(), en in edits()) {
+        let m = |s: &str, e: &[Edit]| String::from_utf8_lossy(&mutate(s.as_bytes(), e, EXTRA)).into_owned();
+        atoms(&m(FACTS, &ef), &m(POS, &ep), &m(NEG, &en));
+    }
+
+    #[test]
+    fn mutated_background_never_panics(e in edits()) {
+        background(&String::from_utf8_lossy(&mutate(BK.as_bytes(), &e, EXTRA)));
+    }
+
+    #[test]
+    fn mutated_heart_table_never_panics(e in edits()) {
+        heart(&mutate(HEART.as_bytes(), &e, &["?", "14", "0.0", ",,"]));
+    }
+}
+
+#[test]
+fn the_valid_samples_load() {
+    let f = parse_atoms(FACTS, Path::new("facts.txt")).expect("facts");
+    let p = parse_atoms(POS, Path::new("pos.txt")).expect("pos");
+    let n = parse_atoms(NEG, Path::new("neg.txt")).expect("neg");
+    let s = build_split(
+        &f,
+        &p,
+        &n,
+        "advisedby",
+        &Background::default(),
+        OtherTargets::Ignore,
+        Path::new("facts.txt"),
+    )
+    .expect("split");
+    assert_eq!((s.summary.pos, s.summary.neg), (2, 2));
+    let bk = BK.replace("import: \"extra_bk.txt\".\n", "");
+    assert!(parse_background(&bk, Path::new("bk.txt")).is_ok());
+    let h = scratch("valid").join("heart.data");
+    std::fs::write(&h, HEART).expect("write");
+    assert_eq!(heart_from_uci(&h).expect("heart").examples.len(), 4);
+}
