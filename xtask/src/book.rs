@@ -483,7 +483,7 @@ fn distinct(t: &ResultsTable, key: &str, keep: impl Fn(&ResultRow) -> bool) -> V
     v
 }
 
-fn find<'a>(t: &'a ResultsTable, keep: impl Fn(&ResultRow) -> bool) -> Option<&'a ResultRow> {
+fn find(t: &ResultsTable, keep: impl Fn(&ResultRow) -> bool) -> Option<&ResultRow> {
     t.rows.iter().find(|r| keep(r))
 }
 
