@@ -83,7 +83,7 @@ fn training(c: &mut Criterion) {
             .filter(|&v| train[v])
             .map(|v| syn.graph.attributes_of(NodeId::new(v)))
             .collect();
-        let labels: Vec<usize> = (0..n)
+        let labels: Vec<u32> = (0..n)
             .filter(|&v| train[v])
             .map(|v| syn.graph.label(NodeId::new(v)).unwrap_or(0))
             .collect();

@@ -14,7 +14,8 @@
 //! - [`trim`]: threshold classifiers, SDP / E-SDP, ECA, MPA, MAA, branch-and-bound
 //!   trimming (Choi & Van den Broeck, IJCAI 2018) on general networks
 //!   ([`trim::JointAgreement`]) and naive Bayes ([`trim::NaiveBayesAgreement`]), and the
-//!   baselines FS-SDD and information gain;
+//!   baselines FS-SDD and information gain; [`BayesianNetwork::trim`] states a trimming
+//!   problem by variable and state names ([`trim_by_name`]);
 //! - [`local::LocalNaiveBayes`]: multinomial naive Bayes as srl-infer's
 //!   `LocalClassifier` (for ICA / collective Gibbs).
 //!
@@ -45,6 +46,7 @@ pub mod local;
 pub mod naive_bayes;
 pub mod network;
 pub mod trim;
+pub mod trim_by_name;
 pub mod ve;
 
 pub use error::BayesError;
@@ -52,4 +54,5 @@ pub use factor::Factor;
 pub use naive_bayes::{FeatureKind, NaiveBayes, NaiveBayesParams};
 pub use network::{BayesianNetwork, Cpt, Variable};
 pub use trim::{BranchAndBound, FeatureOrder, ThresholdClassifier, Trimming};
+pub use trim_by_name::{NamedTrimming, TrimByName};
 pub use ve::VariableElimination;

@@ -18,14 +18,12 @@ use std::path::PathBuf;
 use anyhow::{Context as _, anyhow, bail};
 use clap::{ArgGroup, Args, ValueEnum};
 use rand::SeedableRng as _;
-use rand::seq::SliceRandom as _;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use srl_bayes::local::LocalNaiveBayes;
-use srl_graph::{KFold, NodeId, RelationalGraph};
+use srl_graph::{HoldOut, KFold, NodeId, RelationalGraph, Split};
 use srl_infer::{
-    CollectiveGibbs, FeatureRow, IterativeClassification, LocalClassifier, LoopyBp,
-    MarginalInference, MeanField,
+    CollectiveGibbs, ContentOnly, IterativeClassification, LoopyBp, MarginalInference, MeanField,
 };
 use srl_learn::{LocalLogisticRegression, RelationalMarkovNetworkParams};
 
@@ -129,12 +127,8 @@ fn test_sets(
         if !(f > 0.0 && f < 1.0) {
             bail!("--train-fraction {f}: must be strictly between 0 and 1");
         }
-        let mut order: Vec<usize> = (0..n).collect();
-        order.shuffle(rng);
-        let n_train = ((n as f64) * f).round() as usize;
-        let mut test = order[n_train..].to_vec();
-        test.sort_unstable();
-        return Ok(vec![test]);
+        let split = Split::random(n, 1.0 - f, rng)?;
+        return Ok(vec![split.test_nodes().iter().map(|v| v.index()).collect()]);
     }
     if let Some(k) = a.folds {
         if k < 2 || k > n {
@@ -180,36 +174,7 @@ fn argmax(p: &[f64]) -> usize {
     best
 }
 
-fn content_only<C: LocalClassifier>(
-    g: &RelationalGraph,
-    test: &[usize],
-    mut clf: C,
-) -> anyhow::Result<Vec<Vec<f64>>> {
-    let nf = g.num_features();
-    let k = g.num_labels();
-    let row = |v: usize| FeatureRow {
-        attributes: g.attributes_of(NodeId::new(v)),
-        num_attributes: nf,
-        relational: &[],
-    };
-    let train: Vec<usize> = (0..g.num_nodes())
-        .filter(|&v| g.labels()[v].is_some())
-        .collect();
-    let rows: Vec<FeatureRow<'_>> = train.iter().map(|&v| row(v)).collect();
-    let labels: Vec<u32> = train.iter().filter_map(|&v| g.labels()[v]).collect();
-    clf.fit(&rows, &labels, None, k)
-        .map_err(|e| anyhow!("fitting the local classifier: {e}"))?;
-    Ok(test
-        .iter()
-        .map(|&v| {
-            let mut p = vec![0.0; k];
-            clf.predict_proba(&row(v), &mut p);
-            p
-        })
-        .collect())
-}
-
-fn global<I: MarginalInference>(
+fn global<I: MarginalInference + Sync>(
     g: &RelationalGraph,
     test: &[usize],
     inference: &I,
@@ -235,11 +200,10 @@ fn predict_split(
     test: &[usize],
     rng: &mut ChaCha8Rng,
 ) -> anyhow::Result<Vec<Vec<f64>>> {
-    let mut observed = g.labels().to_vec();
-    for &v in test {
-        observed[v] = None;
-    }
-    let hidden = g.with_labels(observed)?;
+    let mut mask = vec![false; g.num_nodes()];
+    test.iter().for_each(|&v| mask[v] = true);
+    let held_out = HoldOut::new(g, Split::from_test_mask(mask))?;
+    let hidden = held_out.observed();
     let nb = LocalNaiveBayes::default;
     let lr = LocalLogisticRegression::default;
     let collective = |r: srl_infer::CollectiveResult| -> Vec<Vec<f64>> {
@@ -258,22 +222,22 @@ fn predict_split(
         ..MeanField::default()
     };
     Ok(match (a.method, a.local) {
-        (Method::Co, Local::Lr) => content_only(&hidden, test, lr())?,
-        (Method::Co, Local::Nb) => content_only(&hidden, test, nb())?,
+        (Method::Co, Local::Lr) => collective(ContentOnly.run(hidden, &lr(), None)?),
+        (Method::Co, Local::Nb) => collective(ContentOnly.run(hidden, &nb(), None)?),
         (Method::Ica, Local::Lr) => {
-            collective(IterativeClassification::default().run(&hidden, &lr(), None, rng)?)
+            collective(IterativeClassification::default().run(hidden, &lr(), None, rng)?)
         }
         (Method::Ica, Local::Nb) => {
-            collective(IterativeClassification::default().run(&hidden, &nb(), None, rng)?)
+            collective(IterativeClassification::default().run(hidden, &nb(), None, rng)?)
         }
         (Method::Gs, Local::Lr) => {
-            collective(CollectiveGibbs::default().run(&hidden, &lr(), None, rng)?)
+            collective(CollectiveGibbs::default().run(hidden, &lr(), None, rng)?)
         }
         (Method::Gs, Local::Nb) => {
-            collective(CollectiveGibbs::default().run(&hidden, &nb(), None, rng)?)
+            collective(CollectiveGibbs::default().run(hidden, &nb(), None, rng)?)
         }
-        (Method::Lbp, _) => global(&hidden, test, &lbp, rng)?,
-        (Method::Mf, _) => global(&hidden, test, &mf, rng)?,
+        (Method::Lbp, _) => global(hidden, test, &lbp, rng)?,
+        (Method::Mf, _) => global(hidden, test, &mf, rng)?,
     })
 }
 

@@ -74,10 +74,7 @@ fn read_network(
 }
 
 fn var_id(net: &BayesianNetwork, name: &str, path: &Path) -> anyhow::Result<usize> {
-    net.variables()
-        .iter()
-        .position(|v| v.name == name)
-        .ok_or_else(|| anyhow!("{}: no variable named {name:?}", path.display()))
+    net.id(name).with_context(|| path.display().to_string())
 }
 
 fn read_costs(path: &Path, names: &[String]) -> anyhow::Result<Vec<f64>> {
@@ -123,17 +120,14 @@ fn problem(a: &TrimArgs) -> anyhow::Result<Problem> {
                 .split_once('=')
                 .ok_or_else(|| anyhow!("--class {spec:?}: expected VAR=STATE"))?;
             let id = var_id(&net, var, &a.network)?;
-            let states = &net.variable(id).states;
-            let s = states
-                .iter()
-                .position(|s| s == state)
-                .or_else(|| state.parse::<usize>().ok().filter(|&k| k < states.len()))
-                .ok_or_else(|| {
-                    anyhow!(
-                        "--class {spec:?}: {var} has no state {state:?} (states: {})",
-                        states.join(", ")
-                    )
-                })?;
+            // By name first, then by index.
+            let s = net.state_id(id, state).or_else(|e| {
+                let k = state
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&k| k < net.cardinality(id));
+                k.ok_or(e).with_context(|| format!("--class {spec:?}"))
+            })?;
             (id, s)
         }
         (None, Some(p)) => (0, p.positive_state),

@@ -754,7 +754,7 @@ mod tests {
         let mut ones = [[0.0f64; 2]; 10];
         let mut count = [0.0f64; 2];
         for v in g.nodes() {
-            let c = g.label(v).expect("labelled");
+            let c = g.label(v).expect("labelled") as usize;
             count[c] += 1.0;
             g.attributes_of(v).for_each(|j, x| ones[j][c] += x);
         }

@@ -1,5 +1,6 @@
 //! The relational graph: nodes with attributes and optional labels, edges in CSR form.
 
+use petgraph::visit::{VisitMap as _, Visitable as _};
 use serde::{Deserialize, Serialize};
 
 use crate::error::GraphError;
@@ -709,14 +710,23 @@ impl RelationalGraph {
         self.label_set.len()
     }
 
-    /// Label index of node `v` in `0..k`, or `None` if unlabelled.
+    /// Label of node `v` in `0..k`, or `None` if unlabelled.
+    ///
+    /// Labels are `u32` everywhere on the collective-classification path: here, in
+    /// [`RelationalGraph::labels`], in srl-infer's `LocalClassifier::fit` and
+    /// `CollectiveResult::labels`, and in srl-learn's `LogisticRegressionParams::fit_rows`.
+    /// Index per-class arrays with `c as usize`.
+    ///
+    /// # Panics
+    /// If `v` is out of range.
     #[inline]
     #[must_use]
-    pub fn label(&self, v: NodeId) -> Option<usize> {
-        self.labels[v.index()].map(|c| c as usize)
+    pub fn label(&self, v: NodeId) -> Option<u32> {
+        self.labels[v.index()]
     }
 
-    /// All labels, indexed by node.
+    /// All labels, indexed by node (`labels()[v.index()]`; see [`RelationalGraph::label`]
+    /// for the label type).
     #[must_use]
     pub fn labels(&self) -> &[Option<u32>] {
         &self.labels
@@ -747,31 +757,45 @@ impl RelationalGraph {
     /// Connected components (ignoring direction): a component index per node, in
     /// `0..count`, and `count`. Components are numbered in order of their smallest node.
     ///
+    /// Runs petgraph's breadth-first search ([`petgraph::visit::Bfs`]) from each node not
+    /// yet reached, in increasing node order, on an undirected petgraph copy of the edges
+    /// (built here and dropped; [`RelationalGraph`] stays the public type).
+    ///
     /// # Complexity
-    /// `O(n + m)`, iterative (no recursion).
+    /// `O(n + m)` time and memory, iterative (no recursion).
     #[must_use]
     pub fn connected_components(&self) -> (Vec<u32>, usize) {
         let n = self.num_nodes();
+        let pg = self.to_petgraph_undirected_skeleton();
         let mut comp = vec![u32::MAX; n];
-        let mut stack = Vec::new();
         let mut count = 0u32;
+        let mut bfs = petgraph::visit::Bfs {
+            stack: std::collections::VecDeque::new(),
+            discovered: pg.visit_map(),
+        };
         for s in 0..n {
-            if comp[s] != u32::MAX {
+            let start = petgraph::graph::NodeIndex::new(s);
+            if !bfs.discovered.visit(start) {
                 continue;
             }
-            comp[s] = count;
-            stack.push(s);
-            while let Some(v) = stack.pop() {
-                for &w in &self.adj_nodes[self.offsets[v]..self.offsets[v + 1]] {
-                    if comp[w.index()] == u32::MAX {
-                        comp[w.index()] = count;
-                        stack.push(w.index());
-                    }
-                }
+            bfs.stack.push_back(start);
+            while let Some(v) = bfs.next(&pg) {
+                comp[v.index()] = count;
             }
             count += 1;
         }
         (comp, count as usize)
+    }
+
+    /// The edges as an undirected petgraph graph with unit weights (node `i` is
+    /// `NodeIndex::new(i)`).
+    fn to_petgraph_undirected_skeleton(&self) -> petgraph::graph::UnGraph<(), (), u32> {
+        let mut pg = petgraph::graph::UnGraph::with_capacity(self.num_nodes(), self.num_edges());
+        for _ in 0..self.num_nodes() {
+            pg.add_node(());
+        }
+        pg.extend_with_edges(self.edges.iter().map(|&(u, v)| (u.0, v.0)));
+        pg
     }
 
     /// The edge joining `u` and `v`, if any, and whether it is stored the other way round
@@ -1028,6 +1052,97 @@ impl RelationalGraph {
             labels,
             ..self.clone()
         })
+    }
+}
+
+/// Conversions to and from [`petgraph::Graph`] (cargo feature `petgraph`).
+///
+/// - `From<&RelationalGraph>` for `petgraph::graph::DiGraph<Option<u32>, EdgeId>` and
+///   `petgraph::graph::UnGraph<Option<u32>, EdgeId>`: node `v` becomes
+///   `NodeIndex::new(v.index())` weighted by its label, edge `e` becomes petgraph edge
+///   `e.index()` weighted by `e` (attributes, node names and the label set are not carried).
+/// - `TryFrom<&petgraph::Graph<N, E, Ty, Ix>>` for [`RelationalGraph`]: same node indices,
+///   no attributes, no labels (an empty label set), directedness from `Ty`; self-loops and
+///   parallel edges are dropped as [`RelationalGraph::new`] does.
+///
+/// ```
+/// # #[cfg(feature = "petgraph")] {
+/// use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
+/// let g = RelationalGraph::new(Vec::new(), Attributes::none(3), vec![Some(0), None, Some(1)],
+///     LabelSet::numbered(2), vec![(NodeId(0), NodeId(1)), (NodeId(1), NodeId(2))],
+///     Directedness::Undirected)?;
+/// let pg = petgraph::graph::UnGraph::<Option<u32>, srl_graph::EdgeId>::from(&g);
+/// assert_eq!((pg.node_count(), pg.edge_count()), (3, 2));
+/// let back = RelationalGraph::try_from(&pg)?;
+/// assert_eq!(back.edge_list(), g.edge_list());
+/// # }
+/// # Ok::<(), srl_graph::GraphError>(())
+/// ```
+#[cfg(feature = "petgraph")]
+pub mod petgraph_conversions {
+    use petgraph::EdgeType;
+    use petgraph::graph::{Graph, IndexType, NodeIndex};
+
+    use super::{Attributes, Directedness, EdgeId, LabelSet, NodeId, RelationalGraph};
+    use crate::error::GraphError;
+
+    fn to_petgraph<Ty: EdgeType>(g: &RelationalGraph) -> Graph<Option<u32>, EdgeId, Ty> {
+        let mut pg = Graph::with_capacity(g.num_nodes(), g.num_edges());
+        for &l in g.labels() {
+            pg.add_node(l);
+        }
+        for (e, u, v) in g.edges() {
+            pg.add_edge(NodeIndex::new(u.index()), NodeIndex::new(v.index()), e);
+        }
+        pg
+    }
+
+    impl From<&RelationalGraph> for Graph<Option<u32>, EdgeId, petgraph::Directed> {
+        fn from(g: &RelationalGraph) -> Self {
+            to_petgraph(g)
+        }
+    }
+
+    impl From<&RelationalGraph> for Graph<Option<u32>, EdgeId, petgraph::Undirected> {
+        fn from(g: &RelationalGraph) -> Self {
+            to_petgraph(g)
+        }
+    }
+
+    impl<N, E, Ty: EdgeType, Ix: IndexType> TryFrom<&Graph<N, E, Ty, Ix>> for RelationalGraph {
+        type Error = GraphError;
+
+        /// # Errors
+        /// [`GraphError::TooLarge`] past `u32::MAX` nodes or edges.
+        fn try_from(pg: &Graph<N, E, Ty, Ix>) -> Result<Self, GraphError> {
+            let n = pg.node_count();
+            let edges = pg
+                .raw_edges()
+                .iter()
+                .map(|e| {
+                    let (u, v) = (e.source().index(), e.target().index());
+                    match (u32::try_from(u), u32::try_from(v)) {
+                        (Ok(u), Ok(v)) => Ok((NodeId(u), NodeId(v))),
+                        _ => Err(GraphError::TooLarge {
+                            what: "nodes",
+                            count: n,
+                        }),
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            RelationalGraph::new(
+                Vec::new(),
+                Attributes::none(n),
+                vec![None; n],
+                LabelSet::numbered(0),
+                edges,
+                if Ty::is_directed() {
+                    Directedness::Directed
+                } else {
+                    Directedness::Undirected
+                },
+            )
+        }
     }
 }
 

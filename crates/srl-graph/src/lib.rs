@@ -69,4 +69,4 @@ pub use load::intel::{
     MoteLocation, load_intel,
 };
 pub use load::linqs::{LinqsOptions, LinqsReport, load_linqs};
-pub use split::{KFold, Split, snowball_splits, stratified_snowball_splits};
+pub use split::{HoldOut, KFold, Split, snowball_splits, stratified_snowball_splits};

@@ -36,6 +36,49 @@ impl Split {
         Self { test }
     }
 
+    /// A random hold-out split of `n` nodes: `round(fraction · n)` test nodes chosen
+    /// uniformly without replacement, the rest training nodes.
+    ///
+    /// The nodes `0..n` are shuffled with `rng` and the *last* `round(fraction · n)` of the
+    /// shuffled order are the test nodes (so `srl classify --train-fraction f` and
+    /// `Split::random(n, 1 − f, rng)` hold out the same nodes unless `f · n` ends in .5).
+    ///
+    /// # Errors
+    /// [`GraphError::InvalidParameter`] unless `0 <= fraction <= 1`.
+    ///
+    /// # Complexity
+    /// `O(n)`.
+    ///
+    /// # Example
+    /// ```
+    /// use rand::SeedableRng as _;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    /// let split = srl_graph::Split::random(10, 0.3, &mut rng)?;
+    /// assert_eq!(split.num_test(), 3);
+    /// # Ok::<(), srl_graph::GraphError>(())
+    /// ```
+    pub fn random<R: Rng + ?Sized>(
+        n: usize,
+        fraction: f64,
+        rng: &mut R,
+    ) -> Result<Self, GraphError> {
+        if !(0.0..=1.0).contains(&fraction) {
+            return Err(GraphError::InvalidParameter {
+                name: "fraction",
+                value: fraction.to_string(),
+                reason: "the held-out fraction must be in [0, 1]".into(),
+            });
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(rng);
+        let n_test = ((n as f64) * fraction).round() as usize;
+        let mut test = vec![false; n];
+        for &v in &order[n - n_test.min(n)..] {
+            test[v] = true;
+        }
+        Ok(Self { test })
+    }
+
     /// The test mask (length `n`).
     #[must_use]
     pub fn test_mask(&self) -> &[bool] {
@@ -94,6 +137,124 @@ impl Split {
             .zip(&self.test)
             .map(|(&l, &t)| if t { None } else { l })
             .collect())
+    }
+}
+
+/// A graph with the labels of some nodes held out: the *observed* graph (a copy whose
+/// held-out nodes are unlabelled, what a collective classifier is run on) together with
+/// the held-out nodes and their true labels, to score the predictions.
+///
+/// This replaces the hand-written `graph.with_labels(split.observed_labels(&graph)?)`
+/// plus a manual accuracy loop:
+///
+/// ```
+/// use rand::SeedableRng as _;
+/// use srl_graph::{HoldOut, SenGetoorParams};
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+/// let graph = SenGetoorParams::default().generate(&mut rng)?.graph;
+/// let held_out = HoldOut::random(&graph, 0.5, &mut rng)?;
+/// assert_eq!(held_out.nodes().len(), graph.num_nodes() / 2);
+/// assert!(held_out.nodes().iter().all(|&v| held_out.observed().label(v).is_none()));
+/// // A "classifier" that predicts the true labels scores 1.
+/// let truth: Vec<u32> = graph.labels().iter().map(|l| l.unwrap_or(0)).collect();
+/// assert_eq!(held_out.accuracy(&truth)?, Some(1.0));
+/// # Ok::<(), srl_graph::GraphError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct HoldOut {
+    observed: RelationalGraph,
+    split: Split,
+    nodes: Vec<NodeId>,
+    truth: Vec<Option<u32>>,
+}
+
+impl HoldOut {
+    /// Holds out the test nodes of `split`: their labels are hidden in
+    /// [`HoldOut::observed`] and kept in [`HoldOut::truth`].
+    ///
+    /// # Errors
+    /// [`GraphError::DimensionMismatch`] if the split is not over `graph`'s nodes.
+    ///
+    /// # Complexity
+    /// `O(n + m)` (one copy of the graph).
+    pub fn new(graph: &RelationalGraph, split: Split) -> Result<Self, GraphError> {
+        let observed = graph.with_labels(split.observed_labels(graph)?)?;
+        let nodes = split.test_nodes();
+        let truth = nodes.iter().map(|&v| graph.label(v)).collect();
+        Ok(Self {
+            observed,
+            split,
+            nodes,
+            truth,
+        })
+    }
+
+    /// Holds out a random `fraction` of `graph`'s nodes ([`Split::random`]).
+    ///
+    /// # Errors
+    /// [`GraphError::InvalidParameter`] unless `0 <= fraction <= 1`.
+    pub fn random<R: Rng + ?Sized>(
+        graph: &RelationalGraph,
+        fraction: f64,
+        rng: &mut R,
+    ) -> Result<Self, GraphError> {
+        Self::new(graph, Split::random(graph.num_nodes(), fraction, rng)?)
+    }
+
+    /// The graph with the held-out nodes' labels hidden (`None`); every other label as in
+    /// the original graph.
+    #[must_use]
+    pub fn observed(&self) -> &RelationalGraph {
+        &self.observed
+    }
+
+    /// The split (test = held out).
+    #[must_use]
+    pub fn split(&self) -> &Split {
+        &self.split
+    }
+
+    /// The held-out nodes, increasing.
+    #[must_use]
+    pub fn nodes(&self) -> &[NodeId] {
+        &self.nodes
+    }
+
+    /// True label of each held-out node, parallel to [`HoldOut::nodes`] (`None` for a node
+    /// that was unlabelled in the original graph).
+    #[must_use]
+    pub fn truth(&self) -> &[Option<u32>] {
+        &self.truth
+    }
+
+    /// Accuracy of per-node predictions on the held-out nodes with a known true label.
+    ///
+    /// # Arguments
+    /// - `predicted`: one label per node of the graph (length `n`; only the held-out
+    ///   nodes' entries are read).
+    ///
+    /// # Returns
+    /// The fraction of held-out labelled nodes `v` with `predicted[v]` equal to the true
+    /// label, in `[0, 1]`; `None` when no held-out node has a known label.
+    ///
+    /// # Errors
+    /// [`GraphError::DimensionMismatch`] if `predicted.len()` is not the number of nodes.
+    pub fn accuracy(&self, predicted: &[u32]) -> Result<Option<f64>, GraphError> {
+        if predicted.len() != self.observed.num_nodes() {
+            return Err(GraphError::DimensionMismatch {
+                what: "predicted labels",
+                expected: self.observed.num_nodes(),
+                found: predicted.len(),
+            });
+        }
+        let (mut correct, mut scored) = (0usize, 0usize);
+        for (&v, &t) in self.nodes.iter().zip(&self.truth) {
+            if let Some(t) = t {
+                scored += 1;
+                correct += usize::from(predicted[v.index()] == t);
+            }
+        }
+        Ok((scored > 0).then(|| correct as f64 / scored as f64))
     }
 }
 
@@ -238,7 +399,7 @@ pub fn snowball_splits<R: Rng + ?Sized>(
     check_k(n, k)?;
     let size = ((n as f64) / (k as f64)).round().max(1.0) as usize;
     let c = graph.num_labels();
-    let bucket_of = |v: usize| graph.label(NodeId::new(v)).unwrap_or(c);
+    let bucket_of = |v: usize| graph.label(NodeId::new(v)).map_or(c, |l| l as usize);
     let mut share = vec![0.0f64; c + 1];
     for v in 0..n {
         share[bucket_of(v)] += 1.0;
@@ -384,7 +545,7 @@ pub fn stratified_snowball_splits<R: Rng + ?Sized>(
     check_k(n, k)?;
     let size = ((n as f64) / (k as f64)).round().max(1.0) as usize;
     let c = graph.num_labels();
-    let bucket_of = |v: usize| graph.label(NodeId::new(v)).unwrap_or(c);
+    let bucket_of = |v: usize| graph.label(NodeId::new(v)).map_or(c, |l| l as usize);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); c + 1];
     for v in 0..n {
         members[bucket_of(v)].push(v as u32);
@@ -526,7 +687,7 @@ mod tests {
             assert_eq!(s.num_test(), 15);
             let mut mix = [0usize; 4];
             for v in s.test_nodes() {
-                mix[g.label(v).expect("labelled")] += 1;
+                mix[g.label(v).expect("labelled") as usize] += 1;
             }
             // shares 12, 12, 12, 24 of 60 -> quotas 3, 3, 3, 6 of 15
             assert_eq!(mix, [3, 3, 3, 6]);

@@ -6,7 +6,7 @@
 use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
-use srl_graph::{AttributeRow, NodeId, RelationalGraph};
+use srl_graph::{AttributeRow, GraphError, HoldOut, NodeId, RelationalGraph};
 
 use crate::error::InferError;
 use crate::marginals::{Convergence, argmax};
@@ -195,6 +195,143 @@ impl CollectiveResult {
     pub fn proba(&self, v: usize) -> &[f64] {
         &self.probabilities[v * self.num_classes..(v + 1) * self.num_classes]
     }
+
+    /// Predicted label of node `v`.
+    ///
+    /// # Panics
+    /// If `v` is out of range.
+    #[must_use]
+    pub fn label(&self, v: NodeId) -> u32 {
+        self.labels[v.index()]
+    }
+
+    /// Accuracy on the held-out nodes: the share of `held_out`'s nodes with a known true
+    /// label whose predicted label is that label ([`HoldOut::accuracy`]).
+    ///
+    /// # Returns
+    /// A value in `[0, 1]`, or `None` when no held-out node has a known label.
+    ///
+    /// # Errors
+    /// [`GraphError::DimensionMismatch`] if `held_out` is over a graph with a different
+    /// number of nodes.
+    pub fn accuracy_on(&self, held_out: &HoldOut) -> Result<Option<f64>, GraphError> {
+        held_out.accuracy(&self.labels)
+    }
+}
+
+/// Content-only classification (CO; Sen et al. 2008, "content only" baseline): a clone of
+/// the local classifier is fitted on the labelled nodes' attributes alone (empty
+/// relational part) and labels every unlabelled node from its attributes; neighbour
+/// labels are never used. The baseline the collective methods are compared against, with
+/// the same [`LocalClassifier`]s and the same [`CollectiveResult`].
+///
+/// `convergence` is always `{ converged: true, iterations: 0, max_residual: 0 }`.
+///
+/// ```
+/// # use rand::SeedableRng as _;
+/// # use srl_graph::{Attributes, Directedness, HoldOut, LabelSet, RelationalGraph};
+/// # use srl_infer::{ContentOnly, FeatureRow, LocalClassifier};
+/// # #[derive(Clone)] struct Prior(Vec<f64>);
+/// # impl LocalClassifier for Prior {
+/// #     type Error = std::convert::Infallible;
+/// #     fn fit(&mut self, _: &[FeatureRow<'_>], y: &[u32], _: Option<&[f64]>, k: usize) -> Result<(), Self::Error> {
+/// #         self.0 = vec![0.0; k]; y.iter().for_each(|&c| self.0[c as usize] += 1.0); Ok(())
+/// #     }
+/// #     fn predict_proba(&self, _: &FeatureRow<'_>, out: &mut [f64]) {
+/// #         let z: f64 = self.0.iter().sum(); out.iter_mut().zip(&self.0).for_each(|(o, p)| *o = p / z);
+/// #     }
+/// # }
+/// let graph = RelationalGraph::new(Vec::new(), Attributes::none(4),
+///     vec![Some(1), Some(1), Some(0), Some(1)], LabelSet::numbered(2), Vec::new(),
+///     Directedness::Undirected)?;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+/// let held_out = HoldOut::random(&graph, 0.5, &mut rng)?;
+/// // A classifier that only knows the class prior predicts the majority class.
+/// let result = ContentOnly.run(held_out.observed(), &Prior(Vec::new()), None)?;
+/// assert!(result.accuracy_on(&held_out)?.is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContentOnly;
+
+impl ContentOnly {
+    /// Fits a clone of `prototype` on the labelled nodes of `graph` (attributes only) and
+    /// predicts every unlabelled node.
+    ///
+    /// # Arguments
+    /// - `weights`: optional per-node sample weights (length `n`; only labelled nodes'
+    ///   weights are used).
+    ///
+    /// # Returns
+    /// Observed nodes keep their label (point-mass probabilities); unlabelled nodes get
+    /// the classifier's probabilities and their most probable class (lowest index on ties).
+    ///
+    /// # Errors
+    /// [`InferError::InvalidLabels`] for an empty label set, [`InferError::NoLabelledNodes`],
+    /// [`InferError::DimensionMismatch`] for bad weights, [`InferError::LocalClassifier`].
+    ///
+    /// # Complexity
+    /// One fit on the labelled nodes plus one prediction per unlabelled node.
+    pub fn run<C: LocalClassifier + Clone>(
+        &self,
+        graph: &RelationalGraph,
+        prototype: &C,
+        weights: Option<&[f64]>,
+    ) -> Result<CollectiveResult, InferError> {
+        let (k, known, unknown) = observed_nodes(graph, weights)?;
+        let observed = graph.labels();
+        let mut probs = vec![0.0; graph.num_nodes() * k];
+        for &v in &known {
+            if let Some(c) = observed[v] {
+                probs[v * k + c as usize] = 1.0;
+            }
+        }
+        content_only_probs(graph, prototype, &known, &unknown, weights, k, &mut probs)?;
+        let labels = (0..graph.num_nodes())
+            .map(|v| observed[v].unwrap_or_else(|| argmax(&probs[v * k..(v + 1) * k]) as u32))
+            .collect();
+        Ok(CollectiveResult {
+            labels,
+            probabilities: probs,
+            num_classes: k,
+            convergence: Convergence {
+                converged: true,
+                iterations: 0,
+                max_residual: 0.0,
+            },
+        })
+    }
+}
+
+/// Fits a clone of `prototype` on the `known` nodes' attributes (empty relational part)
+/// and writes its class probabilities of the `unknown` nodes into their rows of `probs`.
+fn content_only_probs<C: LocalClassifier + Clone>(
+    graph: &RelationalGraph,
+    prototype: &C,
+    known: &[usize],
+    unknown: &[usize],
+    weights: Option<&[f64]>,
+    k: usize,
+    probs: &mut [f64],
+) -> Result<(), InferError> {
+    let nf = graph.num_features();
+    let observed = graph.labels();
+    let y: Vec<u32> = known.iter().filter_map(|&v| observed[v]).collect();
+    let w: Option<Vec<f64>> = weights.map(|w| known.iter().map(|&v| w[v]).collect());
+    let row = |v: usize| FeatureRow {
+        attributes: graph.attributes_of(NodeId::new(v)),
+        num_attributes: nf,
+        relational: &[],
+    };
+    let content_rows: Vec<FeatureRow<'_>> = known.iter().map(|&v| row(v)).collect();
+    let mut content = prototype.clone();
+    content
+        .fit(&content_rows, &y, w.as_deref(), k)
+        .map_err(wrap)?;
+    for &v in unknown {
+        content.predict_proba(&row(v), &mut probs[v * k..(v + 1) * k]);
+    }
+    Ok(())
 }
 
 /// Trained state shared by ICA and GS.
@@ -309,8 +446,6 @@ fn bootstrap_with<C: LocalClassifier + Clone>(
     let n = graph.num_nodes();
     let observed: Vec<Option<u32>> = graph.labels().to_vec();
     let nf = graph.num_features();
-    let y: Vec<u32> = known.iter().filter_map(|&v| observed[v]).collect();
-    let w: Option<Vec<f64>> = weights.map(|w| known.iter().map(|&v| w[v]).collect());
     let mut probs = vec![0.0; n * k];
     for &v in &known {
         if let Some(c) = observed[v] {
@@ -332,26 +467,7 @@ fn bootstrap_with<C: LocalClassifier + Clone>(
             }
         }
         Bootstrap::ContentOnly => {
-            let content_rows: Vec<FeatureRow<'_>> = known
-                .iter()
-                .map(|&v| FeatureRow {
-                    attributes: graph.attributes_of(NodeId::new(v)),
-                    num_attributes: nf,
-                    relational: &[],
-                })
-                .collect();
-            let mut content = prototype.clone();
-            content
-                .fit(&content_rows, &y, w.as_deref(), k)
-                .map_err(wrap)?;
-            for &v in &unknown {
-                let row = FeatureRow {
-                    attributes: graph.attributes_of(NodeId::new(v)),
-                    num_attributes: nf,
-                    relational: &[],
-                };
-                content.predict_proba(&row, &mut probs[v * k..(v + 1) * k]);
-            }
+            content_only_probs(graph, prototype, &known, &unknown, weights, k, &mut probs)?;
         }
     }
     for &v in &unknown {

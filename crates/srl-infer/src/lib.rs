@@ -60,8 +60,9 @@ pub mod uai;
 
 pub use bp::{BpKernel, BpMode, LoopyBp, Schedule};
 pub use collective::{
-    Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, FeatureRow, IterativeClassification,
-    LocalClassifier, NodeOrdering, aggregate_neighbors, fit_relational_classifier,
+    Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, ContentOnly, FeatureRow,
+    IterativeClassification, LocalClassifier, NodeOrdering, aggregate_neighbors,
+    fit_relational_classifier,
 };
 pub use error::InferError;
 pub use exact::Exact;

@@ -154,7 +154,8 @@ impl LogisticRegressionParams {
     ///
     /// # Arguments
     /// - `x`: `n x d` attributes (dense or sparse).
-    /// - `labels`: `n` labels in `0..num_classes`.
+    /// - `labels`: `n` labels in `0..num_classes` (`u32`, the label type of
+    ///   `RelationalGraph::labels` and srl-infer's `LocalClassifier::fit`).
     /// - `num_classes`: `k >= 1`.
     /// - `sample_weights`: optional `n` finite weights `>= 0`.
     ///
@@ -163,7 +164,7 @@ impl LogisticRegressionParams {
     pub fn fit(
         &self,
         x: &Attributes,
-        labels: &[usize],
+        labels: &[u32],
         num_classes: usize,
         sample_weights: Option<&[f64]>,
     ) -> Result<LogisticRegression, LearnError> {
@@ -175,7 +176,8 @@ impl LogisticRegressionParams {
     ///
     /// # Arguments
     /// - `rows`: `n` attribute rows, each with column indices `< num_features`.
-    /// - `labels`: `n` labels in `0..num_classes`.
+    /// - `labels`: `n` labels in `0..num_classes` (`u32`, the label type of
+    ///   `RelationalGraph::labels` and srl-infer's `LocalClassifier::fit`).
     /// - `sample_weights`: optional `n` finite weights `>= 0` (weight `s` counts a row `s`
     ///   times; the prior is not reweighted).
     ///
@@ -196,7 +198,7 @@ impl LogisticRegressionParams {
         &self,
         rows: &[AttributeRow<'_>],
         num_features: usize,
-        labels: &[usize],
+        labels: &[u32],
         num_classes: usize,
         sample_weights: Option<&[f64]>,
     ) -> Result<LogisticRegression, LearnError> {
@@ -207,7 +209,7 @@ impl LogisticRegressionParams {
         &self,
         rows: &[T],
         num_features: usize,
-        labels: &[usize],
+        labels: &[u32],
         num_classes: usize,
         sample_weights: Option<&[f64]>,
     ) -> Result<LogisticRegression, LearnError> {
@@ -243,10 +245,10 @@ impl LogisticRegressionParams {
             }
         }
         for (i, (&y, row)) in labels.iter().zip(rows).enumerate() {
-            if y >= k {
+            if y as usize >= k {
                 return Err(LearnError::LabelOutOfRange {
                     index: i,
-                    label: y,
+                    label: y as usize,
                     num_labels: k,
                 });
             }
@@ -273,7 +275,7 @@ impl LogisticRegressionParams {
                     continue;
                 }
                 scores_into(w, b, fit_intercept, row, d, &mut scores);
-                let y = labels[i];
+                let y = labels[i] as usize;
                 let score_y = scores[y];
                 // scores now become probabilities; the loss is log Σ exp − score of y.
                 let lse = softmax_in_place(&mut scores);
@@ -470,8 +472,8 @@ impl LogisticRegression {
     /// # Panics
     /// If a column index of `x` is `>= d`.
     #[must_use]
-    pub fn predict(&self, x: AttributeRow<'_>) -> usize {
-        argmax(&self.predict_proba(x))
+    pub fn predict(&self, x: AttributeRow<'_>) -> u32 {
+        argmax(&self.predict_proba(x)) as u32
     }
 }
 
@@ -543,10 +545,9 @@ impl LocalClassifier for LocalLogisticRegression {
                 found: r.dim(),
             });
         }
-        let labels: Vec<usize> = labels.iter().map(|&l| l as usize).collect();
         self.model = Some(
             self.params
-                .fit_generic(rows, d, &labels, num_classes, weights)?,
+                .fit_generic(rows, d, labels, num_classes, weights)?,
         );
         Ok(())
     }
@@ -587,7 +588,7 @@ pub(crate) fn argmax(v: &[f64]) -> usize {
 mod tests {
     use super::*;
 
-    fn fixture() -> (Attributes, Vec<usize>, Vec<f64>) {
+    fn fixture() -> (Attributes, Vec<u32>, Vec<f64>) {
         let x = vec![
             [1.0, 0.0, 2.0],
             [0.5, 1.0, 0.0],

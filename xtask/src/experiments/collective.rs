@@ -41,11 +41,12 @@ use srl_eval::cv::{Fold, Folds, par_cross_validate};
 use srl_eval::metrics::accuracy;
 use srl_eval::{MatchedAverage, ResultRow, ResultsTable, Summary};
 use srl_graph::{
-    KFold, LinqsOptions, NodeId, RelationalGraph, load_linqs, stratified_snowball_splits,
+    HoldOut, KFold, LinqsOptions, NodeId, RelationalGraph, Split, load_linqs,
+    stratified_snowball_splits,
 };
 use srl_infer::{
-    Aggregator, CollectiveGibbs, FeatureRow, IterativeClassification, LocalClassifier, LoopyBp,
-    MarginalInference, MeanField, aggregate_neighbors, fit_relational_classifier,
+    Aggregator, CollectiveGibbs, ContentOnly, FeatureRow, IterativeClassification, LocalClassifier,
+    LoopyBp, MarginalInference, MeanField, aggregate_neighbors, fit_relational_classifier,
 };
 use srl_learn::{
     Lambda, LocalLogisticRegression, LogisticRegressionParams, RelationalMarkovNetwork,
@@ -245,39 +246,6 @@ fn lr(c: f64, tol: f64) -> LocalLogisticRegression {
     })
 }
 
-/// CO: fits `classifier` on the training nodes' words and labels the test nodes.
-fn content_only<C: LocalClassifier>(
-    graph: &RelationalGraph,
-    fold: &Fold<'_>,
-    mut classifier: C,
-) -> anyhow::Result<Vec<u32>> {
-    let nf = graph.num_features();
-    let k = graph.num_labels();
-    let row = |v: usize| FeatureRow {
-        attributes: graph.attributes_of(NodeId::new(v)),
-        num_attributes: nf,
-        relational: &[],
-    };
-    let rows: Vec<FeatureRow<'_>> = fold.train.iter().map(|&v| row(v)).collect();
-    let labels: Vec<u32> = fold
-        .train
-        .iter()
-        .map(|&v| graph.labels()[v].ok_or_else(|| anyhow!("training node {v} has no label")))
-        .collect::<anyhow::Result<_>>()?;
-    classifier
-        .fit(&rows, &labels, None, k)
-        .map_err(|e| anyhow!("fitting the content-only classifier: {e}"))?;
-    let mut p = vec![0.0; k];
-    Ok(fold
-        .test
-        .iter()
-        .map(|&v| {
-            classifier.predict_proba(&row(v), &mut p);
-            argmax(&p) as u32
-        })
-        .collect())
-}
-
 /// Index of the largest entry (lowest index on ties).
 fn argmax(p: &[f64]) -> usize {
     let mut best = 0;
@@ -405,19 +373,14 @@ pub(crate) fn run_split(
     fold: &Fold<'_>,
     stream: u64,
 ) -> anyhow::Result<SplitRun> {
-    let observed: Vec<Option<u32>> = graph
-        .labels()
-        .iter()
-        .zip(fold.in_test)
-        .map(|(&l, &t)| if t { None } else { l })
-        .collect();
-    let hidden = graph.with_labels(observed)?;
+    let held_out = HoldOut::new(graph, Split::from_test_mask(fold.in_test.to_vec()))?;
+    let hidden = held_out.observed();
     let test_of = |labels: &[u32]| -> Vec<u32> { fold.test.iter().map(|&v| labels[v]).collect() };
     let uses = |l: Local| setup.methods.iter().any(|m| m.local() == Some(l));
     // LR prior strength from the inner CV on this split's training nodes.
     let (lr_c, lr_inner, tune_seconds) = if uses(Local::Lr) {
         let start = Instant::now();
-        let (c, acc) = tune_lr(setup, &hidden, fold, &mut ctx.rng(stream * 16 + 15))?;
+        let (c, acc) = tune_lr(setup, hidden, fold, &mut ctx.rng(stream * 16 + 15))?;
         (Some(c), acc, start.elapsed().as_secs_f64())
     } else {
         (None, Vec::new(), 0.0)
@@ -432,13 +395,13 @@ pub(crate) fn run_split(
             .any(|m| matches!(m, Method::Ica(x) | Method::Gs(x) if *x == l))
     };
     let rel_nb = needs_rel(Local::Nb)
-        .then(|| relational(&hidden, setup, &nb_proto))
+        .then(|| relational(hidden, setup, &nb_proto))
         .transpose()?;
     let rel_mnb = needs_rel(Local::Mnb)
-        .then(|| relational(&hidden, setup, &mnb_proto))
+        .then(|| relational(hidden, setup, &mnb_proto))
         .transpose()?;
     let rel_lr = needs_rel(Local::Lr)
-        .then(|| relational(&hidden, setup, &lr_proto))
+        .then(|| relational(hidden, setup, &lr_proto))
         .transpose()?;
     let missing = || anyhow!("relational classifier not fitted");
     let mut out = Vec::with_capacity(setup.methods.len());
@@ -447,9 +410,15 @@ pub(crate) fn run_split(
         let start = Instant::now();
         let mut extra = 0.0;
         let (predicted, iterations, converged) = match method {
-            Method::Co(Local::Nb) => (content_only(&hidden, fold, nb_proto.clone())?, 0, true),
-            Method::Co(Local::Mnb) => (content_only(&hidden, fold, mnb_proto.clone())?, 0, true),
-            Method::Co(Local::Lr) => (content_only(&hidden, fold, lr_proto.clone())?, 0, true),
+            Method::Co(local) => {
+                let r = match local {
+                    Local::Nb => ContentOnly.run(hidden, &nb_proto, None),
+                    Local::Mnb => ContentOnly.run(hidden, &mnb_proto, None),
+                    Local::Lr => ContentOnly.run(hidden, &lr_proto, None),
+                }
+                .context(method.name())?;
+                (test_of(&r.labels), 0, true)
+            }
             Method::Ica(local) | Method::Gs(local) => {
                 let ica = matches!(method, Method::Ica(_));
                 let r = match local {
@@ -457,27 +426,27 @@ pub(crate) fn run_split(
                         let r = rel_nb.as_ref().ok_or_else(missing)?;
                         extra = r.fit_seconds;
                         if ica {
-                            setup.ica.run_fitted(&hidden, &r.model, &mut rng)
+                            setup.ica.run_fitted(hidden, &r.model, &mut rng)
                         } else {
-                            setup.gs.run_fitted(&hidden, &r.model, &mut rng)
+                            setup.gs.run_fitted(hidden, &r.model, &mut rng)
                         }
                     }
                     Local::Mnb => {
                         let r = rel_mnb.as_ref().ok_or_else(missing)?;
                         extra = r.fit_seconds;
                         if ica {
-                            setup.ica.run_fitted(&hidden, &r.model, &mut rng)
+                            setup.ica.run_fitted(hidden, &r.model, &mut rng)
                         } else {
-                            setup.gs.run_fitted(&hidden, &r.model, &mut rng)
+                            setup.gs.run_fitted(hidden, &r.model, &mut rng)
                         }
                     }
                     Local::Lr => {
                         let r = rel_lr.as_ref().ok_or_else(missing)?;
                         extra = r.fit_seconds;
                         if ica {
-                            setup.ica.run_fitted(&hidden, &r.model, &mut rng)
+                            setup.ica.run_fitted(hidden, &r.model, &mut rng)
                         } else {
-                            setup.gs.run_fitted(&hidden, &r.model, &mut rng)
+                            setup.gs.run_fitted(hidden, &r.model, &mut rng)
                         }
                     }
                 }
@@ -488,8 +457,8 @@ pub(crate) fn run_split(
                     r.convergence.converged,
                 )
             }
-            Method::Lbp => global(setup, &hidden, fold, &setup.lbp, &mut rng)?,
-            Method::Mf => global(setup, &hidden, fold, &setup.mf, &mut rng)?,
+            Method::Lbp => global(setup, hidden, fold, &setup.lbp, &mut rng)?,
+            Method::Mf => global(setup, hidden, fold, &setup.mf, &mut rng)?,
         };
         out.push(MethodRun {
             predicted,
@@ -652,7 +621,7 @@ fn class_mix_distance(graph: &RelationalGraph, tests: &[Vec<usize>]) -> f64 {
         let mut c = vec![0.0; k + 1];
         let mut n = 0.0;
         for v in nodes {
-            c[graph.label(NodeId::new(v)).unwrap_or(k)] += 1.0;
+            c[graph.label(NodeId::new(v)).map_or(k, |l| l as usize)] += 1.0;
             n += 1.0;
         }
         c.iter().map(|x| x / f64::max(n, 1.0)).collect::<Vec<f64>>()

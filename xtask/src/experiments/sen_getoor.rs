@@ -257,7 +257,7 @@ fn run_methods(
         .filter(|&v| train[v])
         .map(|v| train_graph.attributes_of(NodeId::new(v)))
         .collect();
-    let labels: Vec<usize> = (0..train_graph.num_nodes())
+    let labels: Vec<u32> = (0..train_graph.num_nodes())
         .filter(|&v| train[v])
         .map(|v| train_graph.label(NodeId::new(v)).unwrap_or(0))
         .collect();
