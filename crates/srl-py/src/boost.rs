@@ -9,11 +9,12 @@ use pyo3::types::PyDict;
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use srl_boost::{
-    Atom, Background, NegativeSampling, OtherTargets, SoftRfgb, SoftRfgbParams, Split, TreeParams,
+    Atom, Background, MlnBoost, MlnBoostParams, NegativeSampling, OtherTargets,
+    RelationalRegressionTree, SoftRfgb, SoftRfgbParams, Split, TreeParams,
 };
 
 use crate::errors::{self, value_error};
-use crate::model_file::{self, KIND_SOFT_RFGB, ModelFile, Provenance};
+use crate::model_file::{self, KIND_MLN_BOOST, KIND_SOFT_RFGB, ModelFile, Provenance};
 
 pyo3::create_exception!(
     srl,
@@ -441,12 +442,13 @@ impl BoostConfig {
 
     /// The arguments stored in a model file (`parameters.estimator.params`), or, for a
     /// file written by `srl boost learn`, the ones the model itself records.
-    fn from_file(file: &ModelFile) -> Self {
+    fn from_file(file: &ModelFile, model: &Model) -> Self {
+        let (alpha, beta) = model.alpha_beta();
         let mut c = Self {
-            target: Some(file.model.target().to_owned()),
-            n_estimators: file.model.trees().len().max(1),
-            alpha: file.model.alpha(),
-            beta: file.model.beta(),
+            target: Some(model.target().to_owned()),
+            n_estimators: model.trees().len().max(1),
+            alpha,
+            beta,
             random_state: file.provenance.seed.unwrap_or(1),
             ..Self::default()
         };
@@ -503,10 +505,71 @@ impl BoostConfig {
     }
 }
 
+/// A fitted boosted model: RFGB / Soft-RFGB or MLN-Boost.
+#[derive(Clone, Debug)]
+pub enum Model {
+    /// `srl_boost::SoftRfgb` (BoostedRDN, SoftBoostedRDN).
+    Rdn(SoftRfgb),
+    /// `srl_boost::MlnBoost` (BoostedMLN).
+    Mln(MlnBoost),
+}
+
+impl Model {
+    fn target(&self) -> &str {
+        match self {
+            Self::Rdn(m) => m.target(),
+            Self::Mln(m) => m.target(),
+        }
+    }
+    fn trees(&self) -> &[RelationalRegressionTree] {
+        match self {
+            Self::Rdn(m) => m.trees(),
+            Self::Mln(m) => m.trees(),
+        }
+    }
+    fn alpha_beta(&self) -> (f64, f64) {
+        match self {
+            Self::Rdn(m) => (m.alpha(), m.beta()),
+            Self::Mln(_) => (0.0, 0.0),
+        }
+    }
+    fn train_log_likelihood(&self) -> &[f64] {
+        match self {
+            Self::Rdn(m) => m.train_log_likelihood(),
+            Self::Mln(m) => m.train_log_likelihood(),
+        }
+    }
+    fn scores(
+        &self,
+        db: &srl_boost::Database,
+        ex: &srl_boost::Examples,
+        log_odds: bool,
+    ) -> Result<Vec<f64>, srl_boost::BoostError> {
+        match (self, log_odds) {
+            (Self::Rdn(m), true) => m.decision_function(db, ex),
+            (Self::Rdn(m), false) => m.predict_proba(db, ex),
+            (Self::Mln(m), true) => m.decision_function(db, ex),
+            (Self::Mln(m), false) => m.predict_proba(db, ex),
+        }
+    }
+    fn text(&self) -> String {
+        match self {
+            Self::Rdn(m) => m.to_string(),
+            Self::Mln(m) => m.to_string(),
+        }
+    }
+    fn to_json(&self) -> Result<serde_json::Value, serde_json::Error> {
+        match self {
+            Self::Rdn(m) => serde_json::to_value(m),
+            Self::Mln(m) => serde_json::to_value(m),
+        }
+    }
+}
+
 /// A fitted model and where it came from.
 #[derive(Clone, Debug)]
 pub struct Fitted {
-    model: SoftRfgb,
+    model: Model,
     params: SoftRfgbParams,
     data: String,
     settings: Option<String>,
@@ -515,6 +578,8 @@ pub struct Fitted {
 /// The state of a boosting estimator.
 #[derive(Clone, Debug, Default)]
 pub struct BoostCore {
+    /// MLN-Boost instead of RFGB.
+    mln: bool,
     cfg: BoostConfig,
     fitted: Option<Fitted>,
 }
@@ -528,11 +593,20 @@ impl BoostCore {
         })?;
         let (params, settings) = self.cfg.params(&db.bk)?;
         let seed = self.cfg.random_state;
+        let mln = self.mln;
         let model = py
             .detach(|| {
                 let split = db.split(&target)?;
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                params.fit(&split.db, &db.bk, &split.examples, &mut rng)
+                if mln {
+                    MlnBoostParams::from_rfgb(&params)
+                        .fit(&split.db, &db.bk, &split.examples, &mut rng)
+                        .map(Model::Mln)
+                } else {
+                    params
+                        .fit(&split.db, &db.bk, &split.examples, &mut rng)
+                        .map(Model::Rdn)
+                }
             })
             .map_err(errors::boost)?;
         self.fitted = Some(Fitted {
@@ -556,18 +630,19 @@ impl BoostCore {
         let f = self.fitted()?;
         py.detach(|| {
             let split = db.split(f.model.target())?;
-            if log_odds {
-                f.model.decision_function(&split.db, &split.examples)
-            } else {
-                f.model.predict_proba(&split.db, &split.examples)
-            }
+            f.model.scores(&split.db, &split.examples, log_odds)
         })
         .map_err(errors::boost)
     }
 
     fn model_file(&self, class: &str, soft: bool) -> PyResult<ModelFile> {
         let f = self.fitted()?;
-        let mut parameters = serde_json::to_value(&f.params).map_err(value_error)?;
+        let mut parameters = if self.mln {
+            serde_json::to_value(MlnBoostParams::from_rfgb(&f.params))
+        } else {
+            serde_json::to_value(&f.params)
+        }
+        .map_err(value_error)?;
         if let serde_json::Value::Object(m) = &mut parameters {
             m.insert(
                 "estimator".to_owned(),
@@ -577,7 +652,7 @@ impl BoostCore {
         Ok(ModelFile {
             format: model_file::FORMAT.to_owned(),
             version: model_file::VERSION,
-            kind: KIND_SOFT_RFGB.to_owned(),
+            kind: self.kind().to_owned(),
             provenance: Provenance {
                 data: f.data.clone(),
                 seed: Some(self.cfg.random_state),
@@ -585,22 +660,46 @@ impl BoostCore {
                 command: format!("{}.fit (Python bindings)", self.cfg.repr(class, soft)),
             },
             parameters,
-            model: f.model.clone(),
+            model: f.model.to_json().map_err(value_error)?,
         })
     }
 
-    fn from_model_file(file: ModelFile) -> Self {
-        let params = serde_json::from_value::<SoftRfgbParams>(file.parameters.clone())
-            .unwrap_or_else(|_| SoftRfgbParams::soft(file.model.alpha(), file.model.beta()));
-        Self {
-            cfg: BoostConfig::from_file(&file),
+    fn kind(&self) -> &'static str {
+        if self.mln {
+            KIND_MLN_BOOST
+        } else {
+            KIND_SOFT_RFGB
+        }
+    }
+
+    fn from_model_file(file: ModelFile, mln: bool, source: &Path) -> PyResult<Self> {
+        let malformed = |e: serde_json::Error| {
+            value_error(format!("{}: malformed model: {e}", source.display()))
+        };
+        let model = if mln {
+            Model::Mln(serde_json::from_value(file.model.clone()).map_err(malformed)?)
+        } else {
+            Model::Rdn(serde_json::from_value(file.model.clone()).map_err(malformed)?)
+        };
+        let (alpha, beta) = model.alpha_beta();
+        let params = if mln {
+            serde_json::from_value::<MlnBoostParams>(file.parameters.clone())
+                .map(|p| p.as_rfgb())
+                .unwrap_or_default()
+        } else {
+            serde_json::from_value::<SoftRfgbParams>(file.parameters.clone())
+                .unwrap_or_else(|_| SoftRfgbParams::soft(alpha, beta))
+        };
+        Ok(Self {
+            mln,
+            cfg: BoostConfig::from_file(&file, &model),
             fitted: Some(Fitted {
                 params,
                 data: file.provenance.data.clone(),
                 settings: None,
-                model: file.model,
+                model,
             }),
-        }
+        })
     }
 }
 
@@ -721,18 +820,19 @@ macro_rules! boost_methods {
             /// text that is not a model, ValueError for another format, version or kind.
             #[staticmethod]
             fn from_json(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-                let file = py.detach(|| model_file::load(&path))?;
+                let file = py.detach(|| model_file::load(&path, Self::KIND))?;
                 Ok(Self {
-                    core: BoostCore::from_model_file(file),
+                    core: BoostCore::from_model_file(file, Self::MLN, &path)?,
                 })
             }
 
             /// `from_json` on JSON text (errors name `<string>`).
             #[staticmethod]
             fn from_json_string(text: &str) -> PyResult<Self> {
-                let file = model_file::parse(text, Path::new("<string>"))?;
+                let source = Path::new("<string>");
+                let file = model_file::parse(text, source, Self::KIND)?;
                 Ok(Self {
-                    core: BoostCore::from_model_file(file),
+                    core: BoostCore::from_model_file(file, Self::MLN, source)?,
                 })
             }
 
@@ -782,7 +882,7 @@ macro_rules! boost_methods {
             /// The trees as text (BoostSRL-style clauses, one tree after another).
             fn __str__(&self) -> String {
                 match &self.core.fitted {
-                    Some(f) => f.model.to_string(),
+                    Some(f) => f.model.text(),
                     None => self.__repr__(),
                 }
             }
@@ -799,6 +899,11 @@ macro_rules! boost_methods {
 #[pyclass(module = "srl", name = "BoostedRDN")]
 pub struct BoostedRdn {
     core: BoostCore,
+}
+
+impl BoostedRdn {
+    const KIND: &'static str = KIND_SOFT_RFGB;
+    const MLN: bool = false;
 }
 
 boost_methods!(BoostedRdn, "BoostedRDN", false, {
@@ -842,6 +947,68 @@ boost_methods!(BoostedRdn, "BoostedRDN", false, {
                     random_state,
                 },
                 fitted: None,
+                mln: Self::MLN,
+            },
+        }
+    }
+});
+
+/// MLN-Boost: a boosted Markov logic network for one target predicate (Khot et al. 2011,
+/// the tree-based learner of BoostSRL's `-mln`; srlearn's `BoostedMLN`): each leaf is a
+/// weighted clause whose weight multiplies its number of true groundings. Same arguments
+/// and methods as `BoostedRDN`; model files have kind `mln-boost`.
+#[pyclass(module = "srl", name = "BoostedMLN")]
+pub struct BoostedMln {
+    core: BoostCore,
+}
+
+impl BoostedMln {
+    const KIND: &'static str = KIND_MLN_BOOST;
+    const MLN: bool = true;
+}
+
+boost_methods!(BoostedMln, "BoostedMLN", false, {
+    #[new]
+    #[pyo3(signature = (
+        target = None, n_estimators = 10, *, neg_pos_ratio = None, resample_negatives = true,
+        step = 1.0, preset = "boostsrl".to_owned(), max_tree_depth = None, node_size = None,
+        max_leaves = None, min_leaf_examples = None, use_setparam = true, random_state = 1
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        target: Option<String>,
+        n_estimators: usize,
+        neg_pos_ratio: Option<f64>,
+        resample_negatives: bool,
+        step: f64,
+        preset: String,
+        max_tree_depth: Option<usize>,
+        node_size: Option<usize>,
+        max_leaves: Option<usize>,
+        min_leaf_examples: Option<usize>,
+        use_setparam: bool,
+        random_state: u64,
+    ) -> Self {
+        Self {
+            core: BoostCore {
+                cfg: BoostConfig {
+                    target,
+                    n_estimators,
+                    alpha: 0.0,
+                    beta: 0.0,
+                    neg_pos_ratio,
+                    resample_negatives,
+                    step,
+                    preset,
+                    max_tree_depth,
+                    node_size,
+                    max_leaves,
+                    min_leaf_examples,
+                    use_setparam,
+                    random_state,
+                },
+                fitted: None,
+                mln: Self::MLN,
             },
         }
     }
@@ -852,6 +1019,11 @@ boost_methods!(BoostedRdn, "BoostedRDN", false, {
 #[pyclass(module = "srl", name = "SoftBoostedRDN")]
 pub struct SoftBoostedRdn {
     core: BoostCore,
+}
+
+impl SoftBoostedRdn {
+    const KIND: &'static str = KIND_SOFT_RFGB;
+    const MLN: bool = false;
 }
 
 boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
@@ -903,6 +1075,7 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
                     random_state,
                 },
                 fitted: None,
+                mln: Self::MLN,
             },
         })
     }

@@ -8,7 +8,7 @@
 //!
 //! | Python | Rust |
 //! |---|---|
-//! | `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN` | srl-boost `SoftRfgbParams::fit`, `SoftRfgb` |
+//! | `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN`, `srl.BoostedMLN` | srl-boost `SoftRfgbParams::fit`, `SoftRfgb`, `MlnBoostParams::fit`, `MlnBoost` |
 //! | `srl.PairwiseMRF` (`loopy_bp`, `mean_field`, `gibbs`, `exact`) | srl-infer `PairwiseMrf`, `LoopyBp`, `MeanField`, `Gibbs`, `Exact` |
 //! | `srl.BayesianNetwork` (`from_bif`, `trim`) | srl-bayes `read_bif`, `JointAgreement`, `BranchAndBound` |
 //! | `srl.load_linqs`, `srl.ICA`, `srl.CollectiveGibbs`, `srl.ContentOnly` | srl-graph `load_linqs`, srl-infer `IterativeClassification`, `CollectiveGibbs`, srl-learn `LogisticRegression` |
@@ -36,6 +36,7 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<boost::PyDatabase>()?;
     m.add_class::<boost::BoostedRdn>()?;
     m.add_class::<boost::SoftBoostedRdn>()?;
+    m.add_class::<boost::BoostedMln>()?;
     m.add_class::<infer::PyPairwiseMrf>()?;
     m.add_class::<infer::PyMarginals>()?;
     m.add_class::<infer::PyConvergence>()?;

@@ -27,6 +27,8 @@ pub const FORMAT: &str = "srl-model";
 pub const VERSION: u32 = 1;
 /// The `kind` of a Soft-RFGB / RFGB model (as in srl-cli).
 pub const KIND_SOFT_RFGB: &str = "soft-rfgb";
+/// The `kind` of an MLN-Boost model (as in srl-cli).
+pub const KIND_MLN_BOOST: &str = "mln-boost";
 
 /// Where a model came from (the CLI's `Provenance`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -48,14 +50,15 @@ pub struct ModelFile {
     pub format: String,
     /// Always [`VERSION`] when written here.
     pub version: u32,
-    /// Always [`KIND_SOFT_RFGB`].
+    /// [`KIND_SOFT_RFGB`] or [`KIND_MLN_BOOST`].
     pub kind: String,
     /// Where the model came from.
     pub provenance: Provenance,
     /// The learning parameters (free-form JSON).
     pub parameters: serde_json::Value,
-    /// The model.
-    pub model: srl_boost::SoftRfgb,
+    /// The model (`srl_boost::SoftRfgb` or `srl_boost::MlnBoost` serialised with serde),
+    /// decoded by the estimator according to `kind`.
+    pub model: serde_json::Value,
 }
 
 /// The pretty JSON text of `file` (one trailing newline, as the CLI writes it).
@@ -86,12 +89,12 @@ pub fn write_atomic(path: &Path, text: &str) -> PyResult<()> {
 }
 
 /// Parses and checks a model file's text: `format` must be [`FORMAT`], `version`
-/// [`VERSION`], `kind` [`KIND_SOFT_RFGB`] (the checks and messages of the CLI).
+/// [`VERSION`], `kind` the estimator's `kind` (the checks and messages of the CLI).
 ///
 /// # Errors
 /// `srl.ParseError` (a `ValueError`) with the file and line for text that is not JSON or
 /// a malformed model; `ValueError` naming the file for another format, version or kind.
-pub fn parse(text: &str, source: &Path) -> PyResult<ModelFile> {
+pub fn parse(text: &str, source: &Path, want: &str) -> PyResult<ModelFile> {
     let head: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| parse_error(source, e.line(), &format!("not a JSON model file: {e}")))?;
     let name = source.display();
@@ -119,9 +122,9 @@ pub fn parse(text: &str, source: &Path) -> PyResult<ModelFile> {
         .get("kind")
         .and_then(serde_json::Value::as_str)
         .unwrap_or("?");
-    if kind != KIND_SOFT_RFGB {
+    if kind != want {
         return Err(value_error(format!(
-            "{name}: holds a {kind} model, expected a {KIND_SOFT_RFGB} model"
+            "{name}: holds a {kind} model, expected a {want} model"
         )));
     }
     serde_json::from_str(text)
@@ -132,8 +135,8 @@ pub fn parse(text: &str, source: &Path) -> PyResult<ModelFile> {
 ///
 /// # Errors
 /// `OSError` for an unreadable file; as [`parse`].
-pub fn load(path: &Path) -> PyResult<ModelFile> {
+pub fn load(path: &Path, want: &str) -> PyResult<ModelFile> {
     let text =
         std::fs::read_to_string(path).map_err(|e| os_error(path, "cannot read model file", &e))?;
-    parse(&text, path)
+    parse(&text, path, want)
 }

@@ -188,3 +188,27 @@ def test_imdb_fold1_matches_rust(srl_data_dir):
     p = model.predict_proba(test)
     assert p.shape == (IMDB_FOLD1_RUST_N,)
     assert p.tolist() == IMDB_FOLD1_RUST_PROBS
+
+
+def test_boosted_mln_fits_predicts_and_round_trips(tmp_path, data):
+    train = srl.Database.from_folder(data / "boost" / "train")
+    test = srl.Database.from_folder(data / "boost" / "test", prefix="test")
+    mln = srl.BoostedMLN(target="cancer", n_estimators=5, min_leaf_examples=1).fit(train)
+    p = mln.predict_proba(test)
+    _, y = test.examples("cancer")
+    assert p.shape == y.shape and ((p > 0) & (p < 1)).all()
+    assert p[y].mean() > p[~y].mean()
+    assert len(mln.estimators_) == 5 and mln.train_log_likelihood_.shape == (6,)
+    path = tmp_path / "mln.json"
+    mln.to_json(str(path))
+    env = json.loads(path.read_text())
+    assert env["kind"] == "mln-boost" and env["parameters"]["estimator"]["class"] == "BoostedMLN"
+    back = srl.BoostedMLN.from_json(str(path))
+    assert np.array_equal(back.predict_proba(test), p)
+    assert back.get_params() == mln.get_params()
+    # the kinds are checked both ways
+    with pytest.raises(ValueError, match="holds a mln-boost model"):
+        srl.BoostedRDN.from_json(str(path))
+    rdn = srl.BoostedRDN(target="cancer", min_leaf_examples=1).fit(train)
+    with pytest.raises(ValueError, match="holds a soft-rfgb model"):
+        srl.BoostedMLN.from_json_string(rdn.to_json())

@@ -3,8 +3,8 @@
 Thin bindings over the Rust crates of https://example.invalid/srl (every algorithm runs in
 Rust; this package converts arguments and results and maps errors):
 
-* Boosting (srl-boost): :class:`Database`, :class:`BoostedRDN`, :class:`SoftBoostedRDN`
-  (srlearn's names, scikit-learn's ``fit`` / ``predict`` / ``predict_proba`` /
+* Boosting (srl-boost): :class:`Database`, :class:`BoostedRDN`, :class:`SoftBoostedRDN`,
+  :class:`BoostedMLN` (srlearn's names, scikit-learn's ``fit`` / ``predict`` / ``predict_proba`` /
   ``get_params``; model files shared with the ``srl`` command).
 * Inference (srl-infer): :class:`PairwiseMRF` with ``loopy_bp``, ``mean_field``,
   ``gibbs``, ``exact`` returning :class:`Marginals`.
@@ -22,6 +22,7 @@ used before ``fit``.
 from ._srl import (  # noqa: F401
     __version__,
     BayesianNetwork,
+    BoostedMLN,
     BoostedRDN,
     Convergence,
     Database,
@@ -42,6 +43,7 @@ from ._collective import (  # noqa: F401
 
 __all__ = [
     "BayesianNetwork",
+    "BoostedMLN",
     "BoostedRDN",
     "CollectiveGibbs",
     "ContentOnly",

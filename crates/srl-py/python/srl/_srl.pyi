@@ -1,0 +1,256 @@
+"""Type stubs of the compiled module ``srl._srl`` (crates/srl-py/src). Shapes are given as
+``(n,)``, ``(n, k)``; probabilities in [0, 1]; log-potentials and log-odds in nats."""
+
+from os import PathLike
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+_Path = Union[str, PathLike]
+
+class ParseError(ValueError):
+    """A malformed line of an input file; ``filename`` and 1-based ``lineno`` set."""
+    filename: str
+    lineno: int
+
+class NotFittedError(ValueError):
+    """An estimator used before ``fit`` (or ``from_json``)."""
+
+class Database:
+    """BoostSRL-style relational data: examples, facts, background (modes, setParam).
+
+    Raises ParseError naming ``Database.pos`` / ``.neg`` / ``.facts`` / ``.modes`` and the
+    1-based item as the line for a malformed item."""
+    def __init__(
+        self,
+        pos: Optional[Sequence[str]] = None,
+        neg: Optional[Sequence[str]] = None,
+        facts: Optional[Sequence[str]] = None,
+        modes: Optional[Sequence[str]] = None,
+    ) -> None: ...
+    @staticmethod
+    def from_folder(path: _Path, prefix: str = "train", bk: Optional[_Path] = None) -> "Database":
+        """Reads PREFIX_pos.txt, PREFIX_neg.txt, PREFIX_facts.txt and the background
+        (``bk`` or PREFIX_bk.txt). OSError for missing files, ParseError (file, line)."""
+    @property
+    def pos(self) -> List[str]: ...
+    @property
+    def neg(self) -> List[str]: ...
+    @property
+    def facts(self) -> List[str]: ...
+    @property
+    def modes(self) -> List[str]: ...
+    @property
+    def settings(self) -> List[Tuple[str, str]]: ...
+    def examples(self, target: str) -> Tuple[List[str], npt.NDArray[np.bool_]]:
+        """Atoms of ``target`` in scoring order and their labels, shape (n,)."""
+
+class _Boosted:
+    def fit(self, database: Database) -> "_Boosted":
+        """Learns the trees (GIL released). ValueError for no target/examples, bad
+        parameters."""
+    def predict_proba(self, database: Database) -> npt.NDArray[np.float64]:
+        """P(atom true), shape (n,), in the order of ``database.examples(target)``."""
+    def decision_function(self, database: Database) -> npt.NDArray[np.float64]:
+        """Log-odds psi(x), shape (n,), nats."""
+    def predict(self, database: Database, threshold: float = 0.5) -> npt.NDArray[np.bool_]:
+        """``predict_proba(database) >= threshold``, shape (n,)."""
+    def get_params(self, deep: bool = True) -> Dict[str, Any]: ...
+    def set_params(self, **params: Any) -> "_Boosted": ...
+    def to_json(self, path: Optional[_Path] = None) -> Optional[str]:
+        """srl model file (format srl-model, version 1): written to ``path`` or returned."""
+    @property
+    def estimators_(self) -> List[List[str]]:
+        """Clauses of each tree."""
+    @property
+    def target_(self) -> str: ...
+    @property
+    def train_log_likelihood_(self) -> npt.NDArray[np.float64]:
+        """Shape (n_estimators + 1,), mean log-likelihood per example (nats)."""
+    @property
+    def settings_(self) -> Optional[str]: ...
+
+class BoostedRDN(_Boosted):
+    """RFGB (Natarajan et al. 2012) with BoostSRL's conventions; srlearn's names."""
+    def __init__(
+        self,
+        target: Optional[str] = None,
+        n_estimators: int = 10,
+        *,
+        neg_pos_ratio: Optional[float] = None,
+        resample_negatives: bool = True,
+        step: float = 1.0,
+        preset: Literal["boostsrl", "two_literal"] = "boostsrl",
+        max_tree_depth: Optional[int] = None,
+        node_size: Optional[int] = None,
+        max_leaves: Optional[int] = None,
+        min_leaf_examples: Optional[int] = None,
+        use_setparam: bool = True,
+        random_state: int = 1,
+    ) -> None: ...
+    @staticmethod
+    def from_json(path: _Path) -> "BoostedRDN":
+        """OSError, ParseError (file, line), ValueError (format, version, kind)."""
+    @staticmethod
+    def from_json_string(text: str) -> "BoostedRDN": ...
+
+class SoftBoostedRDN(_Boosted):
+    """Soft-RFGB (Yang et al. 2014): false negatives cost ``alpha``, false positives
+    ``beta`` (Eq. 3); alpha = beta = 0 is RFGB."""
+    def __init__(
+        self,
+        target: Optional[str] = None,
+        n_estimators: int = 10,
+        alpha: float = 0.0,
+        beta: float = 0.0,
+        *,
+        neg_pos_ratio: Optional[float] = None,
+        resample_negatives: bool = True,
+        step: float = 1.0,
+        preset: Literal["boostsrl", "two_literal"] = "boostsrl",
+        max_tree_depth: Optional[int] = None,
+        node_size: Optional[int] = None,
+        max_leaves: Optional[int] = None,
+        min_leaf_examples: Optional[int] = None,
+        use_setparam: bool = True,
+        random_state: int = 1,
+    ) -> None: ...
+    @staticmethod
+    def from_json(path: _Path) -> "SoftBoostedRDN": ...
+    @staticmethod
+    def from_json_string(text: str) -> "SoftBoostedRDN": ...
+
+class BoostedMLN(_Boosted):
+    """MLN-Boost (Khot et al. 2011); same arguments as BoostedRDN; kind ``mln-boost``."""
+    def __init__(
+        self,
+        target: Optional[str] = None,
+        n_estimators: int = 10,
+        *,
+        neg_pos_ratio: Optional[float] = None,
+        resample_negatives: bool = True,
+        step: float = 1.0,
+        preset: Literal["boostsrl", "two_literal"] = "boostsrl",
+        max_tree_depth: Optional[int] = None,
+        node_size: Optional[int] = None,
+        max_leaves: Optional[int] = None,
+        min_leaf_examples: Optional[int] = None,
+        use_setparam: bool = True,
+        random_state: int = 1,
+    ) -> None: ...
+    @staticmethod
+    def from_json(path: _Path) -> "BoostedMLN": ...
+    @staticmethod
+    def from_json_string(text: str) -> "BoostedMLN": ...
+
+class Convergence:
+    @property
+    def converged(self) -> bool: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def max_residual(self) -> float: ...
+
+class Marginals:
+    @property
+    def nodes(self) -> npt.NDArray[np.float64]:
+        """P(x_v = s), shape (n, k_max); rows sum to 1."""
+    @property
+    def convergence(self) -> Convergence: ...
+    @property
+    def log_partition(self) -> Optional[float]:
+        """log Z (nats), exact inference only."""
+    @property
+    def map_state(self) -> npt.NDArray[np.int64]:
+        """Shape (n,): best visited state (Gibbs) or per-node argmax."""
+
+class PairwiseMRF:
+    """P(x) ∝ exp(Σ θ_v(x_v) + Σ θ_uv(x_u, x_v)); ValueError for bad shapes/values."""
+    def __init__(
+        self,
+        unary: npt.ArrayLike,
+        edges: npt.ArrayLike,
+        pairwise: npt.ArrayLike,
+        evidence: Optional[npt.ArrayLike] = None,
+    ) -> None:
+        """unary (n, k); edges (m, 2); pairwise (k, k) shared or (m, k, k); evidence
+        (n,) with -1 = unobserved. Log-potentials in nats, -inf = zero potential."""
+    @staticmethod
+    def from_uai(path: _Path, evidence: Optional[_Path] = None) -> "PairwiseMRF": ...
+    @property
+    def num_nodes(self) -> int: ...
+    @property
+    def num_edges(self) -> int: ...
+    @property
+    def num_states(self) -> npt.NDArray[np.int64]: ...
+    def to_uai(self) -> str: ...
+    def loopy_bp(
+        self,
+        max_iters: int = 100,
+        tol: float = 1e-6,
+        damping: float = 0.0,
+        schedule: Literal["flooding", "sequential", "residual"] = "flooding",
+        max_product: bool = False,
+    ) -> Marginals: ...
+    def mean_field(
+        self,
+        max_iters: int = 200,
+        tol: float = 1e-6,
+        damping: float = 0.0,
+        sweep: Literal["sequential", "parallel"] = "sequential",
+    ) -> Marginals: ...
+    def gibbs(
+        self,
+        samples: int = 800,
+        burn_in: int = 200,
+        thinning: int = 1,
+        seed: int = 0,
+        split_tol: float = 0.05,
+    ) -> Marginals: ...
+    def exact(self, enumeration_limit_log2: int = 20) -> Marginals: ...
+
+class Trimming:
+    subset: List[str]
+    threshold: float
+    eca: float
+    cost: float
+    evaluations: int
+
+class BayesianNetwork:
+    @staticmethod
+    def from_bif(path: _Path) -> "BayesianNetwork": ...
+    @staticmethod
+    def from_file(path: _Path) -> "BayesianNetwork": ...
+    @property
+    def variables(self) -> List[str]: ...
+    @property
+    def leaves(self) -> List[str]: ...
+    def states(self, name: str) -> List[str]: ...
+    def parents(self, name: str) -> List[str]: ...
+    def trim(
+        self,
+        class_var: str,
+        state: Union[str, int],
+        features: Union[Sequence[str], Literal["leaves"]],
+        threshold: float,
+        budget: float,
+        costs: Optional[Sequence[float]] = None,
+    ) -> Trimming:
+        """Branch-and-bound trimming (Choi & Van den Broeck 2018); ValueError for bad
+        names, threshold outside [0, 1], bad costs or budget."""
+
+def _load_linqs(dir: _Path, name: str, directed: bool = False) -> Tuple[Any, ...]: ...
+def _run_collective(
+    method: str,
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int64],
+    data: npt.NDArray[np.float64],
+    num_features: int,
+    y: npt.NDArray[np.int64],
+    n_classes: int,
+    edges: npt.NDArray[np.int64],
+    directed: bool,
+    options: Dict[str, Any],
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], Convergence]: ...
