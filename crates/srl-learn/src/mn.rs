@@ -4,10 +4,12 @@
 
 use std::cell::RefCell;
 
-use rand::Rng;
+use rand::{Rng, SeedableRng as _};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use srl_graph::{EdgeId, NodeId, RelationalGraph};
-use srl_infer::{MapInference, MarginalInference, PairwiseMrf};
+use srl_infer::{MapInference, MarginalInference, Marginals, MrfParts, PairTable, PairwiseMrf};
 
 use crate::error::LearnError;
 use crate::optim::{FitReport, minimize};
@@ -24,6 +26,7 @@ use crate::relational::{
 /// | `tol` | `1e-5` | stop when ‖∇J‖ / (number of training nodes) is below `tol` | `> 0` |
 /// | `memory` | `10` | L-BFGS history | `>= 1` |
 /// | `edge_weights` | `None` | tying of edge weights; `None`: [`EdgeWeights::for_graph`] | |
+/// | `per_component` | `false` | run the inference on each connected component of the training model separately (in parallel) instead of once on the whole model | |
 ///
 /// The objective minimised over the training nodes `V_t` (with true labels `ỹ`) and the
 /// edges `E_t` between them is
@@ -47,6 +50,20 @@ pub struct RelationalMarkovNetworkParams {
     pub memory: usize,
     /// Edge weight tying (`None`: by graph directedness).
     pub edge_weights: Option<EdgeWeights>,
+    /// Inference per connected component of the training model (e.g. per snapshot of a
+    /// disjoint union of snapshot graphs), the components in parallel on the rayon pool,
+    /// combined in component order (same result for any thread count).
+    ///
+    /// The model factorises over its components, so with exact inference the objective
+    /// and gradient are the same as with `false` (to rounding). With loopy BP, flooding
+    /// messages never cross a component either; the only difference is the stopping rule:
+    /// each component stops at its own convergence or sweep cap, instead of every
+    /// component sweeping until the slowest one converges. A converged component therefore
+    /// ends at the same fixed point within the tolerance, and one that oscillates no longer
+    /// keeps all the others sweeping. `false` (the default) runs one inference on the whole
+    /// training model, as the published Sen & Getoor runs did.
+    #[serde(default)]
+    pub per_component: bool,
 }
 
 impl Default for RelationalMarkovNetworkParams {
@@ -57,6 +74,7 @@ impl Default for RelationalMarkovNetworkParams {
             tol: 1e-5,
             memory: 10,
             edge_weights: None,
+            per_component: false,
         }
     }
 }
@@ -148,7 +166,7 @@ impl RelationalMarkovNetworkParams {
         rng: &mut R,
     ) -> Result<RelationalMarkovNetwork, LearnError>
     where
-        I: MarginalInference,
+        I: MarginalInference + Sync,
         R: Rng + ?Sized,
     {
         check_opt(self.lambda, self.max_iters, self.tol, self.memory)?;
@@ -161,6 +179,11 @@ impl RelationalMarkovNetworkParams {
                 .unwrap_or_else(|| EdgeWeights::for_graph(graph)),
         };
         let scope = Scope::new(graph, train, &[])?;
+        let components = if self.per_component {
+            Components::of(scope.free.len(), &scope_edges(graph, &scope))
+        } else {
+            Components::whole(scope.free.len(), scope.full.len())
+        };
         let lambda = self.lambda;
         let rng = RefCell::new(rng);
         let failure: RefCell<Option<LearnError>> = RefCell::new(None);
@@ -171,6 +194,7 @@ impl RelationalMarkovNetworkParams {
                 graph,
                 &layout,
                 &scope,
+                &components,
                 &ytrue,
                 w,
                 inference,
@@ -364,13 +388,240 @@ pub(crate) fn pl_objective(
     value
 }
 
+/// The model edges of `scope` (both endpoints free) as pairs of free indices, in
+/// `scope.full` order (the edge order of [`Scope::mrf`]).
+fn scope_edges(graph: &RelationalGraph, scope: &Scope) -> Vec<(u32, u32)> {
+    scope
+        .full
+        .iter()
+        .map(|&e| {
+            let (u, v) = graph.edge(EdgeId(e));
+            (scope.free_of[u.index()], scope.free_of[v.index()])
+        })
+        .collect()
+}
+
+/// The connected components of a model's edge graph, so that inference runs on each
+/// component separately (e.g. the snapshots of a disjoint union of snapshot graphs).
+///
+/// The model factorises over its components: `log Z = Σ_c log Z_c` and every marginal is
+/// its component's marginal, exactly, and for loopy BP also the Bethe `log Z` and the
+/// messages (flooding messages never cross a component). Running LBP per component differs
+/// from one run on the union only in when it stops: each component stops at its own
+/// convergence (or the sweep cap) instead of every component sweeping until the slowest
+/// one has converged, so a converged component's messages are the same fixed point within
+/// the tolerance and a component that oscillates no longer keeps the others sweeping.
+/// Nodes without an edge are pooled into one edgeless part (nothing to iterate).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Components {
+    /// Per part: its model node indices, ascending (the edgeless pool last, if any).
+    nodes: Vec<Vec<u32>>,
+    /// Per part: its model edge indices, ascending.
+    edges: Vec<Vec<u32>>,
+    /// Model node → index within its part.
+    local: Vec<u32>,
+}
+
+impl Components {
+    /// Components of the graph on `n` nodes with `edges` (node indices `< n`), ordered by
+    /// their smallest node; isolated nodes pooled into one last part.
+    pub(crate) fn of(n: usize, edges: &[(u32, u32)]) -> Self {
+        fn find(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                let p = parent[parent[x as usize] as usize];
+                parent[x as usize] = p;
+                x = p;
+            }
+            x
+        }
+        let mut parent: Vec<u32> = (0..n as u32).collect();
+        let mut has_edge = vec![false; n];
+        for &(u, v) in edges {
+            has_edge[u as usize] = true;
+            has_edge[v as usize] = true;
+            let (a, b) = (find(&mut parent, u), find(&mut parent, v));
+            if a != b {
+                parent[a.max(b) as usize] = a.min(b);
+            }
+        }
+        let mut part_of_root = vec![u32::MAX; n];
+        let mut nodes: Vec<Vec<u32>> = Vec::new();
+        let mut isolated = Vec::new();
+        let mut part = vec![0u32; n];
+        let mut local = vec![0u32; n];
+        for v in 0..n as u32 {
+            if !has_edge[v as usize] {
+                isolated.push(v);
+                continue;
+            }
+            let r = find(&mut parent, v) as usize;
+            if part_of_root[r] == u32::MAX {
+                part_of_root[r] = nodes.len() as u32;
+                nodes.push(Vec::new());
+            }
+            let p = part_of_root[r];
+            part[v as usize] = p;
+            local[v as usize] = nodes[p as usize].len() as u32;
+            nodes[p as usize].push(v);
+        }
+        let mut part_edges = vec![Vec::new(); nodes.len()];
+        for (j, &(u, _)) in edges.iter().enumerate() {
+            part_edges[part[u as usize] as usize].push(j as u32);
+        }
+        if !isolated.is_empty() {
+            for (i, &v) in isolated.iter().enumerate() {
+                local[v as usize] = i as u32;
+            }
+            nodes.push(isolated);
+            part_edges.push(Vec::new());
+        }
+        Self {
+            nodes,
+            edges: part_edges,
+            local,
+        }
+    }
+
+    /// One part holding the whole model of `n` nodes and `m` edges (inference runs once on
+    /// the whole model).
+    pub(crate) fn whole(n: usize, m: usize) -> Self {
+        Self {
+            nodes: vec![(0..n as u32).collect()],
+            edges: vec![(0..m as u32).collect()],
+            local: (0..n as u32).collect(),
+        }
+    }
+
+    /// Number of parts.
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The sub-model of part `c` (unary rows, its edges renumbered, the shared tables).
+    fn sub_mrf(&self, mrf: &PairwiseMrf, c: usize) -> Result<PairwiseMrf, LearnError> {
+        let nodes = &self.nodes[c];
+        let mut unary = Vec::new();
+        for &v in nodes {
+            unary.extend_from_slice(mrf.unary(v as usize));
+        }
+        let edges: Vec<(u32, u32)> = self.edges[c]
+            .iter()
+            .map(|&e| {
+                let (u, v) = mrf.edge(e as usize);
+                (self.local[u], self.local[v])
+            })
+            .collect();
+        // the tables this part uses, renumbered in ascending order of their index
+        let mut used: Vec<u32> = self.edges[c]
+            .iter()
+            .map(|&e| mrf.edge_tables()[e as usize])
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        let edge_tables = self.edges[c]
+            .iter()
+            .map(|&e| used.partition_point(|&t| t < mrf.edge_tables()[e as usize]) as u32)
+            .collect();
+        let mut tables: Vec<PairTable> = used
+            .iter()
+            .map(|&t| mrf.tables()[t as usize].clone())
+            .collect();
+        if tables.is_empty() {
+            tables = mrf.tables().iter().take(1).cloned().collect();
+        }
+        let parts = MrfParts {
+            num_states: nodes.iter().map(|&v| mrf.num_states(v as usize)).collect(),
+            unary,
+            edges,
+            edge_tables,
+            tables,
+            evidence: Vec::new(),
+        };
+        PairwiseMrf::new(parts).map_err(|e| LearnError::Optimization {
+            reason: format!("building the model of component {c}: {e}"),
+        })
+    }
+}
+
+/// Marginals of `mrf` (no evidence, `k` states per node) computed one part of `parts` at a
+/// time, the parts in parallel (rayon); each part's inference gets its own ChaCha8 stream
+/// seeded from one draw of `rng` and the part index, and the results are combined in part
+/// order, so the outcome does not depend on the thread count.
+///
+/// Returns node marginals (`num_nodes · k`, row-major by model node), edge marginals
+/// (`num_edges · k²`, the product of the node marginals when the inference gives no edge
+/// beliefs) and `log Z = Σ_parts log Z_part` ([`log_partition`] of each part).
+fn infer_by_part<I, R>(
+    mrf: &PairwiseMrf,
+    parts: &Components,
+    k: usize,
+    inference: &I,
+    rng: &mut R,
+) -> Result<(Vec<f64>, Vec<f64>, f64), LearnError>
+where
+    I: MarginalInference + Sync,
+    R: Rng + ?Sized,
+{
+    let (n, m, kk) = (mrf.num_nodes(), mrf.num_edges(), k * k);
+    let mut node = vec![0.0; n * k];
+    let mut edge = vec![0.0; m * kk];
+    let fill_edges = |node: &[f64], edge: &mut [f64], j: usize, p: Option<&[f64]>| {
+        let t = &mut edge[j * kk..(j + 1) * kk];
+        match p {
+            Some(p) => t.copy_from_slice(p),
+            None => {
+                let (u, v) = mrf.edge(j);
+                for a in 0..k {
+                    for b in 0..k {
+                        t[a * k + b] = node[u * k + a] * node[v * k + b];
+                    }
+                }
+            }
+        }
+    };
+    if parts.len() <= 1 {
+        let marg = inference.infer_marginals(mrf, rng)?;
+        node.copy_from_slice(marg.node_all());
+        for j in 0..m {
+            fill_edges(&node, &mut edge, j, marg.edge(j));
+        }
+        return Ok((node, edge, log_partition(mrf, &marg)));
+    }
+    let seed = rng.next_u64();
+    let results: Vec<Result<(PairwiseMrf, Marginals), LearnError>> = (0..parts.len())
+        .into_par_iter()
+        .map(|c| {
+            let sub = parts.sub_mrf(mrf, c)?;
+            let mut prng =
+                ChaCha8Rng::seed_from_u64(seed ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let marg = inference.infer_marginals(&sub, &mut prng)?;
+            Ok((sub, marg))
+        })
+        .collect();
+    let mut logz = 0.0;
+    for (c, r) in results.into_iter().enumerate() {
+        let (sub, marg) = r?;
+        for (i, &v) in parts.nodes[c].iter().enumerate() {
+            let v = v as usize;
+            node[v * k..(v + 1) * k].copy_from_slice(marg.node(i));
+        }
+        for (i, &j) in parts.edges[c].iter().enumerate() {
+            fill_edges(&node, &mut edge, j as usize, marg.edge(i));
+        }
+        logz += log_partition(&sub, &marg);
+    }
+    Ok((node, edge, logz))
+}
+
 /// The negative conditional log-likelihood `log Z − Σ_c θ_c(ỹ_c)` over `scope` (no prior),
-/// with its gradient `E_μ[f] − f(ỹ)` added into `grad` when given.
+/// with its gradient `E_μ[f] − f(ỹ)` added into `grad` when given; inference runs on each
+/// part of `parts` (the components of `scope`'s model, [`Components::of`]) separately.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn mn_objective<I, R>(
     graph: &RelationalGraph,
     layout: &Layout,
     scope: &Scope,
+    parts: &Components,
     ytrue: &[u32],
     w: &[f64],
     inference: &I,
@@ -378,10 +629,11 @@ pub(crate) fn mn_objective<I, R>(
     grad: Option<&mut [f64]>,
 ) -> Result<f64, LearnError>
 where
-    I: MarginalInference,
+    I: MarginalInference + Sync,
     R: Rng + ?Sized,
 {
     let k = layout.num_labels;
+    let kk = k * k;
     let scores = layout.node_scores(graph, w);
     let table = layout.edge_table(w);
     let mrf = scope.mrf(
@@ -390,26 +642,24 @@ where
         |_, a, b| table[a * k + b],
         Some(&table),
     )?;
-    let m = inference.infer_marginals(&mrf, rng)?;
-    let logz = log_partition(&mrf, &m);
-    let gm = GraphMarginals::from_scope(graph, scope, &m, logz);
+    let (mu_node, mu_edge, logz) = infer_by_part(&mrf, parts, k, inference, rng)?;
     let mut g_node = vec![0.0; graph.num_nodes() * k];
     let mut empirical = 0.0;
-    for &v in &scope.free {
+    for (i, &v) in scope.free.iter().enumerate() {
         let v = v as usize;
         let t = ytrue[v] as usize;
         let row = &mut g_node[v * k..(v + 1) * k];
-        row.copy_from_slice(gm.node(NodeId::new(v)));
+        row.copy_from_slice(&mu_node[i * k..(i + 1) * k]);
         row[t] -= 1.0;
         empirical += scores[v * k + t];
     }
-    let mut g_edge = vec![0.0; graph.num_edges() * k * k];
-    for &e in &scope.full {
+    let mut g_edge = vec![0.0; graph.num_edges() * kk];
+    for (j, &e) in scope.full.iter().enumerate() {
         let e = e as usize;
         let (u, v) = graph.edge(EdgeId::new(e));
         let t = ytrue[u.index()] as usize * k + ytrue[v.index()] as usize;
-        let row = &mut g_edge[e * k * k..(e + 1) * k * k];
-        row.copy_from_slice(gm.edge(EdgeId::new(e)));
+        let row = &mut g_edge[e * kk..(e + 1) * kk];
+        row.copy_from_slice(&mu_edge[j * kk..(j + 1) * kk]);
         row[t] -= 1.0;
         empirical += table[t];
     }
@@ -517,8 +767,6 @@ impl RelationalMarkovNetwork {
 mod tests {
     use super::*;
     use crate::relational::testutil::{all_labellings, lse, random_weights, tiny};
-    use rand::SeedableRng as _;
-    use rand_chacha::ChaCha8Rng;
     use srl_infer::{Exact, LoopyBp};
 
     const LOOPY: &[(u32, u32)] = &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 2)];
@@ -565,10 +813,12 @@ mod tests {
             let w = random_weights(layout.dim(), seed + 10);
             let mut rng = ChaCha8Rng::seed_from_u64(0);
             let mut grad = vec![0.0; layout.dim()];
+            let parts = Components::of(scope.free.len(), &scope_edges(&g, &scope));
             let f = mn_objective(
                 &g,
                 &layout,
                 &scope,
+                &parts,
                 &ytrue,
                 &w,
                 &Exact::default(),
@@ -590,6 +840,68 @@ mod tests {
                     "weight {i}: fd {fd} vs {}",
                     grad[i]
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn per_component_inference_equals_inference_on_the_union() {
+        // Two loopy components, a tree component and two isolated nodes.
+        let mut edges: Vec<(u32, u32)> = LOOPY.to_vec();
+        edges.extend(LOOPY.iter().map(|&(u, v)| (u + 5, v + 5)));
+        edges.extend([(10, 11), (11, 12)]);
+        for (directed, k, seed) in [(false, 2, 4), (true, 3, 6)] {
+            let (g, _) = tiny(15, k, 3, &edges, directed, seed);
+            let layout = Layout {
+                num_labels: k,
+                num_features: 3,
+                edge_weights: EdgeWeights::for_graph(&g),
+            };
+            let mut train = vec![true; 15];
+            train[7] = false;
+            let ytrue = training_labels(&g, &train).unwrap();
+            let scope = Scope::new(&g, &train, &[]).unwrap();
+            let se = scope_edges(&g, &scope);
+            let parts = Components::of(scope.free.len(), &se);
+            // {0..4}, {5,6} and {8,9} (7 left out), {10,11,12}, pool {13,14} (free
+            // indices 12, 13)
+            assert_eq!(parts.len(), 5);
+            assert_eq!(parts.nodes[4], vec![12, 13]);
+            let whole = Components::whole(scope.free.len(), se.len());
+            let w = random_weights(layout.dim(), seed + 40);
+            // exact enumeration of the whole model only for k = 2 (2^14 labellings)
+            for inference in if k == 2 { 0..2 } else { 1..2 } {
+                let mut rng = ChaCha8Rng::seed_from_u64(0);
+                let (mut g1, mut g2) = (vec![0.0; layout.dim()], vec![0.0; layout.dim()]);
+                let bp = LoopyBp {
+                    tol: 1e-13,
+                    max_iters: 5000,
+                    ..LoopyBp::default()
+                };
+                let run = |p: &Components, grad: &mut [f64], rng: &mut ChaCha8Rng| {
+                    if inference == 0 {
+                        mn_objective(
+                            &g,
+                            &layout,
+                            &scope,
+                            p,
+                            &ytrue,
+                            &w,
+                            &Exact::default(),
+                            rng,
+                            Some(grad),
+                        )
+                    } else {
+                        mn_objective(&g, &layout, &scope, p, &ytrue, &w, &bp, rng, Some(grad))
+                    }
+                    .unwrap()
+                };
+                let f1 = run(&parts, &mut g1, &mut rng);
+                let f2 = run(&whole, &mut g2, &mut rng);
+                assert!((f1 - f2).abs() < 1e-8, "{f1} vs {f2}");
+                for (a, b) in g1.iter().zip(&g2) {
+                    assert!((a - b).abs() < 1e-8, "{a} vs {b}");
+                }
             }
         }
     }
