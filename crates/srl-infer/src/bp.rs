@@ -75,10 +75,14 @@ pub enum BpMode {
 /// Ordinary models run the fast kernels below, unchanged.
 ///
 /// # Complexity
-/// One iteration costs `O(Σ_{(i,j)} k_i k_j)` (each directed message once); with
-/// `k = 2` and tables of dynamic range below 600 nats the sum-product update uses one
-/// `exp` and one `ln` per message. Memory: two message arrays (`2 · Σ_j deg(j) k_j`
-/// floats) and two belief arrays for flooding.
+/// One iteration costs `O(Σ_{(i,j)} k_i k_j)` (each directed message once). Flooding
+/// sum-product without damping on an ordinary model whose tables span less than 600
+/// nats runs the linear-domain kernels of [`crate::linear`] ([`BpKernel::Auto`]): no
+/// `exp` or `ln` per message (variables past the linear budget excepted), one number per
+/// message when every variable has two states. Otherwise, with `k = 2` and tables of
+/// dynamic range below 600 nats the update uses one `exp` and one `ln` per message, and
+/// `k_i` of each in general. Memory: two message arrays (`2 · Σ_j deg(j) k_j` floats,
+/// `2 · 2m` in the two-state linear kernel) and a source-grouped copy for flooding.
 ///
 /// # Examples
 /// ```
