@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use srl_bayes::local::LocalNaiveBayes;
 use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
 use srl_infer::{
-    Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, IterativeClassification,
+    Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, ContentOnly, IterativeClassification,
     LocalClassifier, LoopyBp, MeanField, NodeOrdering,
 };
 use srl_learn::{LocalLogisticRegression, RelationalMarkovNetworkParams};
@@ -226,11 +226,7 @@ fn run_local<C: LocalClassifier + Clone>(
     rng: &mut ChaCha8Rng,
 ) -> Result<RunOut, srl_infer::InferError> {
     match o.method.as_str() {
-        "content_only" => Err(srl_infer::InferError::InvalidParameter {
-            name: "method",
-            value: "content_only".to_owned(),
-            reason: "needs srl-infer's ContentOnly (issue 15), not on main yet",
-        }),
+        "content_only" => ContentOnly.run(g, proto, None).map(from_result),
         "ica" => {
             #[allow(clippy::needless_update)]
             let ica = IterativeClassification {
