@@ -1,4 +1,5 @@
-//! `srl boost learn | predict | show`: RFGB and Soft-RFGB on BoostSRL-format folders.
+//! `srl boost learn | predict | show`: RFGB, Soft-RFGB and MLN-Boost on BoostSRL-format
+//! folders.
 //!
 //! A BoostSRL folder `DIR` holds `PREFIX_pos.txt`, `PREFIX_neg.txt`, `PREFIX_facts.txt`
 //! and usually `PREFIX_bk.txt` (modes, `setParam:`, `import: "../bk.txt".`), PREFIX being
@@ -12,17 +13,18 @@ use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use srl_boost::{
-    Background, NegativeSampling, OtherTargets, SettingsReport, SoftRfgb, SoftRfgbParams,
-    TreeParams,
+    Background, Database, Examples, MlnBoost, MlnBoostParams, NegativeSampling, OtherTargets,
+    SettingsReport, SoftRfgb, SoftRfgbParams, TreeParams,
 };
 
-use crate::model::{ModelFile, Provenance};
+use crate::model::{ModelFile, ModelKind as _, Provenance, peek_kind};
 use crate::ui::{Ui, write_to};
 
 /// `srl boost ...`.
 #[derive(Subcommand, Debug)]
 pub enum BoostCmd {
-    /// Learn an RFGB / Soft-RFGB model from a BoostSRL folder (BoostSRL `-l -train DIR`).
+    /// Learn an RFGB / Soft-RFGB / MLN-Boost model from a BoostSRL folder (BoostSRL `-l
+    /// -train DIR`).
     Learn(LearnArgs),
     /// Score a BoostSRL test folder with a learned model (BoostSRL `-i -model DIR -test DIR`).
     Predict(PredictArgs),
@@ -42,9 +44,22 @@ pub enum Preset {
     TwoLiteral,
 }
 
+/// What the boosted trees represent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModelType {
+    /// A relational dependency network: RFGB / Soft-RFGB (BoostSRL's default).
+    Rdn,
+    /// A Markov logic network: MLN-Boost, Khot et al. 2011, tree-based (BoostSRL `-mln`):
+    /// each tree path is a clause weighted per true grounding. Takes no `--alpha`/`--beta`.
+    Mln,
+}
+
 /// `srl boost learn`.
 #[derive(Args, Debug)]
 pub struct LearnArgs {
+    /// Model learned: `rdn` (RFGB / Soft-RFGB) or `mln` (MLN-Boost, BoostSRL `-mln`).
+    #[arg(long, value_enum, default_value = "rdn")]
+    pub model_type: ModelType,
     /// BoostSRL training folder (holds PREFIX_pos.txt, PREFIX_neg.txt, PREFIX_facts.txt).
     #[arg(long)]
     pub train: PathBuf,
@@ -187,6 +202,13 @@ pub fn params(
 }
 
 fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
+    if a.model_type == ModelType::Mln && (a.alpha != 0.0 || a.beta != 0.0) {
+        bail!(
+            "--alpha {} --beta {}: the soft margin is for --model-type rdn; MLN-Boost takes neither",
+            a.alpha,
+            a.beta
+        );
+    }
     let bk = background(&a.train, &a.prefix, a.bk.as_deref())?;
     let (params, settings) = params(a, &bk)?;
     if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
@@ -210,39 +232,132 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     let pb = ui.spinner("learning trees");
     let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
     let t0 = std::time::Instant::now();
-    let model = params
-        .fit(&split.db, &bk, &split.examples, &mut rng)
-        .context("learning the model")?;
+    let provenance = Provenance::now(&a.train, Some(a.seed));
+    let model = match a.model_type {
+        ModelType::Rdn => {
+            let m = params
+                .fit(&split.db, &bk, &split.examples, &mut rng)
+                .context("learning the model")?;
+            let file = ModelFile::new(m, serde_json::to_value(&params)?, provenance);
+            file.save(&a.model)?;
+            Boosted::Rdn(file.model)
+        }
+        ModelType::Mln => {
+            let mp = MlnBoostParams::from_rfgb(&params);
+            let m = mp
+                .fit(&split.db, &bk, &split.examples, &mut rng)
+                .context("learning the model")?;
+            let file = ModelFile::new(m, serde_json::to_value(&mp)?, provenance);
+            file.save(&a.model)?;
+            Boosted::Mln(file.model)
+        }
+    };
     pb.finish_and_clear();
     let secs = t0.elapsed().as_secs_f64();
-    let file = ModelFile::new(
-        model,
-        serde_json::to_value(&params)?,
-        Provenance::now(&a.train, Some(a.seed)),
-    );
-    file.save(&a.model)?;
-    let ll = file.model.train_log_likelihood();
+    let (trees, n_train, ll, psi0) = match &model {
+        Boosted::Rdn(m) => (
+            m.trees().len(),
+            m.n_train(),
+            m.train_log_likelihood().last().copied(),
+            m.initial_log_odds(),
+        ),
+        Boosted::Mln(m) => (
+            m.trees().len(),
+            m.n_train(),
+            m.train_log_likelihood().last().copied(),
+            m.initial_log_odds(),
+        ),
+    };
     let summary = json!({
         "command": "boost learn",
-        "target": file.model.target(),
+        "model_type": model.kind(),
+        "target": model.target(),
         "positives": split.summary.pos,
         "negatives": split.summary.neg,
-        "trees": file.model.trees().len(),
-        "train_examples_used": file.model.n_train(),
-        "train_log_likelihood": ll.last(),
-        "initial_log_odds": file.model.initial_log_odds(),
+        "trees": trees,
+        "train_examples_used": n_train,
+        "train_log_likelihood": ll,
+        "initial_log_odds": psi0,
         "settings": settings.as_ref().map(ToString::to_string),
         "seconds": secs,
         "model": a.model.display().to_string(),
     });
     let text = format!(
-        "learned {} trees for {} in {secs:.2} s; mean training log-likelihood {:.4}; model written to {}\n",
-        file.model.trees().len(),
-        file.model.target(),
-        ll.last().copied().unwrap_or(f64::NAN),
+        "learned {trees} {} trees for {} in {secs:.2} s; mean training log-likelihood {:.4}; model written to {}\n",
+        model.kind(),
+        model.target(),
+        ll.unwrap_or(f64::NAN),
         a.model.display()
     );
     ui.summary(&summary, &text)
+}
+
+/// A learned boosted model of either type, as stored in a model file.
+#[derive(Clone, Debug)]
+pub enum Boosted {
+    /// RFGB / Soft-RFGB (`kind` `soft-rfgb`).
+    Rdn(SoftRfgb),
+    /// MLN-Boost (`kind` `mln-boost`).
+    Mln(MlnBoost),
+}
+
+impl Boosted {
+    /// Loads a `soft-rfgb` or `mln-boost` model file with its envelope's provenance.
+    ///
+    /// # Errors
+    /// As [`ModelFile::load`]; a file of another kind names both accepted kinds.
+    pub fn load(path: &Path) -> anyhow::Result<(Self, ModelFile<serde_json::Value>)> {
+        let kind = peek_kind(path)?;
+        if kind == MlnBoost::KIND {
+            let f = ModelFile::<MlnBoost>::load(path)?;
+            let env = envelope(&f);
+            Ok((Boosted::Mln(f.model), env))
+        } else {
+            // Checks the version, and names the kind when it is neither.
+            let f = ModelFile::<SoftRfgb>::load(path)?;
+            let env = envelope(&f);
+            Ok((Boosted::Rdn(f.model), env))
+        }
+    }
+
+    /// The model file's `kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Boosted::Rdn(_) => SoftRfgb::KIND,
+            Boosted::Mln(_) => MlnBoost::KIND,
+        }
+    }
+
+    /// Target predicate.
+    pub fn target(&self) -> &str {
+        match self {
+            Boosted::Rdn(m) => m.target(),
+            Boosted::Mln(m) => m.target(),
+        }
+    }
+
+    /// P(target atom true) for each example.
+    ///
+    /// # Errors
+    /// Examples of another target.
+    pub fn predict_proba(&self, db: &Database, ex: &Examples) -> anyhow::Result<Vec<f64>> {
+        Ok(match self {
+            Boosted::Rdn(m) => m.predict_proba(db, ex)?,
+            Boosted::Mln(m) => m.predict_proba(db, ex)?,
+        })
+    }
+}
+
+/// The envelope of a loaded file without its model.
+fn envelope<M>(f: &ModelFile<M>) -> ModelFile<serde_json::Value> {
+    ModelFile {
+        format: f.format.clone(),
+        version: f.version,
+        kind: f.kind.clone(),
+        provenance: f.provenance.clone(),
+        parameters: f.parameters.clone(),
+        model: serde_json::Value::Null,
+    }
 }
 
 /// Scores of one test folder: per-atom probabilities and the metrics.
@@ -261,7 +376,7 @@ pub struct Scored {
 /// # Errors
 /// As the readers; a model of another target.
 pub fn score(
-    model: &SoftRfgb,
+    model: &Boosted,
     dir: &Path,
     prefix: &str,
     bk: Option<&Path>,
@@ -312,8 +427,8 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     if !(0.0..=1.0).contains(&a.threshold) {
         bail!("--threshold {}: must be in [0, 1]", a.threshold);
     }
-    let file = ModelFile::<SoftRfgb>::load(&a.model)?;
-    let s = score(&file.model, &a.test, &a.prefix, a.bk.as_deref())?;
+    let (model, _) = Boosted::load(&a.model)?;
+    let s = score(&model, &a.test, &a.prefix, a.bk.as_deref())?;
     let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
     let auc_roc = metric(srl_eval::metrics::auc_roc(&s.probs, &s.labels));
     let auc_pr = metric(srl_eval::metrics::auc_pr(&s.probs, &s.labels));
@@ -333,7 +448,8 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     let pos = s.labels.iter().filter(|&&y| y).count();
     let summary = json!({
         "command": "boost predict",
-        "target": file.model.target(),
+        "model_type": model.kind(),
+        "target": model.target(),
         "examples": s.labels.len(),
         "positives": pos,
         "auc_roc": auc_roc,
@@ -348,7 +464,7 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     let text = format!(
         "{} test atoms of {} ({pos} positive)\nAUC-ROC  {auc_roc:.6}\nAUC-PR   {auc_pr:.6}\nCLL      {cll:.6}\nat threshold {}: FNR {fnr:.6}, F{} {fb:.6}\n",
         s.labels.len(),
-        file.model.target(),
+        model.target(),
         a.threshold,
         a.f_beta
     );
@@ -356,8 +472,12 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
 }
 
 fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
-    let file = ModelFile::<SoftRfgb>::load(&a.model)?;
-    let m = &file.model;
+    let (model, file) = Boosted::load(&a.model)?;
+    let m = match model {
+        Boosted::Rdn(m) => m,
+        Boosted::Mln(m) => return show_mln(a, &m, &file, ui),
+    };
+    let m = &m;
     let mut text = format!(
         "% srl model {} (format {} version {}), learned by srl {} from {} (seed {})\n% target {}, alpha {}, beta {}, psi0 {}, {} trees\n",
         a.model.display(),
@@ -391,6 +511,41 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
         "beta": m.beta(),
         "provenance": file.provenance,
         "trees": trees,
+    });
+    ui.summary(&summary, &text)
+}
+
+/// `show` for an MLN-Boost model: the weighted clauses in Alchemy's MLN syntax.
+fn show_mln(
+    a: &ShowArgs,
+    m: &MlnBoost,
+    file: &ModelFile<serde_json::Value>,
+    ui: Ui,
+) -> anyhow::Result<()> {
+    let text = format!(
+        "// srl model {} (format {} version {}), learned by srl {} from {} (seed {})\n{m}",
+        a.model.display(),
+        file.format,
+        file.version,
+        file.provenance.srl_version,
+        file.provenance.data,
+        file.provenance
+            .seed
+            .map_or_else(|| "-".to_owned(), |s| s.to_string()),
+    );
+    let clauses: Vec<serde_json::Value> = m
+        .clauses()
+        .into_iter()
+        .map(|(w, c)| json!({ "weight": w, "formula": c }))
+        .collect();
+    let summary = json!({
+        "command": "boost show",
+        "model_type": MlnBoost::KIND,
+        "target": m.target(),
+        "initial_log_odds": m.initial_log_odds(),
+        "trees": m.trees().len(),
+        "provenance": file.provenance,
+        "clauses": clauses,
     });
     ui.summary(&summary, &text)
 }

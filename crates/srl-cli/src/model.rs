@@ -35,6 +35,9 @@ pub trait ModelKind: Serialize + DeserializeOwned {
 impl ModelKind for srl_boost::SoftRfgb {
     const KIND: &'static str = "soft-rfgb";
 }
+impl ModelKind for srl_boost::MlnBoost {
+    const KIND: &'static str = "mln-boost";
+}
 impl ModelKind for srl_learn::LogisticRegression {
     const KIND: &'static str = "logistic-regression";
 }
@@ -88,6 +91,33 @@ pub struct ModelFile<M> {
     pub parameters: serde_json::Value,
     /// The model.
     pub model: M,
+}
+
+/// The `kind` field of a model file, checked only for being an srl model file: lets a
+/// command that accepts several kinds pick the type to load with [`ModelFile::load`].
+///
+/// # Errors
+/// The file is unreadable, not JSON, not an srl model file, or has no `kind`.
+pub fn peek_kind(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read model file {}", path.display()))?;
+    let head: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}: not a JSON model file: {e}",
+            path.display(),
+            e.line()
+        )
+    })?;
+    if head.get("format").and_then(serde_json::Value::as_str) != Some(FORMAT) {
+        bail!(
+            "{}: not an srl model file (no \"format\": \"{FORMAT}\")",
+            path.display()
+        );
+    }
+    head.get("kind")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| anyhow::anyhow!("{}: model file without a \"kind\"", path.display()))
 }
 
 impl<M: ModelKind> ModelFile<M> {

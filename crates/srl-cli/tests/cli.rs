@@ -131,6 +131,72 @@ fn boost_learn_predict_show() {
     assert!(text.contains("AUC-ROC") && text.contains("CLL") && text.contains("FNR"));
 }
 
+/// `--model-type mln`: MLN-Boost (Khot et al. 2011) through learn, predict and show; the
+/// model file is of kind `mln-boost`, `show` prints weighted clauses in MLN syntax, and
+/// the soft margin is refused for it.
+#[test]
+fn boost_mln_learn_predict_show() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let m = t.path().join("mln.json").display().to_string();
+    let learn = |extra: &[&str]| {
+        let mut args = vec![
+            "boost",
+            "learn",
+            "--train",
+            "",
+            "--target",
+            "cancer",
+            "--trees",
+            "3",
+            "--model-type",
+            "mln",
+            "--model",
+            &m,
+            "--json",
+            "--quiet",
+        ];
+        let train = fx("boost/train");
+        args[3] = &train;
+        args.extend_from_slice(extra);
+        srl(&args)
+    };
+    let j = json(&learn(&[]));
+    assert_eq!(j["model_type"], "mln-boost", "{j}");
+    assert_eq!(j["trees"], 3);
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&m).expect("model")).expect("json");
+    assert_eq!(file["kind"], "mln-boost");
+    let o = srl(&[
+        "boost",
+        "predict",
+        "--model",
+        &m,
+        "--test",
+        &fx("boost/test"),
+        "--json",
+    ]);
+    let p = json(&o);
+    assert_eq!(p["model_type"], "mln-boost");
+    assert_eq!(p["examples"], 30);
+    let auc = p["auc_roc"].as_f64().expect("auc");
+    assert!(auc > 0.7 && auc <= 1.0, "{auc}");
+    let s = ok(&srl(&["boost", "show", "--model", &m]));
+    assert!(s.contains("MLN-Boost model for cancer/1"), "{s}");
+    assert!(s.contains("=> cancer(a)"), "{s}");
+    let sj = json(&srl(&["boost", "show", "--model", &m, "--json"]));
+    let clauses = sj["clauses"].as_array().expect("clauses");
+    assert!(clauses.len() >= 2, "{sj}");
+    assert_eq!(clauses[0]["formula"], "cancer(a)");
+    // Same seed, same model file content (but for the provenance's command line).
+    let first = file["model"].clone();
+    json(&learn(&[]));
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&m).expect("model")).expect("json");
+    assert_eq!(again["model"], first);
+    // No soft margin for MLN-Boost.
+    fails(&learn(&["--alpha", "1"]), &["--alpha", "MLN-Boost"]);
+}
+
 #[test]
 fn boost_bad_input() {
     let t = tempfile::tempdir().expect("tempdir");
