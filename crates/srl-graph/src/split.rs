@@ -757,6 +757,32 @@ mod tests {
     }
 
     #[test]
+    fn random_hold_out() {
+        let g = two_paths();
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let h = HoldOut::random(&g, 0.3, &mut rng).expect("ok");
+        assert_eq!(h.nodes().len(), 3);
+        assert_eq!(h.split().num_test(), 3);
+        for (&v, &t) in h.nodes().iter().zip(h.truth()) {
+            assert_eq!(h.observed().label(v), None);
+            assert_eq!(t, g.label(v));
+        }
+        assert_eq!(h.observed().labels().iter().flatten().count(), 7);
+        let mut pred: Vec<u32> = g.labels().iter().map(|l| l.unwrap_or(0)).collect();
+        assert_eq!(h.accuracy(&pred).expect("n"), Some(1.0));
+        let v = h.nodes()[0].index();
+        pred[v] = 1 - pred[v];
+        let acc = h.accuracy(&pred).expect("n").expect("some");
+        assert!((acc - 2.0 / 3.0).abs() < 1e-12);
+        assert!(h.accuracy(&pred[..3]).is_err());
+        for bad in [-0.1, 1.5, f64::NAN] {
+            assert!(Split::random(10, bad, &mut rng).is_err(), "{bad}");
+        }
+        assert_eq!(Split::random(10, 0.0, &mut rng).expect("ok").num_test(), 0);
+        assert_eq!(Split::random(10, 1.0, &mut rng).expect("ok").num_test(), 10);
+    }
+
+    #[test]
     fn stratified_balances_strata() {
         let strata: Vec<usize> = (0..30).map(|i| usize::from(i < 9)).collect();
         let f = KFold::stratified(&strata, 3, &mut ChaCha8Rng::seed_from_u64(4)).expect("ok");

@@ -903,6 +903,45 @@ mod tests {
     }
 
     #[test]
+    fn content_only_is_the_content_bootstrap_without_iterations() {
+        use rand::SeedableRng as _;
+        let n = |i| NodeId::new(i);
+        let g = RelationalGraph::new(
+            Vec::new(),
+            Attributes::none(8),
+            (0..8)
+                .map(|i| (i % 2 == 0).then_some((i / 4) as u32))
+                .collect(),
+            LabelSet::numbered(2),
+            (0..7).map(|i| (n(i), n(i + 1))).collect(),
+            Directedness::Undirected,
+        )
+        .unwrap();
+        let co = ContentOnly.run(&g, &Votes::default(), None).unwrap();
+        let ica = IterativeClassification {
+            max_iters: 0,
+            bootstrap: Bootstrap::ContentOnly,
+            ..IterativeClassification::default()
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let via_ica = ica.run(&g, &Votes::default(), None, &mut rng).unwrap();
+        assert_eq!(co.labels, via_ica.labels);
+        assert_eq!(co.probabilities, via_ica.probabilities);
+        assert!(co.convergence.converged);
+        // observed nodes keep their labels
+        for v in (0..8).step_by(2) {
+            assert_eq!(Some(co.label(n(v))), g.label(n(v)));
+        }
+        let held_out = HoldOut::new(
+            &g,
+            srl_graph::Split::from_test_mask((0..8).map(|i| i % 4 == 0).collect()),
+        )
+        .unwrap();
+        let acc = co.accuracy_on(&held_out).unwrap().unwrap();
+        assert!((0.0..=1.0).contains(&acc));
+    }
+
+    #[test]
     fn aggregators() {
         let n = |i| NodeId::new(i);
         let g = RelationalGraph::new(
