@@ -518,7 +518,7 @@ impl PairwiseMrf {
             let vals = self.unary(v);
             write!(out, "\n{}\n", vals.len())?;
             for x in vals {
-                write!(out, " {}", x.exp())?;
+                write!(out, " {:?}", x.exp())?;
             }
             writeln!(out)?;
         }
@@ -527,7 +527,7 @@ impl PairwiseMrf {
             writeln!(out, "\n{}", tab.log_values.len())?;
             for row in tab.log_values.chunks(tab.cols.max(1)) {
                 for x in row {
-                    write!(out, " {}", x.exp())?;
+                    write!(out, " {:?}", x.exp())?;
                 }
                 writeln!(out)?;
             }
@@ -663,6 +663,18 @@ mod tests {
  0.210 0.333 0.457
  0.811 0.100 0.189
 ";
+
+    #[test]
+    fn huge_and_tiny_potentials_round_trip_in_short_form() {
+        // written with Display, 1e308 became a 309-digit decimal that the reader's
+        // 256-byte token limit rejected (found by the reader proptest, issue 15)
+        let text = "MARKOV\n1\n2\n1\n1 0\n2\n 1e308 1e-300\n";
+        let mrf = PairwiseMrf::from_uai_str(text, "huge.uai").unwrap();
+        let copy = mrf.to_uai_string();
+        assert!(copy.lines().all(|l| l.len() < 64), "{copy}");
+        let back = PairwiseMrf::from_uai_str(&copy, "copy.uai").unwrap();
+        assert_eq!(back.unary(0), mrf.unary(0));
+    }
 
     #[test]
     fn parses_and_round_trips() {
