@@ -28,6 +28,9 @@ pub mod srl_cli {}
 #[doc = include_str!("../docs/srl-dist.md")]
 pub mod srl_dist {}
 
+#[doc = include_str!("../docs/python.md")]
+pub mod python {}
+
 #[doc = include_str!("../docs/papers/README.md")]
 pub mod papers {}
 
