@@ -41,13 +41,26 @@ const ALLOWED_SRL_DEPS: &[(&str, Option<&[&str]>)] = &[
             "srl-data",
         ]),
     ),
+    // The Python bindings sit above the library crates, beside the CLI: conversion and
+    // error mapping only, no algorithm.
+    (
+        "srl-py",
+        Some(&[
+            "srl-graph",
+            "srl-infer",
+            "srl-learn",
+            "srl-boost",
+            "srl-bayes",
+            "srl-eval",
+        ]),
+    ),
     // The top: automation and benches may use every crate.
     ("xtask", None),
     ("srl-benches", None),
 ];
 
 /// Crates that nothing may depend on, not even as a dev-dependency.
-const TOP_CRATES: &[&str] = &["xtask", "srl-benches", "srl-cli"];
+const TOP_CRATES: &[&str] = &["xtask", "srl-benches", "srl-cli", "srl-py"];
 
 /// Crates only the top crates may use.
 const TOP_ONLY_DEPS: &[&str] = &["anyhow"];

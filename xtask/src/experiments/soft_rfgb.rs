@@ -10,7 +10,7 @@
 //! 1:1 re-sampling, RFGB on Heart with positives over-sampled to 1:1, Soft-RFGB with
 //! α = 100, β = −100 on WebKB, and the learning curves of Fig. 1(b)(c) (Heart, WebKB;
 //! growing training sets, 4 runs, standard-error bars). The MLN column is MLN-Boost
-//! (Khot et al. 2011, the paper's reference [5]; `srl_boost::MlnBoostParams`) with the
+//! (Khot et al. 2011, the paper's reference \[5\]; `srl_boost::MlnBoostParams`) with the
 //! same BoostSRL settings as RFGB.
 
 use std::collections::BTreeMap;
