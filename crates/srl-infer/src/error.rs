@@ -46,6 +46,16 @@ pub enum InferError {
         /// Number of variables.
         num_nodes: usize,
     },
+    /// A [`crate::MrfBuilder`] call names a variable that was not added (yet).
+    #[error("{call}: variable {node} does not exist, the builder has {num_nodes} variables")]
+    UnknownVariable {
+        /// The builder method, e.g. `"MrfBuilder::observe"`.
+        call: &'static str,
+        /// Offending variable index.
+        node: usize,
+        /// Number of variables added before the call.
+        num_nodes: usize,
+    },
     /// An edge `(v, v)`.
     #[error("edge {edge} is a self-loop on variable {node}")]
     SelfLoop {

@@ -8,8 +8,9 @@
 //! [`MapInference`] and [`LocalClassifier`] traits defined here.
 //!
 //! - [`PairwiseMrf`]: variables with `k_v` states, unary and pairwise **log**-potentials
-//!   (pairwise tables shared through a pool), evidence as clamps; built from [`MrfParts`],
-//!   a [`srl_graph::RelationalGraph`] or a UAI `MARKOV` file, validated once by
+//!   (pairwise tables shared through a pool), evidence as clamps; built step by step with
+//!   [`MrfBuilder`], or from [`MrfParts`] (the flat low-level description), a
+//!   [`srl_graph::RelationalGraph`] or a UAI `MARKOV` file, validated once by
 //!   [`PairwiseMrf::new`]. Learners add cost terms with
 //!   [`PairwiseMrf::with_extra_unary`] / [`PairwiseMrf::with_extra_pairwise`].
 //! - [`Marginals`] (node and edge, probability and log space) with a [`Convergence`]
@@ -27,16 +28,17 @@
 //! MNs, the marginal and MAP steps of CSMN).
 //!
 //! ```
-//! use srl_infer::{Exact, LoopyBp, MrfParts, PairTable, PairwiseMrf, Schedule};
+//! use srl_infer::{Exact, LoopyBp, MrfBuilder, PairTable, Schedule};
 //! // A 4-cycle with an attractive Potts coupling; node 3 observed.
-//! let mrf = PairwiseMrf::new(MrfParts {
-//!     num_states: vec![2; 4],
-//!     unary: vec![0.2, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0],
-//!     edges: vec![(0, 1), (1, 2), (2, 3), (3, 0)],
-//!     edge_tables: vec![0; 4],
-//!     tables: vec![PairTable::potts(2, 0.5, 0.0)],
-//!     evidence: vec![None, None, None, Some(1)],
-//! })?;
+//! let mut b = MrfBuilder::new();
+//! let x: Vec<usize> = (0..4).map(|_| b.add_variable(2)).collect();
+//! b.set_unary(x[0], &[0.2, 0.0]).set_unary(x[2], &[0.0, 0.1]);
+//! let potts = PairTable::potts(2, 0.5, 0.0); // one table, shared by the four edges
+//! for i in 0..4 {
+//!     b.add_edge(x[i], x[(i + 1) % 4], &potts);
+//! }
+//! b.observe(x[3], 1);
+//! let mrf = b.build()?;
 //! let exact = Exact::default().marginals(&mrf)?;
 //! let bp = LoopyBp { schedule: Schedule::Residual, ..LoopyBp::default() }.run(&mrf);
 //! assert!(bp.convergence().converged);
@@ -47,6 +49,7 @@
 //! ```
 
 pub mod bp;
+pub mod builder;
 pub mod collective;
 pub mod error;
 pub mod exact;
@@ -59,6 +62,7 @@ pub mod mrf;
 pub mod uai;
 
 pub use bp::{BpKernel, BpMode, LoopyBp, Schedule};
+pub use builder::MrfBuilder;
 pub use collective::{
     Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, ContentOnly, FeatureRow,
     IterativeClassification, LocalClassifier, NodeOrdering, aggregate_neighbors,
