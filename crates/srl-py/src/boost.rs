@@ -703,7 +703,7 @@ impl BoostCore {
     }
 }
 
-/// The methods shared by `BoostedRDN` and `SoftBoostedRDN`.
+/// The methods shared by `BoostedRDN`, `BoostedMLN` and `SoftBoostedRDN`.
 macro_rules! boost_methods {
     ($ty:ident, $name:literal, $soft:expr, { $($ctor:tt)* }) => {
         #[pymethods]
@@ -906,52 +906,61 @@ impl BoostedRdn {
     const MLN: bool = false;
 }
 
-boost_methods!(BoostedRdn, "BoostedRDN", false, {
-    #[new]
-    #[pyo3(signature = (
-        target = None, n_estimators = 10, *, neg_pos_ratio = None, resample_negatives = true,
-        step = 1.0, preset = "boostsrl".to_owned(), max_tree_depth = None, node_size = None,
-        max_leaves = None, min_leaf_examples = None, use_setparam = true, random_state = 1
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        target: Option<String>,
-        n_estimators: usize,
-        neg_pos_ratio: Option<f64>,
-        resample_negatives: bool,
-        step: f64,
-        preset: String,
-        max_tree_depth: Option<usize>,
-        node_size: Option<usize>,
-        max_leaves: Option<usize>,
-        min_leaf_examples: Option<usize>,
-        use_setparam: bool,
-        random_state: u64,
-    ) -> Self {
-        Self {
-            core: BoostCore {
-                cfg: BoostConfig {
-                    target,
-                    n_estimators,
-                    alpha: 0.0,
-                    beta: 0.0,
-                    neg_pos_ratio,
-                    resample_negatives,
-                    step,
-                    preset,
-                    max_tree_depth,
-                    node_size,
-                    max_leaves,
-                    min_leaf_examples,
-                    use_setparam,
-                    random_state,
-                },
-                fitted: None,
-                mln: Self::MLN,
-            },
-        }
-    }
-});
+/// `boost_methods!` with the one constructor of the two estimators that have no
+/// `alpha`/`beta` (`BoostedRDN`, `BoostedMLN`: same arguments, `Self::MLN` tells them apart).
+macro_rules! unweighted_boost_methods {
+    ($ty:ident, $name:literal) => {
+        boost_methods!($ty, $name, false, {
+            #[new]
+            #[pyo3(signature = (
+                target = None, n_estimators = 10, *, neg_pos_ratio = None,
+                resample_negatives = true, step = 1.0, preset = "boostsrl".to_owned(),
+                max_tree_depth = None, node_size = None, max_leaves = None,
+                min_leaf_examples = None, use_setparam = true, random_state = 1
+            ))]
+            #[allow(clippy::too_many_arguments)]
+            fn new(
+                target: Option<String>,
+                n_estimators: usize,
+                neg_pos_ratio: Option<f64>,
+                resample_negatives: bool,
+                step: f64,
+                preset: String,
+                max_tree_depth: Option<usize>,
+                node_size: Option<usize>,
+                max_leaves: Option<usize>,
+                min_leaf_examples: Option<usize>,
+                use_setparam: bool,
+                random_state: u64,
+            ) -> Self {
+                Self {
+                    core: BoostCore {
+                        cfg: BoostConfig {
+                            target,
+                            n_estimators,
+                            alpha: 0.0,
+                            beta: 0.0,
+                            neg_pos_ratio,
+                            resample_negatives,
+                            step,
+                            preset,
+                            max_tree_depth,
+                            node_size,
+                            max_leaves,
+                            min_leaf_examples,
+                            use_setparam,
+                            random_state,
+                        },
+                        fitted: None,
+                        mln: Self::MLN,
+                    },
+                }
+            }
+        });
+    };
+}
+
+unweighted_boost_methods!(BoostedRdn, "BoostedRDN");
 
 /// MLN-Boost: a boosted Markov logic network for one target predicate (Khot et al. 2011,
 /// the tree-based learner of BoostSRL's `-mln`; srlearn's `BoostedMLN`): each leaf is a
@@ -967,52 +976,7 @@ impl BoostedMln {
     const MLN: bool = true;
 }
 
-boost_methods!(BoostedMln, "BoostedMLN", false, {
-    #[new]
-    #[pyo3(signature = (
-        target = None, n_estimators = 10, *, neg_pos_ratio = None, resample_negatives = true,
-        step = 1.0, preset = "boostsrl".to_owned(), max_tree_depth = None, node_size = None,
-        max_leaves = None, min_leaf_examples = None, use_setparam = true, random_state = 1
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        target: Option<String>,
-        n_estimators: usize,
-        neg_pos_ratio: Option<f64>,
-        resample_negatives: bool,
-        step: f64,
-        preset: String,
-        max_tree_depth: Option<usize>,
-        node_size: Option<usize>,
-        max_leaves: Option<usize>,
-        min_leaf_examples: Option<usize>,
-        use_setparam: bool,
-        random_state: u64,
-    ) -> Self {
-        Self {
-            core: BoostCore {
-                cfg: BoostConfig {
-                    target,
-                    n_estimators,
-                    alpha: 0.0,
-                    beta: 0.0,
-                    neg_pos_ratio,
-                    resample_negatives,
-                    step,
-                    preset,
-                    max_tree_depth,
-                    node_size,
-                    max_leaves,
-                    min_leaf_examples,
-                    use_setparam,
-                    random_state,
-                },
-                fitted: None,
-                mln: Self::MLN,
-            },
-        }
-    }
-});
+unweighted_boost_methods!(BoostedMln, "BoostedMLN");
 
 /// Soft-RFGB (Yang et al. 2014): RFGB whose gradients weigh false negatives by `alpha` and
 /// false positives by `beta` (Eq. 3); `alpha = beta = 0` is RFGB.
