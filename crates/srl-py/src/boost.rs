@@ -913,11 +913,11 @@ macro_rules! unweighted_boost_methods {
         boost_methods!($ty, $name, false, {
             #[new]
             #[pyo3(signature = (
-                target = None, n_estimators = 10, *, neg_pos_ratio = None,
-                resample_negatives = true, step = 1.0, preset = "boostsrl".to_owned(),
-                max_tree_depth = None, node_size = None, max_leaves = None,
-                min_leaf_examples = None, use_setparam = true, random_state = 1
-            ))]
+                        target = None, n_estimators = 10, *, neg_pos_ratio = None,
+                        resample_negatives = true, step = 1.0, preset = "boostsrl".to_owned(),
+                        max_tree_depth = None, node_size = None, max_leaves = None,
+                        min_leaf_examples = None, use_setparam = true, random_state = 1
+                    ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
                 target: Option<String>,
