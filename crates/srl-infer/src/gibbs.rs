@@ -19,6 +19,16 @@ use crate::mrf::PairwiseMrf;
 /// per sweep and expanded per variable with SplitMix64, so the output depends only on the
 /// `rng` state, never on the number of threads.
 ///
+/// With two states everywhere on an ordinary model ([`PairwiseMrf::is_ordinary`]) a
+/// faster path packs the states in bits (`n / 8` bytes, so the scattered reads of the
+/// neighbours' states stay in cache), reads each slot's kernel row from a 2 × 2 copy (one
+/// shared copy when every table is the same), gathers a batch of conditionals before
+/// sampling it, and computes one `exp` per update instead of two (the larger weight is
+/// `exp(0) = 1`). It performs the same additions in the same order and draws with the same
+/// uniforms, so for a given generator state its samples, counts, best state and
+/// diagnostics equal the general path's bit for bit (unit-tested), and srl-dist's
+/// distributed sampler still equals it.
+///
 /// | field | default | meaning | valid range |
 /// |---|---|---|---|
 /// | `burn_in` | 200 | sweeps discarded | `≥ 0` |
@@ -113,23 +123,43 @@ pub(crate) fn colour_classes(mrf: &PairwiseMrf) -> (Vec<usize>, Vec<u32>) {
         if mrf.evidence[v].is_some() {
             continue;
         }
-        used.clear();
-        for s in mrf.in_off[v]..mrf.in_off[v + 1] {
-            let c = colour[mrf.in_src[s] as usize];
-            if c != u32::MAX {
-                used.push(c);
+        // Colours below 64 in a mask; the sorted list only when a neighbour has more.
+        let mut mask = 0u64;
+        let mut large = false;
+        for &u in &mrf.in_src[mrf.in_off[v]..mrf.in_off[v + 1]] {
+            // Only earlier variables are coloured yet: skip the read of a later one.
+            if u as usize > v {
+                continue;
+            }
+            let c = colour[u as usize];
+            if c < 64 {
+                mask |= 1 << c;
+            } else if c != u32::MAX {
+                large = true;
             }
         }
-        used.sort_unstable();
-        used.dedup();
-        let mut c = 0u32;
-        for &u in &used {
-            if u == c {
-                c += 1;
-            } else {
-                break;
+        let c = if !large || mask != u64::MAX {
+            (!mask).trailing_zeros()
+        } else {
+            used.clear();
+            for s in mrf.in_off[v]..mrf.in_off[v + 1] {
+                let c = colour[mrf.in_src[s] as usize];
+                if c != u32::MAX {
+                    used.push(c);
+                }
             }
-        }
+            used.sort_unstable();
+            used.dedup();
+            let mut c = 0u32;
+            for &u in &used {
+                if u == c {
+                    c += 1;
+                } else {
+                    break;
+                }
+            }
+            c
+        };
         colour[v] = c;
         num_colours = num_colours.max(c + 1);
     }
@@ -151,6 +181,11 @@ pub(crate) fn colour_classes(mrf: &PairwiseMrf) -> (Vec<usize>, Vec<u32>) {
         }
     }
     (off, nodes)
+}
+
+/// Size of the largest colour class.
+fn largest_class(coff: &[usize]) -> usize {
+    coff.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
 }
 
 /// Local log-conditional of `v` given the others: `θ_v(x) + Σ_j θ_vj(x, x_j)` into `out`.
@@ -195,6 +230,200 @@ fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
     last
 }
 
+/// The binary fast path's view of the model: two states everywhere, ordinary (finite)
+/// potentials. Each slot's kernel is looked up as a row pair `t(x_src, 0), t(x_src, 1)`.
+struct BinaryTables {
+    /// The 2 × 2 log-kernels, indexed like [`crate::mrf::Kernels::off`].
+    per_kernel: Vec<[f64; 4]>,
+    /// `Some` when every kernel holds the same values (one shared table).
+    shared: Option<[f64; 4]>,
+}
+
+impl BinaryTables {
+    fn of(mrf: &PairwiseMrf) -> Option<Self> {
+        if mrf.uniform_k != 2 || mrf.extreme {
+            return None;
+        }
+        let ker = &mrf.kernels;
+        let per_kernel: Vec<[f64; 4]> = ker
+            .off
+            .windows(2)
+            .map(|w| {
+                [
+                    ker.log[w[0]],
+                    ker.log[w[0] + 1],
+                    ker.log[w[0] + 2],
+                    ker.log[w[0] + 3],
+                ]
+            })
+            .collect();
+        let shared = match per_kernel.split_first() {
+            Some((first, rest))
+                if rest
+                    .iter()
+                    .all(|t| t.iter().zip(first).all(|(a, b)| a.to_bits() == b.to_bits())) =>
+            {
+                Some(*first)
+            }
+            _ => None,
+        };
+        Some(Self { per_kernel, shared })
+    }
+
+    /// `(s0, s1)`: [`local_scores`] of `v` with the states as bits, summed in the same order
+    /// (unary, then the slots in order), so the values are the same to the bit.
+    #[inline]
+    fn scores(&self, mrf: &PairwiseMrf, bits: &[u64], v: usize) -> (f64, f64) {
+        let (mut s0, mut s1) = (mrf.eff_unary[2 * v], mrf.eff_unary[2 * v + 1]);
+        let (lo, hi) = (mrf.in_off[v], mrf.in_off[v + 1]);
+        match &self.shared {
+            Some(t) => {
+                for &i in &mrf.in_src[lo..hi] {
+                    let (t0, t1) = if bit(bits, i as usize) {
+                        (t[2], t[3])
+                    } else {
+                        (t[0], t[1])
+                    };
+                    s0 += t0;
+                    s1 += t1;
+                }
+            }
+            None => {
+                for (&i, &q) in mrf.in_src[lo..hi].iter().zip(&mrf.in_kernel[lo..hi]) {
+                    let t = &self.per_kernel[q as usize];
+                    let (t0, t1) = if bit(bits, i as usize) {
+                        (t[2], t[3])
+                    } else {
+                        (t[0], t[1])
+                    };
+                    s0 += t0;
+                    s1 += t1;
+                }
+            }
+        }
+        (s0, s1)
+    }
+}
+
+/// State of `v` in the packed binary state.
+#[inline]
+fn bit(bits: &[u64], v: usize) -> bool {
+    (bits[v >> 6] >> (v & 63)) & 1 == 1
+}
+
+/// [`sample_index`] for two finite log-scores, the same arithmetic to the bit: the larger
+/// score's weight is `exp(0) = 1` exactly, so one `exp` is computed instead of two.
+#[inline]
+fn sample_binary(s0: f64, s1: f64, u: f64) -> bool {
+    let (p0, p1) = if s0 >= s1 {
+        (1.0, (s1 - s0).exp())
+    } else {
+        ((s0 - s1).exp(), 1.0)
+    };
+    // `sample_index` returns 0 when `t = u (p0 + p1) < p0`, else the last state of
+    // positive weight: 1 when `p1 > 0`, else 0.
+    if p0 > 0.0 && u * (p0 + p1) < p0 {
+        false
+    } else {
+        p1 > 0.0
+    }
+}
+
+/// Variables per batch of a colour class on the binary path: the batch's scores are
+/// gathered first (independent scattered loads the processor overlaps), then sampled.
+const BATCH: usize = 256;
+
+/// Counted samples and the best visited state, shared by both paths.
+struct Tally {
+    counts: Vec<u32>,
+    /// The counts after the first half of the samples (taken when it is reached).
+    first_half: Vec<u32>,
+    edge_counts: Vec<u32>,
+    eoff: Vec<usize>,
+    collected: usize,
+    half: usize,
+}
+
+impl Tally {
+    fn new(mrf: &PairwiseMrf, with_edges: bool, samples: usize) -> Self {
+        let eoff = if with_edges {
+            edge_offsets(mrf)
+        } else {
+            vec![0]
+        };
+        Self {
+            counts: vec![0u32; mrf.eff_unary.len()],
+            first_half: Vec::new(),
+            edge_counts: vec![0u32; eoff[eoff.len() - 1]],
+            eoff,
+            collected: 0,
+            half: samples / 2,
+        }
+    }
+
+    /// Counts one sample given by `state_of(v)`.
+    fn add(&mut self, mrf: &PairwiseMrf, state_of: impl Fn(usize) -> usize) {
+        let n = mrf.num_nodes();
+        for v in 0..n {
+            self.counts[mrf.state_off[v] + state_of(v)] += 1;
+        }
+        if !self.edge_counts.is_empty() {
+            for (e, &(u, v)) in mrf.edges.iter().enumerate() {
+                let kv = mrf.num_states[v as usize] as usize;
+                self.edge_counts
+                    [self.eoff[e] + state_of(u as usize) * kv + state_of(v as usize)] += 1;
+            }
+        }
+        self.collected += 1;
+        if self.collected == self.half {
+            self.first_half = self.counts.clone();
+        }
+    }
+
+    fn finish(
+        self,
+        mrf: &PairwiseMrf,
+        gibbs: &Gibbs,
+        total: usize,
+        best: Vec<u32>,
+    ) -> Result<GibbsRun, InferError> {
+        let Self {
+            counts,
+            first_half,
+            edge_counts,
+            collected,
+            half,
+            ..
+        } = self;
+        if collected == 0 {
+            return Err(InferError::NoFeasibleSample { sweeps: total });
+        }
+        // `collected == samples` unless zero potentials made some draws infeasible.
+        let ns = collected as f64;
+        let node: Vec<f64> = counts.iter().map(|&c| f64::from(c) / ns).collect();
+        let edge: Vec<f64> = edge_counts.iter().map(|&c| f64::from(c) / ns).collect();
+        let max_residual = if half == 0 || collected <= half {
+            f64::INFINITY
+        } else {
+            let (h1, h2) = (half as f64, collected.saturating_sub(half) as f64);
+            counts
+                .iter()
+                .zip(&first_half)
+                .map(|(&all, &first)| (f64::from(first) / h1 - f64::from(all - first) / h2).abs())
+                .fold(0.0, f64::max)
+        };
+        let conv = Convergence {
+            converged: max_residual <= gibbs.split_tol,
+            iterations: total,
+            max_residual,
+        };
+        Ok(GibbsRun {
+            marginals: Marginals::from_probabilities(mrf, node, edge, conv),
+            best: MapAssignment::new(mrf, best, conv),
+        })
+    }
+}
+
 impl Gibbs {
     /// Runs `burn_in + samples · thinning` sweeps.
     ///
@@ -226,33 +455,37 @@ impl Gibbs {
                 reason: "must be at least 1",
             });
         }
-        let n = mrf.num_nodes();
         let (coff, cnodes) = colour_classes(mrf);
+        match BinaryTables::of(mrf) {
+            Some(tables) => self.run_binary(mrf, rng, &tables, &coff, &cnodes),
+            None => self.run_general(mrf, rng, &coff, &cnodes),
+        }
+    }
+
+    /// Any model: states as `u32`, scores by [`local_scores`].
+    fn run_general<R: Rng + ?Sized>(
+        &self,
+        mrf: &PairwiseMrf,
+        rng: &mut R,
+        coff: &[usize],
+        cnodes: &[u32],
+    ) -> Result<GibbsRun, InferError> {
+        let n = mrf.num_nodes();
         let mut state: Vec<u32> = (0..n)
             .map(|v| argmax(&mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]]) as u32)
             .collect();
         let mut score = mrf.log_score(&state);
         let mut best = state.clone();
         let mut best_score = score;
-        let with_edges = self.beliefs == Beliefs::NodesAndEdges;
-        let eoff = if with_edges {
-            edge_offsets(mrf)
-        } else {
-            vec![0]
-        };
-        let mut counts = vec![0u32; mrf.eff_unary.len()];
-        let mut first_half = vec![0u32; mrf.eff_unary.len()];
-        let half = self.samples / 2;
-        let mut edge_counts = vec![0u32; eoff[eoff.len() - 1]];
-        let mut upd: Vec<(u32, f64)> = vec![(0, 0.0); cnodes.len()];
+        let mut tally = Tally::new(mrf, self.beliefs == Beliefs::NodesAndEdges, self.samples);
+        let mut upd: Vec<(u32, f64)> = vec![(0, 0.0); largest_class(coff)];
         let k = mrf.max_states.max(1);
         let total = self.burn_in + self.samples * self.thinning;
-        let mut collected = 0usize;
         for sweep in 1..=total {
             let seed = rng.next_u64();
             for c in 0..coff.len() - 1 {
                 let class = &cnodes[coff[c]..coff[c + 1]];
-                let buf = &mut upd[coff[c]..coff[c + 1]];
+                let buf = &mut upd[..class.len()];
                 let cur = &state;
                 buf.par_iter_mut()
                     .zip(class.par_iter())
@@ -283,52 +516,260 @@ impl Gibbs {
                 best.copy_from_slice(&state);
             }
             let feasible = score > f64::NEG_INFINITY || !mrf.extreme;
-            if feasible
-                && sweep > self.burn_in
-                && (sweep - self.burn_in).is_multiple_of(self.thinning)
-            {
-                for v in 0..n {
-                    counts[mrf.state_off[v] + state[v] as usize] += 1;
-                }
-                if with_edges {
-                    for (e, &(u, v)) in mrf.edges.iter().enumerate() {
-                        let kv = mrf.num_states[v as usize] as usize;
-                        edge_counts[eoff[e]
-                            + state[u as usize] as usize * kv
-                            + state[v as usize] as usize] += 1;
+            if feasible && self.counted(sweep) {
+                tally.add(mrf, |v| state[v] as usize);
+            }
+        }
+        tally.finish(mrf, self, total, best)
+    }
+
+    /// Whether the state after sweep `sweep` (1-based) is a counted sample.
+    fn counted(&self, sweep: usize) -> bool {
+        sweep > self.burn_in && (sweep - self.burn_in).is_multiple_of(self.thinning)
+    }
+
+    /// Two states everywhere, ordinary model: the states packed in bits (`n / 8` bytes,
+    /// so a neighbour's state is one read in a small array), the kernel rows by
+    /// [`BinaryTables`], one `exp` per update ([`sample_binary`]). Same colour classes,
+    /// uniforms, scores and draws as [`Gibbs::run_general`], bit for bit.
+    fn run_binary<R: Rng + ?Sized>(
+        &self,
+        mrf: &PairwiseMrf,
+        rng: &mut R,
+        tables: &BinaryTables,
+        coff: &[usize],
+        cnodes: &[u32],
+    ) -> Result<GibbsRun, InferError> {
+        let n = mrf.num_nodes();
+        let words = n.div_ceil(64);
+        let mut bits = vec![0u64; words];
+        let mut start = Vec::with_capacity(n);
+        for v in 0..n {
+            // `argmax` of the unary row: state 1 only when strictly larger.
+            let x = mrf.eff_unary[2 * v + 1] > mrf.eff_unary[2 * v];
+            bits[v >> 6] |= u64::from(x) << (v & 63);
+            start.push(u32::from(x));
+        }
+        let mut score = mrf.log_score(&start);
+        drop(start);
+        let mut best = bits.clone();
+        let mut best_score = score;
+        let mut tally = Tally::new(mrf, self.beliefs == Beliefs::NodesAndEdges, self.samples);
+        let mut upd: Vec<(bool, f64)> = vec![(false, 0.0); largest_class(coff)];
+        let total = self.burn_in + self.samples * self.thinning;
+        for sweep in 1..=total {
+            let seed = rng.next_u64();
+            for c in 0..coff.len() - 1 {
+                let class = &cnodes[coff[c]..coff[c + 1]];
+                let buf = &mut upd[..class.len()];
+                let cur = &bits;
+                buf.par_chunks_mut(4 * BATCH)
+                    .zip(class.par_chunks(4 * BATCH))
+                    .for_each(|(out, vars)| {
+                        let mut sc = [(0.0, 0.0); BATCH];
+                        for (out, vars) in out.chunks_mut(BATCH).zip(vars.chunks(BATCH)) {
+                            for (slot, &v) in sc.iter_mut().zip(vars) {
+                                *slot = tables.scores(mrf, cur, v as usize);
+                            }
+                            for ((slot, &v), &(s0, s1)) in out.iter_mut().zip(vars).zip(&sc) {
+                                let v = v as usize;
+                                let x = sample_binary(s0, s1, uniform(seed, v));
+                                let pick = |b: bool| if b { s1 } else { s0 };
+                                *slot = (x, pick(x) - pick(bit(cur, v)));
+                            }
+                        }
+                    });
+                for (&v, &(x, d)) in class.iter().zip(buf.iter()) {
+                    let v = v as usize;
+                    let m = 1u64 << (v & 63);
+                    if x {
+                        bits[v >> 6] |= m;
+                    } else {
+                        bits[v >> 6] &= !m;
                     }
+                    score += d;
                 }
-                collected += 1;
-                if collected == half {
-                    first_half.copy_from_slice(&counts);
+            }
+            if score > best_score {
+                best_score = score;
+                best.copy_from_slice(&bits);
+            }
+            if self.counted(sweep) {
+                tally.add(mrf, |v| usize::from(bit(&bits, v)));
+            }
+        }
+        let best = (0..n).map(|v| u32::from(bit(&best, v))).collect();
+        tally.finish(mrf, self, total, best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::mrf::{MrfParts, PairTable};
+
+    /// A binary model on a ring of `n` variables plus `n / 2` random chords (parallel edges
+    /// possible): one shared table or a random table per edge with log-potentials up to
+    /// `scale` (400 makes one state's weight underflow to 0), optional evidence.
+    fn binary_model(n: usize, shared: bool, evidence: bool, scale: f64, seed: u64) -> PairwiseMrf {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut edges: Vec<(u32, u32)> = (0..n as u32).map(|v| (v, (v + 1) % n as u32)).collect();
+        for _ in 0..n / 2 {
+            let (a, b) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
+            if a != b {
+                edges.push((a, b));
+            }
+        }
+        let m = edges.len();
+        let tables: Vec<PairTable> = if shared {
+            vec![PairTable::potts(2, scale, -0.1)]
+        } else {
+            (0..m)
+                .map(|_| PairTable::from_fn(2, 2, |_, _| rng.random_range(-scale..scale)))
+                .collect()
+        };
+        PairwiseMrf::new(MrfParts {
+            num_states: vec![2; n],
+            unary: (0..2 * n).map(|_| rng.random_range(-1.0..1.0)).collect(),
+            edge_tables: if shared {
+                vec![0; m]
+            } else {
+                (0..m as u32).collect()
+            },
+            edges,
+            tables,
+            evidence: if evidence {
+                (0..n)
+                    .map(|v| (v % 7 == 3).then_some((v % 2) as u32))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+        })
+        .unwrap()
+    }
+
+    /// The binary path changes how the chain is computed, not what it draws: for the same
+    /// generator state it returns the general path's marginals, edge counts, best state
+    /// and diagnostics bit for bit (so srl-dist's chromatic Gibbs still equals it too).
+    #[test]
+    fn binary_path_draws_what_the_general_path_draws() {
+        let configs = [
+            Gibbs {
+                burn_in: 3,
+                samples: 9,
+                thinning: 2,
+                ..Gibbs::default()
+            },
+            Gibbs {
+                burn_in: 0,
+                samples: 1,
+                beliefs: Beliefs::NodesOnly,
+                ..Gibbs::default()
+            },
+        ];
+        // 3000 variables: classes larger than one parallel chunk (4 · BATCH).
+        for (seed, n, scale) in [(1, 6, 0.7), (2, 50, 0.7), (3, 3000, 0.7), (4, 200, 400.0)] {
+            for shared in [true, false] {
+                for evidence in [false, true] {
+                    let mrf = binary_model(n, shared, evidence, scale, seed);
+                    let tables = BinaryTables::of(&mrf).unwrap();
+                    assert_eq!(tables.shared.is_some(), shared);
+                    let (coff, cnodes) = colour_classes(&mrf);
+                    for g in &configs {
+                        let mut r1 = ChaCha8Rng::seed_from_u64(seed);
+                        let mut r2 = r1.clone();
+                        let a = g
+                            .run_binary(&mrf, &mut r1, &tables, &coff, &cnodes)
+                            .unwrap();
+                        let b = g.run_general(&mrf, &mut r2, &coff, &cnodes).unwrap();
+                        assert_eq!(a, b, "n {n} shared {shared} evidence {evidence}");
+                        assert_eq!(r1.next_u64(), r2.next_u64());
+                    }
                 }
             }
         }
-        if collected == 0 {
-            return Err(InferError::NoFeasibleSample { sweeps: total });
+    }
+
+    #[test]
+    fn sample_binary_is_sample_index() {
+        let mut p = [0.0; 2];
+        let scores = [0.0, 1.5, -1.5, 800.0, -800.0, 0.3];
+        for &s0 in &scores {
+            for &s1 in &scores {
+                for u in [0.0, 0.1, 0.18, 0.5, 0.82, 0.999_999] {
+                    let x = sample_index(&[s0, s1], &mut p, u);
+                    assert_eq!(usize::from(sample_binary(s0, s1, u)), x, "{s0} {s1} {u}");
+                }
+            }
         }
-        // `collected == samples` unless zero potentials made some draws infeasible.
-        let ns = collected as f64;
-        let node: Vec<f64> = counts.iter().map(|&c| f64::from(c) / ns).collect();
-        let edge: Vec<f64> = edge_counts.iter().map(|&c| f64::from(c) / ns).collect();
-        let max_residual = if half == 0 || collected <= half {
-            f64::INFINITY
-        } else {
-            let (h1, h2) = (half as f64, collected.saturating_sub(half) as f64);
-            counts
+    }
+
+    /// The greedy colouring as first written (sorted list of neighbour colours).
+    fn reference_colours(mrf: &PairwiseMrf) -> Vec<u32> {
+        let n = mrf.num_nodes();
+        let mut colour = vec![u32::MAX; n];
+        for v in 0..n {
+            if mrf.evidence[v].is_some() {
+                continue;
+            }
+            let mut used: Vec<u32> = mrf
+                .neighbors(v)
+                .map(|(u, _)| colour[u])
+                .filter(|&c| c != u32::MAX)
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            colour[v] = used
                 .iter()
-                .zip(&first_half)
-                .map(|(&all, &first)| (f64::from(first) / h1 - f64::from(all - first) / h2).abs())
-                .fold(0.0, f64::max)
-        };
-        let conv = Convergence {
-            converged: max_residual <= self.split_tol,
-            iterations: total,
-            max_residual,
-        };
-        Ok(GibbsRun {
-            marginals: Marginals::from_probabilities(mrf, node, edge, conv),
-            best: MapAssignment::new(mrf, best, conv),
+                .enumerate()
+                .find(|&(i, &c)| c != i as u32)
+                .map_or(used.len() as u32, |(i, _)| i as u32);
+        }
+        colour
+    }
+
+    #[test]
+    fn colouring_is_greedy_smallest_free_colour() {
+        // A clique of 70 (70 colours: the mask's overflow path) plus a sparse tail.
+        let mut edges = Vec::new();
+        for a in 0..70u32 {
+            for b in a + 1..70 {
+                edges.push((a, b));
+            }
+        }
+        for v in 70..200u32 {
+            edges.push((v - 1, v));
+            edges.push((v % 70, v));
+            edges.push(((v * 7) % 70 + 1, v));
+        }
+        let m = edges.len();
+        let n = 200;
+        let mrf = PairwiseMrf::new(MrfParts {
+            num_states: vec![2; n],
+            unary: vec![0.0; 2 * n],
+            edges,
+            edge_tables: vec![0; m],
+            tables: vec![PairTable::potts(2, 0.1, 0.0)],
+            evidence: (0..n)
+                .map(|v| (v >= 70 && v % 11 == 5).then_some(0))
+                .collect(),
         })
+        .unwrap();
+        let reference = reference_colours(&mrf);
+        let (off, nodes) = colour_classes(&mrf);
+        assert_eq!(off.len() - 1, 70);
+        for c in 0..off.len() - 1 {
+            for &v in &nodes[off[c]..off[c + 1]] {
+                assert_eq!(reference[v as usize], c as u32);
+            }
+        }
+        assert_eq!(
+            off[off.len() - 1],
+            reference.iter().filter(|&&c| c != u32::MAX).count()
+        );
     }
 }

@@ -1,0 +1,191 @@
+//! Criterion benches for issue 14's remaining targets, on seeded Barabási–Albert (m = 2)
+//! models with two states, random unary log-potentials in `[-1, 1]` and one shared Potts
+//! table (coupling 0.5), each **built** in the bench and **written to a UAI file** in a
+//! temporary directory and read back with [`PairwiseMrf::read_uai`]:
+//!
+//! - `mf_gibbs/{built,uai}/{mf-parallel,mf-sequential,gibbs}/threads=T/n=1000000/sweeps=S`:
+//!   mean field (Jacobi sweep in parallel, or Gauss–Seidel on one thread) and chromatic
+//!   Gibbs at 10^6 variables; elements are variable updates (`sweeps · n`), so `elem/s` is
+//!   updates per second, including each run's setup and final marginals (node beliefs
+//!   only). `S = 10` amortises the setup; `S = 2` is the older `infer` bench's setting.
+//! - `lbp_residual/{built,uai}/{Sequential,Residual}/n=100000`: sequential vs residual
+//!   loopy BP at 10^5 variables, single-threaded, `tol = 0` so both do `5 · 2m` message
+//!   computations (residual BP's work cap); elements are messages computed.
+//! - `lbp_residual/{built,uai}/Residual-to-convergence/n=100000`: residual BP with the
+//!   default `tol = 1e-6` and a cap of 100 · 2m messages: shows that it finishes (the
+//!   reported time is to convergence; elements are not counted).
+//!
+//! Run: `cargo bench -p srl-benches --bench mf_gibbs` (about 6 minutes; filter with e.g.
+//! `-- mf_gibbs/uai` or `-- lbp_residual`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use srl_infer::{
+    Beliefs, Gibbs, LoopyBp, MeanField, MrfParts, PairTable, PairwiseMrf, Schedule, Sweep,
+};
+
+/// The `infer` bench's model: BA graph (m = 2, srl-dist's generator), random unary
+/// log-potentials in `[-1, 1]`, one shared attractive Potts table (coupling 0.5).
+fn powerlaw_mrf(n: usize, seed: u64) -> PairwiseMrf {
+    let edges = srl_dist::barabasi_albert(n, 2, &mut ChaCha8Rng::seed_from_u64(seed));
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xABCD);
+    let m = edges.len();
+    PairwiseMrf::new(MrfParts {
+        num_states: vec![2; n],
+        unary: (0..2 * n).map(|_| rng.random_range(-1.0..1.0)).collect(),
+        edges,
+        edge_tables: vec![0; m],
+        tables: vec![PairTable::potts(2, 0.5, 0.0)],
+        evidence: Vec::new(),
+    })
+    .expect("valid model")
+}
+
+/// A temporary directory for the UAI files, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        let dir = std::env::temp_dir().join(format!("srl-bench-mfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        Self(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The model built in memory and the same model through a UAI file.
+fn sources(n: usize, dir: &TempDir) -> Vec<(&'static str, PairwiseMrf)> {
+    let built = powerlaw_mrf(n, 42);
+    let path = dir.0.join(format!("ba_n{n}_k2.uai"));
+    built.write_uai(&path).expect("write UAI");
+    let read = PairwiseMrf::read_uai(&path).expect("read UAI");
+    let _ = std::fs::remove_file(&path);
+    vec![("built", built), ("uai", read)]
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool")
+}
+
+fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+}
+
+fn bench_mf_gibbs(c: &mut Criterion) {
+    let pools = [(1usize, pool(1)), (2, pool(2))];
+    let dir = TempDir::new();
+    let n = 1_000_000;
+    let models = sources(n, &dir);
+    let mut group = c.benchmark_group("mf_gibbs");
+    configure(&mut group);
+    for sweeps in [10usize, 2] {
+        group.throughput(Throughput::Elements((sweeps * n) as u64));
+        let size = format!("n={n}/sweeps={sweeps}");
+        let mf = MeanField {
+            max_iters: sweeps,
+            tol: 0.0,
+            beliefs: Beliefs::NodesOnly,
+            ..MeanField::default()
+        };
+        let gibbs = Gibbs {
+            burn_in: sweeps - 1,
+            samples: 1,
+            thinning: 1,
+            beliefs: Beliefs::NodesOnly,
+            ..Gibbs::default()
+        };
+        for (source, mrf) in &models {
+            for (threads, pool) in &pools {
+                let par = MeanField {
+                    sweep: Sweep::Parallel,
+                    ..mf
+                };
+                group.bench_with_input(
+                    BenchmarkId::new(format!("{source}/mf-parallel/threads={threads}"), &size),
+                    mrf,
+                    |b, mrf| b.iter(|| pool.install(|| par.run(mrf))),
+                );
+                group.bench_with_input(
+                    BenchmarkId::new(format!("{source}/gibbs/threads={threads}"), &size),
+                    mrf,
+                    |b, mrf| {
+                        let mut rng = ChaCha8Rng::seed_from_u64(7);
+                        b.iter(|| pool.install(|| gibbs.run(mrf, &mut rng).expect("valid config")))
+                    },
+                );
+            }
+            let seq = MeanField {
+                sweep: Sweep::Sequential,
+                ..mf
+            };
+            group.bench_with_input(
+                BenchmarkId::new(format!("{source}/mf-sequential/threads=1"), &size),
+                mrf,
+                |b, mrf| b.iter(|| seq.run(mrf)),
+            );
+        }
+    }
+    group.finish();
+}
+
+fn bench_residual(c: &mut Criterion) {
+    let dir = TempDir::new();
+    let n = 100_000;
+    let iters = 5;
+    let models = sources(n, &dir);
+    let mut group = c.benchmark_group("lbp_residual");
+    configure(&mut group);
+    let size = format!("n={n}");
+    for (source, mrf) in &models {
+        group.throughput(Throughput::Elements(
+            (iters * mrf.num_directed_edges()) as u64,
+        ));
+        for schedule in [Schedule::Sequential, Schedule::Residual] {
+            let bp = LoopyBp {
+                max_iters: iters,
+                tol: 0.0,
+                beliefs: Beliefs::NodesOnly,
+                schedule,
+                ..LoopyBp::default()
+            };
+            group.bench_with_input(
+                BenchmarkId::new(format!("{source}/{schedule:?}"), &size),
+                mrf,
+                |b, mrf| b.iter(|| bp.run(mrf)),
+            );
+        }
+    }
+    group.throughput(Throughput::Elements(n as u64));
+    for (source, mrf) in &models {
+        let bp = LoopyBp {
+            max_iters: 100,
+            beliefs: Beliefs::NodesOnly,
+            schedule: Schedule::Residual,
+            ..LoopyBp::default()
+        };
+        group.bench_with_input(
+            BenchmarkId::new(format!("{source}/Residual-to-convergence"), &size),
+            mrf,
+            |b, mrf| b.iter(|| bp.run(mrf)),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_mf_gibbs, bench_residual);
+criterion_main!(benches);
