@@ -53,6 +53,7 @@ pub mod boost;
 pub mod error;
 pub mod logic;
 pub mod mln;
+pub mod model_file;
 pub mod reader;
 pub mod retarget;
 pub mod settings;

@@ -17,7 +17,9 @@ use srl_boost::{
     SettingsReport, SoftRfgb, SoftRfgbParams, TreeParams,
 };
 
-use crate::model::{ModelFile, ModelKind as _, Provenance, peek_kind};
+use crate::model::{
+    ModelFile, ModelFileIo as _, ModelKind as _, Provenance, ProvenanceNow as _, peek_kind,
+};
 use crate::ui::{Ui, write_to};
 
 /// `srl boost ...`.

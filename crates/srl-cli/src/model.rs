@@ -1,4 +1,8 @@
-//! The versioned JSON model file.
+//! The versioned JSON model file. The envelope (`format`, `version`, `kind`, `provenance`,
+//! `parameters`, `model`) and its checks are srl-boost's [`srl_boost::model_file`], shared
+//! with the Python bindings (srl-py) so each reads the other's files; here: the `kind` of
+//! every model the `srl` command stores ([`ModelKind`]), and reading and writing files with
+//! errors that name them.
 //!
 //! ```json
 //! {
@@ -13,18 +17,16 @@
 //! ```
 //!
 //! `format` identifies the file type, `version` the layout of this envelope *and* of the
-//! wrapped model's serde form: a reader accepts exactly [`VERSION`] and names the file and
-//! both versions otherwise. `kind` names the wrapped type ([`ModelKind::KIND`]).
+//! wrapped model's serde form: a reader accepts exactly
+//! [`srl_boost::model_file::VERSION`] and names the file and both versions otherwise.
+//! `kind` names the wrapped type ([`ModelKind::KIND`]).
 
 use std::path::Path;
 
-use anyhow::{Context as _, bail};
-use serde::{Deserialize, Serialize, de::DeserializeOwned};
-
-/// The `format` field of every srl model file.
-pub const FORMAT: &str = "srl-model";
-/// The model-file version this build writes and reads.
-pub const VERSION: u32 = 1;
+use anyhow::Context as _;
+use serde::{Serialize, de::DeserializeOwned};
+use srl_boost::model_file::{KIND_MLN_BOOST, KIND_SOFT_RFGB, ModelFileError};
+pub use srl_boost::model_file::{ModelFile, Provenance};
 
 /// A library model type that can be stored in a model file.
 pub trait ModelKind: Serialize + DeserializeOwned {
@@ -33,10 +35,10 @@ pub trait ModelKind: Serialize + DeserializeOwned {
 }
 
 impl ModelKind for srl_boost::SoftRfgb {
-    const KIND: &'static str = "soft-rfgb";
+    const KIND: &'static str = KIND_SOFT_RFGB;
 }
 impl ModelKind for srl_boost::MlnBoost {
-    const KIND: &'static str = "mln-boost";
+    const KIND: &'static str = KIND_MLN_BOOST;
 }
 impl ModelKind for srl_learn::LogisticRegression {
     const KIND: &'static str = "logistic-regression";
@@ -51,22 +53,14 @@ impl ModelKind for srl_bayes::NaiveBayes {
     const KIND: &'static str = "naive-bayes";
 }
 
-/// Where a model came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Provenance {
-    /// The training data path as given on the command line.
-    pub data: String,
-    /// The seed of every random choice, if the learner used one.
-    pub seed: Option<u64>,
-    /// The srl version that wrote the file.
-    pub srl_version: String,
-    /// The command line that wrote the file.
-    pub command: String,
+/// [`Provenance`] of the running `srl` command.
+pub trait ProvenanceNow {
+    /// Provenance of the current process (version and command line) for `data`, `seed`.
+    fn now(data: &Path, seed: Option<u64>) -> Self;
 }
 
-impl Provenance {
-    /// Provenance of the current process (version and command line) for `data`, `seed`.
-    pub fn now(data: &Path, seed: Option<u64>) -> Self {
+impl ProvenanceNow for Provenance {
+    fn now(data: &Path, seed: Option<u64>) -> Self {
         Self {
             data: data.display().to_string(),
             seed,
@@ -76,68 +70,32 @@ impl Provenance {
     }
 }
 
-/// The envelope.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ModelFile<M> {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// Always [`VERSION`] when written by this build.
-    pub version: u32,
-    /// [`ModelKind::KIND`] of `model`.
-    pub kind: String,
-    /// Where the model came from.
-    pub provenance: Provenance,
-    /// The learning parameters (free-form JSON; for the record).
-    pub parameters: serde_json::Value,
-    /// The model.
-    pub model: M,
-}
-
-/// The `kind` field of a model file, checked only for being an srl model file: lets a
-/// command that accepts several kinds pick the type to load with [`ModelFile::load`].
-///
-/// # Errors
-/// The file is unreadable, not JSON, not an srl model file, or has no `kind`.
-pub fn peek_kind(path: &Path) -> anyhow::Result<String> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read model file {}", path.display()))?;
-    let head: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{}:{}: not a JSON model file: {e}",
-            path.display(),
-            e.line()
-        )
-    })?;
-    if head.get("format").and_then(serde_json::Value::as_str) != Some(FORMAT) {
-        bail!(
-            "{}: not an srl model file (no \"format\": \"{FORMAT}\")",
-            path.display()
-        );
-    }
-    head.get("kind")
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| anyhow::anyhow!("{}: model file without a \"kind\"", path.display()))
-}
-
-impl<M: ModelKind> ModelFile<M> {
-    /// Wraps `model`.
-    pub fn new(model: M, parameters: serde_json::Value, provenance: Provenance) -> Self {
-        Self {
-            format: FORMAT.to_owned(),
-            version: VERSION,
-            kind: M::KIND.to_owned(),
-            provenance,
-            parameters,
-            model,
-        }
-    }
+/// Creating, writing and reading model files of a [`ModelKind`].
+pub trait ModelFileIo<M>: Sized {
+    /// Wraps `model` (kind [`ModelKind::KIND`]).
+    fn new(model: M, parameters: serde_json::Value, provenance: Provenance) -> Self;
 
     /// Writes the file atomically (temporary name, then rename).
     ///
     /// # Errors
     /// I/O errors naming the file.
-    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+    fn save(&self, path: &Path) -> anyhow::Result<()>;
+
+    /// Reads and checks a model file: `format` must be `srl-model`, `version` must be
+    /// [`srl_boost::model_file::VERSION`], `kind` must be `M::KIND`.
+    ///
+    /// # Errors
+    /// A message naming the file: unreadable, not JSON (with line), not an srl model
+    /// file, another version, another kind, or a malformed model (with line).
+    fn load(path: &Path) -> anyhow::Result<Self>;
+}
+
+impl<M: ModelKind> ModelFileIo<M> for ModelFile<M> {
+    fn new(model: M, parameters: serde_json::Value, provenance: Provenance) -> Self {
+        ModelFile::wrap(M::KIND, model, parameters, provenance)
+    }
+
+    fn save(&self, path: &Path) -> anyhow::Result<()> {
         crate::ui::write_atomic(path, |w| {
             serde_json::to_writer_pretty(&mut *w, self)?;
             writeln!(w)?;
@@ -145,55 +103,30 @@ impl<M: ModelKind> ModelFile<M> {
         })
     }
 
-    /// Reads and checks a model file: `format` must be [`FORMAT`], `version` must be
-    /// [`VERSION`], `kind` must be `M::KIND`.
-    ///
-    /// # Errors
-    /// A message naming the file: unreadable, not JSON (with line), not an srl model
-    /// file, another version, another kind, or a malformed model (with line).
-    pub fn load(path: &Path) -> anyhow::Result<Self> {
+    fn load(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read model file {}", path.display()))?;
-        let head: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{}: not a JSON model file: {e}",
-                path.display(),
-                e.line()
-            )
-        })?;
-        if head.get("format").and_then(serde_json::Value::as_str) != Some(FORMAT) {
-            bail!(
-                "{}: not an srl model file (no \"format\": \"{FORMAT}\")",
-                path.display()
-            );
-        }
-        match head.get("version").and_then(serde_json::Value::as_u64) {
-            Some(v) if v == u64::from(VERSION) => {}
-            Some(v) => bail!(
-                "{}: model file version {v}, but this srl ({}) reads version {VERSION} only; \
-                 re-learn the model with this srl or use the srl that wrote it",
-                path.display(),
-                env!("CARGO_PKG_VERSION")
-            ),
-            None => bail!(
-                "{}: model file without a numeric \"version\"",
-                path.display()
-            ),
-        }
-        let kind = head
-            .get("kind")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("?");
-        if kind != M::KIND {
-            bail!(
-                "{}: holds a {kind} model, expected a {} model",
-                path.display(),
-                M::KIND
-            );
-        }
-        serde_json::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("{}:{}: malformed model: {e}", path.display(), e.line()))
+        ModelFile::parse(&text, M::KIND).map_err(|e| in_file(path, &e))
     }
+}
+
+/// `e` prefixed with the file (and the line, where `e` has one).
+fn in_file(path: &Path, e: &ModelFileError) -> anyhow::Error {
+    match e.line() {
+        Some(line) => anyhow::anyhow!("{}:{line}: {e}", path.display()),
+        None => anyhow::anyhow!("{}: {e}", path.display()),
+    }
+}
+
+/// The `kind` field of a model file, checked only for being an srl model file: lets a
+/// command that accepts several kinds pick the type to load with [`ModelFileIo::load`].
+///
+/// # Errors
+/// The file is unreadable, not JSON, not an srl model file, or has no `kind`.
+pub fn peek_kind(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read model file {}", path.display()))?;
+    srl_boost::model_file::peek_kind(&text).map_err(|e| in_file(path, &e))
 }
 
 #[cfg(test)]
@@ -226,6 +159,47 @@ mod tests {
         let back = ModelFile::<srl_learn::LogisticRegression>::load(&p).expect("load");
         assert_eq!(back.model, lr);
         assert_eq!(back.kind, "logistic-regression");
+    }
+
+    /// The Python bindings read and write model files as srl-boost's
+    /// `ModelFile<serde_json::Value>` (crates/srl-py/src/model_file.rs): a file the CLI
+    /// writes reads there, and a file written there (with `parameters.estimator`, by
+    /// `to_json_string`) loads here.
+    #[test]
+    fn cli_and_python_paths_read_each_other() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let nb = tiny_nb();
+        let p = dir.path().join("cli.json");
+        let prov = Provenance::now(Path::new("data"), Some(9));
+        ModelFile::new(nb.clone(), serde_json::json!({"k": 1}), prov.clone())
+            .save(&p)
+            .expect("save");
+        let text = std::fs::read_to_string(&p).expect("read");
+        // The Python path: the undecoded envelope, then the model by kind.
+        let py = srl_boost::model_file::ModelFile::<serde_json::Value>::parse(&text, "naive-bayes")
+            .expect("python path");
+        assert_eq!(py.provenance, prov);
+        let model: srl_bayes::NaiveBayes =
+            serde_json::from_value(py.model.clone()).expect("decode");
+        assert_eq!(
+            serde_json::to_string(&model).expect("json"),
+            serde_json::to_string(&nb).expect("json")
+        );
+        // Written the Python way: the same JSON as the CLI's (an undecoded model keeps its
+        // object keys sorted, so compare values, not bytes).
+        let again: serde_json::Value =
+            serde_json::from_str(&py.to_json_string().expect("json")).expect("json");
+        assert_eq!(
+            again,
+            serde_json::from_str::<serde_json::Value>(&text).expect("json")
+        );
+        let mut from_py = py;
+        from_py.parameters["estimator"] = serde_json::json!({"class": "X", "params": {}});
+        let q = dir.path().join("py.json");
+        std::fs::write(&q, from_py.to_json_string().expect("json")).expect("write");
+        let back = ModelFile::<srl_bayes::NaiveBayes>::load(&q).expect("CLI path");
+        assert_eq!(back.parameters["estimator"]["class"], "X");
+        assert_eq!(back.kind, "naive-bayes");
     }
 
     #[test]
