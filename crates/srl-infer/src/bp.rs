@@ -184,6 +184,90 @@ impl LoopyBp {
         }
     }
 
+    /// Warm start: [`LoopyBp::try_run`] starting from the messages `init` (e.g. those a
+    /// previous run ended in, on a model of the same structure whose potentials moved a
+    /// little, as between two objective evaluations of a gradient-based learner) instead
+    /// of uniform ones, returning the messages this run ends in as well.
+    ///
+    /// Same schedules, modes, damping, kernels, residual and stopping rule as
+    /// [`LoopyBp::run`]; only the starting point differs. `init = None` is a cold start:
+    /// its marginals are bit-identical to [`LoopyBp::run`]'s (same code path). Starting
+    /// from a fixed point of the model, a run stops after one sweep (flooding and
+    /// sequential; residual BP after computing the `2m` candidates), and a converged warm
+    /// run ends at a fixed point within `tol` like a cold one (on models with one fixed
+    /// point, the same marginals to the precision `tol` allows; with several, it tends to
+    /// stay at the one it started near). The result does not depend on the number of
+    /// threads.
+    ///
+    /// # Arguments
+    /// - `mrf`: the model.
+    /// - `init`: log-messages laid out for `mrf` ([`BpMessages`] of a run on a model with the
+    ///   same variables, state counts and edges; the potentials may differ), or `None`.
+    ///
+    /// # Returns
+    /// The marginals (as [`LoopyBp::run`]) and the final messages.
+    ///
+    /// # Errors
+    /// [`InferError::DimensionMismatch`] when `init` has not [`BpMessages::len`] equal to
+    /// the model's message length (`Σ_v deg(v) k_v`); [`InferError::NonFinite`] for a NaN
+    /// or `+∞` entry in `init` (`-∞` is a valid log-message entry);
+    /// [`InferError::ZeroProbability`] as [`LoopyBp::try_run`].
+    ///
+    /// # Examples
+    /// ```
+    /// use srl_infer::{LoopyBp, MrfParts, PairTable, PairwiseMrf};
+    /// let parts = |c: f64| MrfParts {
+    ///     num_states: vec![2; 3],
+    ///     unary: vec![0.3, 0.0, 0.0, 0.1, 0.0, -0.2],
+    ///     edges: vec![(0, 1), (1, 2), (2, 0)],
+    ///     edge_tables: vec![0; 3],
+    ///     tables: vec![PairTable::potts(2, c, 0.0)],
+    ///     evidence: vec![],
+    /// };
+    /// let bp = LoopyBp { tol: 1e-12, ..LoopyBp::default() };
+    /// let (_, msgs) = bp.run_from(&PairwiseMrf::new(parts(0.50))?, None)?;
+    /// // A nearby model starts from the previous messages and needs fewer sweeps.
+    /// let next = PairwiseMrf::new(parts(0.51))?;
+    /// let (warm, _) = bp.run_from(&next, Some(&msgs))?;
+    /// let cold = bp.run(&next);
+    /// assert!(warm.convergence().iterations < cold.convergence().iterations);
+    /// assert!((warm.node(0)[0] - cold.node(0)[0]).abs() < 1e-9);
+    /// # Ok::<(), srl_infer::InferError>(())
+    /// ```
+    pub fn run_from(
+        &self,
+        mrf: &PairwiseMrf,
+        init: Option<&BpMessages>,
+    ) -> Result<(Marginals, BpMessages), InferError> {
+        if let Some(m) = init {
+            if m.log.len() != mrf.message_len() {
+                return Err(InferError::DimensionMismatch {
+                    what: "initial BP messages",
+                    expected: mrf.message_len(),
+                    found: m.log.len(),
+                });
+            }
+            if let Some(i) = m.log.iter().position(|x| x.is_nan() || *x == f64::INFINITY) {
+                return Err(InferError::NonFinite {
+                    what: "initial BP message entry",
+                    index: i,
+                    value: m.log[i],
+                });
+            }
+        }
+        let mut state = self.run_messages_from(mrf, init.map(|m| m.log.as_slice()), true);
+        if let Some(v) = state.mark_zero(mrf) {
+            return Err(zero_error(v));
+        }
+        let edge_log = match self.beliefs {
+            Beliefs::NodesAndEdges => edge_beliefs(mrf, &state.msgs, &state.bel),
+            Beliefs::NodesOnly => Vec::new(),
+        };
+        let msgs = BpMessages { log: state.msgs };
+        let m = Marginals::from_unnormalized(mrf, state.bel, edge_log, state.convergence);
+        Ok((m, msgs))
+    }
+
     fn run_checked(&self, mrf: &PairwiseMrf) -> (Marginals, Option<usize>) {
         let mut state = self.run_messages(mrf);
         let dead = state.mark_zero(mrf);
@@ -239,38 +323,59 @@ impl LoopyBp {
     }
 
     fn run_messages(&self, mrf: &PairwiseMrf) -> BpState {
+        self.run_messages_from(mrf, None, false)
+    }
+
+    /// The schedule's run from `init` (log-messages of length `mrf.message_len()`, checked
+    /// by the caller) or from uniform messages; `want_msgs`: the linear kernels return the
+    /// messages even without edge beliefs.
+    fn run_messages_from(
+        &self,
+        mrf: &PairwiseMrf,
+        init: Option<&[f64]>,
+        want_msgs: bool,
+    ) -> BpState {
         match self.schedule {
-            Schedule::Flooding => self.flooding(mrf),
-            Schedule::Sequential => self.sequential(mrf),
-            Schedule::Residual => self.residual(mrf),
+            Schedule::Flooding => self.flooding(mrf, init, want_msgs),
+            Schedule::Sequential => self.sequential(mrf, init),
+            Schedule::Residual => self.residual(mrf, init),
         }
     }
 
-    fn flooding(&self, mrf: &PairwiseMrf) -> BpState {
+    fn flooding(&self, mrf: &PairwiseMrf, init: Option<&[f64]>, want_msgs: bool) -> BpState {
         let damping = self.damping();
         if self.kernel == BpKernel::Auto
             && crate::linear::applies(mrf, self.mode == BpMode::SumProduct, damping)
         {
-            let run = crate::linear::flooding(
+            // `None` only for a warm start that does not fit the linear domain.
+            if let Some(run) = crate::linear::flooding(
                 mrf,
                 self.max_iters,
                 self.tol,
-                self.beliefs == Beliefs::NodesAndEdges,
-            );
-            return BpState {
-                msgs: run.msgs,
-                bel: run.bel,
-                convergence: run.convergence,
-            };
+                want_msgs || self.beliefs == Beliefs::NodesAndEdges,
+                init,
+            ) {
+                return BpState {
+                    msgs: run.msgs,
+                    bel: run.bel,
+                    convergence: run.convergence,
+                };
+            }
         }
         let len = mrf.message_len();
         // Incoming messages, grouped by target (read contiguously by their target, written
         // once per iteration by their source: atomics make the scattered writes safe; each
         // slot has exactly one writer, so the result is deterministic).
-        let mut inc_old: Vec<AtomicU64> = (0..len).map(|_| AtomicU64::new(0)).collect();
+        let mut inc_old: Vec<AtomicU64> = match init {
+            None => (0..len).map(|_| AtomicU64::new(0)).collect(),
+            Some(m) => m.iter().map(|x| AtomicU64::new(x.to_bits())).collect(),
+        };
         let mut inc_new: Vec<AtomicU64> = (0..len).map(|_| AtomicU64::new(0)).collect();
         // Outgoing messages, grouped by source (for damping and residuals).
-        let mut outg = vec![0.0; mrf.out_off[mrf.num_directed_edges()]];
+        let mut outg = match init {
+            None => vec![0.0; mrf.out_off[mrf.num_directed_edges()]],
+            Some(m) => source_grouped(mrf, m),
+        };
         let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
         let bounds = node_blocks(mrf);
         let mut convergence = Convergence {
@@ -312,11 +417,14 @@ impl LoopyBp {
         }
     }
 
-    fn sequential(&self, mrf: &PairwiseMrf) -> BpState {
+    fn sequential(&self, mrf: &PairwiseMrf, init: Option<&[f64]>) -> BpState {
         let n = mrf.num_nodes();
         let damping = self.damping();
         let k = mrf.max_states.max(1);
-        let mut msgs = vec![0.0; mrf.message_len()];
+        let mut msgs = match init {
+            None => vec![0.0; mrf.message_len()],
+            Some(m) => m.to_vec(),
+        };
         let (mut b, mut cav, mut out, mut scratch) =
             (vec![0.0; k], vec![0.0; k], vec![0.0; k], vec![0.0; k]);
         let mut ninf = vec![0.0; k];
@@ -331,7 +439,10 @@ impl LoopyBp {
         };
         // Source-grouped copy of the outgoing messages: damping and residuals read it
         // contiguously, so the only scattered access per message is the write.
-        let mut outg = vec![0.0; mrf.out_off[mrf.num_directed_edges()]];
+        let mut outg = match init {
+            None => vec![0.0; mrf.out_off[mrf.num_directed_edges()]],
+            Some(m) => source_grouped(mrf, m),
+        };
         while !convergence.converged && convergence.iterations < self.max_iters {
             let mut residual: f64 = 0.0;
             for i in 0..n {
@@ -381,7 +492,7 @@ impl LoopyBp {
         }
     }
 
-    fn residual(&self, mrf: &PairwiseMrf) -> BpState {
+    fn residual(&self, mrf: &PairwiseMrf, init: Option<&[f64]>) -> BpState {
         let n = mrf.num_nodes();
         let damping = self.damping();
         let k = mrf.max_states.max(1);
@@ -403,6 +514,20 @@ impl LoopyBp {
             ninf = vec![0.0; bel.len()];
             let (fin, cnt) = (bel.clone(), &mut ninf);
             split_terms_start(&fin, &mut bel, cnt);
+        }
+        if let Some(m) = init {
+            // Warm start: the committed messages, their source-grouped copy and the
+            // beliefs they give.
+            msgs.copy_from_slice(m);
+            sent = source_grouped(mrf, m);
+            for v in 0..n {
+                let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
+                if mrf.extreme {
+                    split_terms_into(mrf, &msgs, v, &mut bel[a..b], &mut ninf[a..b]);
+                } else {
+                    belief_into(mrf, &msgs, v, &mut bel[a..b]);
+                }
+            }
         }
         let (mut cav, mut scratch) = (vec![0.0; k], vec![0.0; k]);
         let mut keys = vec![0.0; slots];
@@ -505,6 +630,58 @@ impl LoopyBp {
             },
         }
     }
+}
+
+/// Loopy BP's messages `m_{i→j}(x_j)` in log space, normalised to `max = 0` (an all-`-∞`
+/// message on a model with zero potentials stays unnormalised), in the model's
+/// target-grouped layout: the messages into variable `v` are contiguous, `k_v` entries per
+/// incoming edge, in the order of `v`'s neighbours. Produced by [`LoopyBp::run_from`] to
+/// warm-start a later run on a model with the same structure (variables, state counts,
+/// edges; the potentials may differ).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BpMessages {
+    log: Vec<f64>,
+}
+
+impl BpMessages {
+    /// Uniform messages (all entries 0) for `mrf`: starting from them is a cold start.
+    #[must_use]
+    pub fn uniform(mrf: &PairwiseMrf) -> Self {
+        Self {
+            log: vec![0.0; mrf.message_len()],
+        }
+    }
+
+    /// Number of entries, `Σ_v deg(v) k_v`.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.log.len()
+    }
+
+    /// Whether there are no entries (a model without edges).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.log.is_empty()
+    }
+
+    /// The log-message entries in the layout described on the type.
+    #[must_use]
+    pub fn as_slice(&self) -> &[f64] {
+        &self.log
+    }
+}
+
+/// The source-grouped copy of target-grouped messages `msgs`: the message sent back along
+/// slot `s` (from `s`'s owner to `in_src[s]`) at `out_off[s]..out_off[s + 1]`.
+pub(crate) fn source_grouped(mrf: &PairwiseMrf, msgs: &[f64]) -> Vec<f64> {
+    let slots = mrf.num_directed_edges();
+    let mut out = vec![0.0; mrf.out_off[slots]];
+    for s in 0..slots {
+        let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+        let to = mrf.rev_off[s];
+        out[o0..o1].copy_from_slice(&msgs[to..to + (o1 - o0)]);
+    }
+    out
 }
 
 struct BpState {
@@ -1106,5 +1283,273 @@ impl IndexedMaxHeap {
         }
         self.heap[p] = e;
         self.pos[e.1 as usize] = p as u32;
+    }
+}
+
+#[cfg(test)]
+mod warm_start_tests {
+    //! [`LoopyBp::run_from`]: a cold start is the old path bit for bit, a warm start ends
+    //! where a cold one does, faster, for every schedule and kernel.
+
+    use rand::{RngExt as _, SeedableRng as _};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::mrf::{MrfParts, PairTable};
+
+    /// A `side x side` grid with diagonals (loopy), `k` states, random unary terms and one
+    /// random table per edge scaled by `coupling`; every random term is scaled by
+    /// `1 + eps` (a nearby model for the same seed); `extreme`: one zero potential per
+    /// table; `observed`: every 7th variable clamped.
+    fn grid(
+        side: usize,
+        k: usize,
+        coupling: f64,
+        eps: f64,
+        seed: u64,
+        extreme: bool,
+        observed: bool,
+    ) -> PairwiseMrf {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = side * side;
+        let mut edges = Vec::new();
+        for r in 0..side {
+            for c in 0..side {
+                let v = (r * side + c) as u32;
+                if c + 1 < side {
+                    edges.push((v, v + 1));
+                }
+                if r + 1 < side {
+                    edges.push((v, v + side as u32));
+                }
+                if r + 1 < side && c + 1 < side {
+                    edges.push((v, v + side as u32 + 1));
+                }
+            }
+        }
+        let unary = (0..n * k)
+            .map(|_| rng.random_range(-1.0..1.0) * (1.0 + eps))
+            .collect();
+        let tables = (0..edges.len())
+            .map(|_| {
+                let mut t = PairTable::from_fn(k, k, |a, b| coupling * f64::from(u8::from(a == b)));
+                for x in &mut t.log_values {
+                    *x = (*x + rng.random_range(-0.5..0.5) * coupling) * (1.0 + eps);
+                }
+                if extreme {
+                    t.log_values[1] = f64::NEG_INFINITY;
+                }
+                t
+            })
+            .collect();
+        PairwiseMrf::new(MrfParts {
+            num_states: vec![k; n],
+            unary,
+            edge_tables: (0..edges.len() as u32).collect(),
+            edges,
+            tables,
+            evidence: (0..n)
+                .map(|v| (observed && v % 7 == 3).then_some((v % k) as u32))
+                .collect(),
+        })
+        .unwrap()
+    }
+
+    /// Every configuration the runs can take: schedule, kernel, damping, mode.
+    fn configs() -> Vec<LoopyBp> {
+        let mut out = Vec::new();
+        for schedule in [Schedule::Flooding, Schedule::Sequential, Schedule::Residual] {
+            for kernel in [BpKernel::Auto, BpKernel::Log] {
+                for damping in [0.0, 0.3] {
+                    for mode in [BpMode::SumProduct, BpMode::MaxProduct] {
+                        out.push(LoopyBp {
+                            schedule,
+                            kernel,
+                            damping,
+                            mode,
+                            max_iters: 60,
+                            ..LoopyBp::default()
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn cold_start_is_bit_identical_to_run() {
+        for (k, extreme, observed) in [(2, false, false), (3, false, true), (2, true, false)] {
+            let mrf = grid(6, k, 1.2, 0.0, 11, extreme, observed);
+            for bp in configs() {
+                let old = bp.run(&mrf);
+                let (cold, msgs) = bp.run_from(&mrf, None).unwrap();
+                assert!(cold == old, "{bp:?} k {k}");
+                assert_eq!(msgs.len(), mrf.message_len());
+                // Uniform messages given explicitly are the same start.
+                let (uni, msgs2) = bp.run_from(&mrf, Some(&BpMessages::uniform(&mrf))).unwrap();
+                assert!(uni == old, "{bp:?} k {k} (uniform start)");
+                assert_eq!(msgs2, msgs);
+            }
+        }
+    }
+
+    #[test]
+    fn warm_start_ends_where_a_cold_start_does_in_fewer_sweeps() {
+        let (mut compared, mut skipped) = (0, 0);
+        for (k, extreme, observed) in [(2, false, false), (3, false, true), (2, true, false)] {
+            let a = grid(7, k, 0.8, 0.0, 5, extreme, observed);
+            let b = grid(7, k, 0.8, 0.02, 5, extreme, observed);
+            for bp in configs() {
+                if bp.mode == BpMode::MaxProduct && extreme {
+                    continue;
+                }
+                let bp = LoopyBp {
+                    tol: 1e-13,
+                    max_iters: 5000,
+                    ..bp
+                };
+                let (_, msgs) = bp.run_from(&a, None).unwrap();
+                let cold = bp.run(&b);
+                if !cold.convergence().converged {
+                    // (zero potentials on a loopy graph: the finite parts of the messages
+                    // can grow without bound, see the type's docs)
+                    assert!(extreme, "{bp:?} k {k}: {:?}", cold.convergence());
+                    skipped += 1;
+                    continue;
+                }
+                compared += 1;
+                let (warm, end) = bp.run_from(&b, Some(&msgs)).unwrap();
+                assert!(
+                    warm.convergence().converged,
+                    "{bp:?}: {:?}",
+                    warm.convergence()
+                );
+                // (max-product's max-marginals converge in no fewer sweeps from a nearby
+                // model's messages here; the fixed point is the same)
+                assert!(
+                    bp.mode == BpMode::MaxProduct
+                        || warm.convergence().iterations < cold.convergence().iterations,
+                    "{bp:?} k {k}: warm {:?} cold {:?}",
+                    warm.convergence(),
+                    cold.convergence()
+                );
+                for v in 0..b.num_nodes() {
+                    for (x, y) in warm.node(v).iter().zip(cold.node(v)) {
+                        assert!((x - y).abs() < 1e-9, "{bp:?} k {k} node {v}: {x} vs {y}");
+                    }
+                }
+                for e in 0..b.num_edges() {
+                    let (x, y) = (warm.edge(e).unwrap(), cold.edge(e).unwrap());
+                    for (x, y) in x.iter().zip(y) {
+                        assert!((x - y).abs() < 1e-9, "{bp:?} k {k} edge {e}");
+                    }
+                }
+                // Restarting at the fixed point (found to 1e-13): one sweep at tolerance
+                // 1e-9 (residual BP: the 2m candidates, one sweep's work), same marginals.
+                let loose = LoopyBp { tol: 1e-9, ..bp };
+                let (again, _) = loose.run_from(&b, Some(&end)).unwrap();
+                assert_eq!(
+                    again.convergence().iterations,
+                    1,
+                    "{bp:?} k {k} extreme {extreme}: {:?} after {:?}",
+                    again.convergence(),
+                    warm.convergence()
+                );
+                assert!(again.convergence().converged);
+                for v in 0..b.num_nodes() {
+                    for (x, y) in again.node(v).iter().zip(warm.node(v)) {
+                        assert!((x - y).abs() < 1e-12, "{bp:?}");
+                    }
+                }
+            }
+        }
+        assert!(
+            compared >= 56 && skipped <= 8,
+            "{compared} compared, {skipped} skipped"
+        );
+    }
+
+    #[test]
+    fn warm_flooding_does_not_depend_on_the_thread_count() {
+        // 60 x 60 grid with diagonals: about 21 000 slots, several parallel blocks.
+        for k in [2, 3] {
+            let a = grid(60, k, 0.9, 0.0, 3, false, false);
+            let b = grid(60, k, 0.9, 0.05, 3, false, false);
+            for kernel in [BpKernel::Auto, BpKernel::Log] {
+                let bp = LoopyBp {
+                    kernel,
+                    max_iters: 30,
+                    ..LoopyBp::default()
+                };
+                let (_, msgs) = bp.run_from(&a, None).unwrap();
+                let run = |threads: usize| {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap()
+                        .install(|| bp.run_from(&b, Some(&msgs)).unwrap())
+                };
+                assert_eq!(run(1), run(2), "k {k} {kernel:?}");
+                assert_eq!(run(2), run(3), "k {k} {kernel:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn starts_outside_the_linear_domain_fall_back_to_the_log_kernels() {
+        for k in [2, 3] {
+            // weak couplings: one fixed point, whatever the start
+            let mrf = grid(6, k, 0.3, 0.0, 9, false, false);
+            let bp = LoopyBp {
+                tol: 1e-13,
+                max_iters: 5000,
+                ..LoopyBp::default()
+            };
+            // A valid but extreme start: every message puts e^-650 on state 0.
+            let mut far = BpMessages::uniform(&mrf);
+            for m in far.log.chunks_exact_mut(k) {
+                m[0] = -650.0;
+            }
+            let plan = crate::linear::plan_for_tests(&mrf, k == 2);
+            assert!(!crate::linear::init_fits(&mrf, &plan, far.as_slice()));
+            let (warm, _) = bp.run_from(&mrf, Some(&far)).unwrap();
+            let log = LoopyBp {
+                kernel: BpKernel::Log,
+                ..bp
+            };
+            let (warm_log, _) = log.run_from(&mrf, Some(&far)).unwrap();
+            assert_eq!(warm, warm_log, "k {k}: the same log-domain run");
+            let cold = bp.run(&mrf);
+            assert!(warm.convergence().converged);
+            for v in 0..mrf.num_nodes() {
+                for (x, y) in warm.node(v).iter().zip(cold.node(v)) {
+                    assert!((x - y).abs() < 1e-9, "k {k} node {v}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_starting_messages_of_the_wrong_shape_or_value() {
+        let mrf = grid(4, 2, 1.0, 0.0, 1, false, false);
+        let other = grid(5, 2, 1.0, 0.0, 1, false, false);
+        let bp = LoopyBp::default();
+        let (_, msgs) = bp.run_from(&other, None).unwrap();
+        assert!(matches!(
+            bp.run_from(&mrf, Some(&msgs)),
+            Err(InferError::DimensionMismatch { .. })
+        ));
+        let mut bad = BpMessages::uniform(&mrf);
+        bad.log[5] = f64::NAN;
+        assert!(matches!(
+            bp.run_from(&mrf, Some(&bad)),
+            Err(InferError::NonFinite { index: 5, .. })
+        ));
+        bad.log[5] = f64::INFINITY;
+        assert!(matches!(
+            bp.run_from(&mrf, Some(&bad)),
+            Err(InferError::NonFinite { index: 5, .. })
+        ));
     }
 }

@@ -61,7 +61,7 @@ pub mod mean_field;
 pub mod mrf;
 pub mod uai;
 
-pub use bp::{BpKernel, BpMode, LoopyBp, Schedule};
+pub use bp::{BpKernel, BpMessages, BpMode, LoopyBp, Schedule};
 pub use builder::MrfBuilder;
 pub use collective::{
     Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, ContentOnly, FeatureRow,

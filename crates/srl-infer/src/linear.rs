@@ -60,7 +60,7 @@ fn kernel_range(mrf: &PairwiseMrf, q: usize) -> f64 {
 
 /// Per-variable plan: kind, and the linear unary normalised to `max = 1` (evidence: 0
 /// outside the observed state).
-struct Plan {
+pub(crate) struct Plan {
     kind: Vec<Kind>,
     unary_lin: Vec<f64>,
 }
@@ -98,6 +98,12 @@ fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
     Plan { kind, unary_lin }
 }
 
+/// [`plan`] for the unit tests of other modules.
+#[cfg(test)]
+pub(crate) fn plan_for_tests(mrf: &PairwiseMrf, binary: bool) -> Plan {
+    plan(mrf, binary)
+}
+
 /// Whether [`flooding`] applies to this run.
 pub(crate) fn applies(mrf: &PairwiseMrf, sum_product: bool, damping: f64) -> bool {
     sum_product && damping == 0.0 && !mrf.extreme && mrf.kernels.all_safe
@@ -114,18 +120,68 @@ pub(crate) struct LinearRun {
 
 /// Flooding sum-product LBP in the linear domain. Same schedule, normalisation,
 /// residual and stopping rule as the log path; results agree with it to rounding.
-/// `want_msgs`: also return the log-messages (for edge beliefs).
+/// `want_msgs`: also return the log-messages (for edge beliefs or a later warm start).
+/// `init`: log-messages to start from (target-grouped, `max = 0`; `None`: uniform).
+///
+/// Returns `None` (the caller then runs the log-domain kernels) only when `init` does not
+/// fit the linear domain (see [`init_fits`]); a cold start always runs here.
 pub(crate) fn flooding(
     mrf: &PairwiseMrf,
     max_iters: usize,
     tol: f64,
     want_msgs: bool,
-) -> LinearRun {
-    if mrf.uniform_k == 2 {
-        flooding_binary(mrf, max_iters, tol, want_msgs)
-    } else {
-        flooding_general(mrf, max_iters, tol, want_msgs)
+    init: Option<&[f64]>,
+) -> Option<LinearRun> {
+    let binary = mrf.uniform_k == 2;
+    let plan = plan(mrf, binary);
+    if let Some(m) = init
+        && !init_fits(mrf, &plan, m)
+    {
+        return None;
     }
+    Some(if binary {
+        flooding_binary(mrf, plan, max_iters, tol, want_msgs, init)
+    } else {
+        flooding_general(mrf, plan, max_iters, tol, want_msgs, init)
+    })
+}
+
+/// Whether starting messages `init` (log, target-grouped) keep the linear path exact to
+/// rounding: every entry finite and above `−700` (so its `exp` is a normal number), and
+/// for every linear variable the budget of the module docs still holds with each
+/// incoming kernel range `R_s` replaced by `max(R_s, spread of the starting message)`
+/// (after one sweep every message is within its kernel's range again).
+pub(crate) fn init_fits(mrf: &PairwiseMrf, plan: &Plan, init: &[f64]) -> bool {
+    if init.iter().any(|&x| !(x.is_finite() && x > -700.0)) {
+        return false;
+    }
+    let nk = mrf.kernels.off.len() - 1;
+    let range: Vec<f64> = (0..nk).map(|q| kernel_range(mrf, q)).collect();
+    (0..mrf.num_nodes()).all(|v| {
+        if plan.kind[v] != Kind::Linear {
+            return true;
+        }
+        let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
+        let kv = b - a;
+        let row = &mrf.eff_unary[a..b];
+        let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mn = row
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        let (mut sum, mut top) = (mx - mn, 0.0f64);
+        for s in mrf.in_off[v]..mrf.in_off[v + 1] {
+            let so = mrf.slot_offset(v, s);
+            let m = &init[so..so + kv];
+            let hi = m.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let lo = m.iter().copied().fold(f64::INFINITY, f64::min);
+            let r = range[mrf.in_kernel[s] as usize].max(hi - lo);
+            sum += r;
+            top = top.max(r);
+        }
+        sum + top <= LINEAR_BUDGET
+    })
 }
 
 fn start(mrf: &PairwiseMrf) -> Convergence {
@@ -158,12 +214,31 @@ fn into_values(a: Vec<AtomicU64>) -> Vec<f64> {
 // ---------------------------------------------------------------------------------------
 // General state counts.
 
-fn flooding_general(mrf: &PairwiseMrf, max_iters: usize, tol: f64, want_msgs: bool) -> LinearRun {
-    let plan = plan(mrf, false);
+fn flooding_general(
+    mrf: &PairwiseMrf,
+    plan: Plan,
+    max_iters: usize,
+    tol: f64,
+    want_msgs: bool,
+    init: Option<&[f64]>,
+) -> LinearRun {
     let len = mrf.message_len();
-    let mut inc_old = atomics(len, 1.0);
+    let (mut inc_old, mut outg) = match init {
+        None => (
+            atomics(len, 1.0),
+            vec![1.0; mrf.out_off[mrf.num_directed_edges()]],
+        ),
+        Some(m) => {
+            // Linear messages normalised to max = 1 (the logs are normalised to max = 0).
+            let lin: Vec<f64> = m.iter().map(|x| x.exp()).collect();
+            let outg = crate::bp::source_grouped(mrf, &lin);
+            (
+                lin.iter().map(|x| AtomicU64::new(x.to_bits())).collect(),
+                outg,
+            )
+        }
+    };
     let mut inc_new = atomics(len, 1.0);
-    let mut outg = vec![1.0; mrf.out_off[mrf.num_directed_edges()]];
     let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
     let bounds = node_blocks(mrf);
     let mut convergence = start(mrf);
@@ -429,8 +504,14 @@ fn log_pair(r: f64) -> (f64, f64) {
     if lr >= 0.0 { (-lr, 0.0) } else { (0.0, lr) }
 }
 
-fn flooding_binary(mrf: &PairwiseMrf, max_iters: usize, tol: f64, want_msgs: bool) -> LinearRun {
-    let plan = plan(mrf, true);
+fn flooding_binary(
+    mrf: &PairwiseMrf,
+    plan: Plan,
+    max_iters: usize,
+    tol: f64,
+    want_msgs: bool,
+    init: Option<&[f64]>,
+) -> LinearRun {
     let n = mrf.num_nodes();
     // Linear unary ratio u(1) / u(0) of each linear variable (0 elsewhere).
     let uratio: Vec<f64> = (0..n)
@@ -443,10 +524,21 @@ fn flooding_binary(mrf: &PairwiseMrf, max_iters: usize, tol: f64, want_msgs: boo
         })
         .collect();
     let slots = mrf.num_directed_edges();
-    let mut inc_old = atomics(slots, 1.0);
+    let (mut inc_old, mut outg) = match init {
+        None => (atomics(slots, 1.0), vec![1.0; slots]),
+        Some(m) => {
+            // Ratio m(1) / m(0) of each log-message pair.
+            let r: Vec<f64> = m.chunks_exact(2).map(|p| (p[1] - p[0]).exp()).collect();
+            // Source-grouped: the message sent back along slot `s` is `r[in_rev[s]]`.
+            let outg = (0..slots).map(|s| r[mrf.in_rev[s] as usize]).collect();
+            (
+                r.iter().map(|x| AtomicU64::new(x.to_bits())).collect(),
+                outg,
+            )
+        }
+    };
     let mut inc_new = atomics(slots, 1.0);
     // Source-grouped: the message sent back along slot `s` is `outg[s]`.
-    let mut outg = vec![1.0; slots];
     let bounds = node_blocks(mrf);
     let mut convergence = start(mrf);
     while !convergence.converged && convergence.iterations < max_iters {
