@@ -43,6 +43,6 @@ pub use csmn::{
 pub use decision::{CostCliques, Decision, PolishedMaxProduct, expected_cost_decision};
 pub use error::LearnError;
 pub use logreg::{Lambda, LocalLogisticRegression, LogisticRegression, LogisticRegressionParams};
-pub use mn::{RelationalMarkovNetwork, RelationalMarkovNetworkParams};
+pub use mn::{RelationalMarkovNetwork, RelationalMarkovNetworkParams, WarmStartInference};
 pub use optim::FitReport;
 pub use relational::{EdgeWeights, GraphMarginals, Layout};

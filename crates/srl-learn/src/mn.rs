@@ -3,19 +3,28 @@
 //! any [`MarginalInference`] — the *MN* of Sen & Getoor (2006, §6).
 
 use std::cell::RefCell;
+use std::sync::Mutex;
 
 use rand::{Rng, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use srl_graph::{EdgeId, NodeId, RelationalGraph};
-use srl_infer::{MapInference, MarginalInference, Marginals, MrfParts, PairTable, PairwiseMrf};
+use srl_infer::BpMessages;
+use srl_infer::{
+    InferError, LoopyBp, MapInference, MarginalInference, Marginals, MrfParts, PairTable,
+    PairwiseMrf,
+};
 
 use crate::error::LearnError;
-use crate::optim::{FitReport, minimize};
+use crate::optim::{FitReport, minimize, minimize_capped};
 use crate::relational::{
     EdgeWeights, GraphMarginals, Layout, Scope, log_partition, training_labels,
 };
+
+/// Most objective evaluations one L-BFGS iteration of
+/// [`RelationalMarkovNetworkParams::fit_warm_started`] may take (scipy's L-BFGS-B `maxls`).
+pub const WARM_LINE_SEARCH_CAP: u64 = 20;
 
 /// Hyperparameters of [`RelationalMarkovNetwork`].
 ///
@@ -169,6 +178,73 @@ impl RelationalMarkovNetworkParams {
         I: MarginalInference + Sync,
         R: Rng + ?Sized,
     {
+        self.fit_with(graph, train, |_| Cold(inference), None, rng)
+    }
+
+    /// [`RelationalMarkovNetworkParams::fit`] with warm-started inference: every objective
+    /// evaluation starts each inference (one per connected component with
+    /// `per_component`, else one on the whole training model) from the state the same
+    /// inference ended in at the previous evaluation (loopy BP: its messages, see
+    /// [`srl_infer::LoopyBp::run_from`]); the first evaluation starts cold.
+    ///
+    /// Same model, objective, gradient and optimiser as `fit`. L-BFGS moves the weights
+    /// little between evaluations, so the previous messages are close to the new fixed
+    /// point: fewer sweeps, and a component whose LBP converges slowly keeps converging
+    /// across evaluations instead of restarting from uniform messages and stopping at the
+    /// sweep cap every time (a non-converged LBP gives a gradient inconsistent with the
+    /// Bethe objective, which makes the line search take many evaluations). Where LBP has
+    /// one fixed point the marginals are those of a cold start within its tolerance; where
+    /// it has several, a warm start follows the one it started near (the fit is then a
+    /// continuation along the optimiser's path, deterministic for a given seed and any
+    /// thread count).
+    ///
+    /// A warm start makes each evaluation's objective depend, within LBP's tolerance, on
+    /// where the previous evaluation left the messages, so near the optimum the Bethe
+    /// objective and its gradient can disagree by more than the remaining decrease. The
+    /// L-BFGS iteration then gets at most [`WARM_LINE_SEARCH_CAP`] evaluations (as
+    /// L-BFGS-B's `maxls`); when its line search uses them up the fit stops at the best
+    /// iterate, reported as not converged with that reason in
+    /// [`FitReport::termination`].
+    ///
+    /// # Errors
+    /// As [`RelationalMarkovNetworkParams::fit`].
+    pub fn fit_warm_started<I, R>(
+        &self,
+        graph: &RelationalGraph,
+        train: &[bool],
+        inference: &I,
+        rng: &mut R,
+    ) -> Result<RelationalMarkovNetwork, LearnError>
+    where
+        I: WarmStartInference + Sync,
+        R: Rng + ?Sized,
+    {
+        self.fit_with(
+            graph,
+            train,
+            |parts| Warm {
+                inference,
+                states: (0..parts).map(|_| Mutex::new(None)).collect(),
+            },
+            Some(WARM_LINE_SEARCH_CAP),
+            rng,
+        )
+    }
+
+    /// The body of `fit` / `fit_warm_started`: `runner(number of parts)` builds the
+    /// per-part inference; `ls_cap`: evaluations per L-BFGS iteration, if capped.
+    fn fit_with<P, R>(
+        &self,
+        graph: &RelationalGraph,
+        train: &[bool],
+        runner: impl FnOnce(usize) -> P,
+        ls_cap: Option<u64>,
+        rng: &mut R,
+    ) -> Result<RelationalMarkovNetwork, LearnError>
+    where
+        P: PartInference,
+        R: Rng + ?Sized,
+    {
         check_opt(self.lambda, self.max_iters, self.tol, self.memory)?;
         let ytrue = training_labels(graph, train)?;
         let layout = Layout {
@@ -184,6 +260,8 @@ impl RelationalMarkovNetworkParams {
         } else {
             Components::whole(scope.free.len(), scope.full.len())
         };
+        let inference = runner(components.len());
+        let inference = &inference;
         let lambda = self.lambda;
         let rng = RefCell::new(rng);
         let failure: RefCell<Option<LearnError>> = RefCell::new(None);
@@ -214,13 +292,14 @@ impl RelationalMarkovNetworkParams {
                 }
             }
         };
-        let out = minimize(
+        let out = minimize_capped(
             objective,
             vec![0.0; layout.dim()],
             self.max_iters,
             self.tol,
             0.0,
             self.memory,
+            ls_cap,
         );
         if let Some(e) = failure.into_inner() {
             return Err(e);
@@ -543,6 +622,94 @@ impl Components {
     }
 }
 
+/// Marginal inference that can start from the state an earlier call ended in (loopy BP:
+/// its messages), for [`RelationalMarkovNetworkParams::fit_warm_started`].
+///
+/// Implemented for [`srl_infer::LoopyBp`] (state: [`BpMessages`], by
+/// [`srl_infer::LoopyBp::run_from`]); wrappers (e.g. one that counts calls) implement it
+/// by delegating.
+pub trait WarmStartInference: MarginalInference {
+    /// What a run ends in and a later run on a model of the same structure can start from.
+    type State: Send;
+
+    /// Marginals of `mrf`, started from `start` (`None`: a cold start, the same result as
+    /// [`MarginalInference::infer_marginals`]), with the state this run ends in.
+    ///
+    /// # Errors
+    /// The inference's errors, e.g. a `start` laid out for another model.
+    fn infer_marginals_from<R: Rng + ?Sized>(
+        &self,
+        mrf: &PairwiseMrf,
+        start: Option<&Self::State>,
+        rng: &mut R,
+    ) -> Result<(Marginals, Self::State), InferError>;
+}
+
+impl WarmStartInference for LoopyBp {
+    type State = BpMessages;
+
+    fn infer_marginals_from<R: Rng + ?Sized>(
+        &self,
+        mrf: &PairwiseMrf,
+        start: Option<&BpMessages>,
+        _rng: &mut R,
+    ) -> Result<(Marginals, BpMessages), InferError> {
+        self.run_from(mrf, start)
+    }
+}
+
+/// The inference a fit runs on part `part` of its model (see [`Components`]).
+pub(crate) trait PartInference: Sync {
+    /// Marginals of the part's model `mrf`.
+    fn run<R: Rng + ?Sized>(
+        &self,
+        part: usize,
+        mrf: &PairwiseMrf,
+        rng: &mut R,
+    ) -> Result<Marginals, LearnError>;
+}
+
+/// Every call a cold start.
+pub(crate) struct Cold<'a, I>(pub(crate) &'a I);
+
+impl<I: MarginalInference + Sync> PartInference for Cold<'_, I> {
+    fn run<R: Rng + ?Sized>(
+        &self,
+        _part: usize,
+        mrf: &PairwiseMrf,
+        rng: &mut R,
+    ) -> Result<Marginals, LearnError> {
+        Ok(self.0.infer_marginals(mrf, rng)?)
+    }
+}
+
+/// Each part's inference starts from the state its previous call ended in.
+pub(crate) struct Warm<'a, I: WarmStartInference> {
+    inference: &'a I,
+    states: Vec<Mutex<Option<I::State>>>,
+}
+
+impl<I: WarmStartInference + Sync> PartInference for Warm<'_, I> {
+    fn run<R: Rng + ?Sized>(
+        &self,
+        part: usize,
+        mrf: &PairwiseMrf,
+        rng: &mut R,
+    ) -> Result<Marginals, LearnError> {
+        // Each part's slot is only used by its own (sequential) calls: no contention.
+        let mut slot = self.states[part]
+            .lock()
+            .map_err(|_| LearnError::Optimization {
+                reason: "a warm-start state was poisoned by a panic".into(),
+            })?;
+        let (m, state) = self
+            .inference
+            .infer_marginals_from(mrf, slot.as_ref(), rng)?;
+        *slot = Some(state);
+        Ok(m)
+    }
+}
+
 /// Marginals of `mrf` (no evidence, `k` states per node) computed one part of `parts` at a
 /// time, the parts in parallel (rayon); each part's inference gets its own ChaCha8 stream
 /// seeded from one draw of `rng` and the part index, and the results are combined in part
@@ -551,15 +718,15 @@ impl Components {
 /// Returns node marginals (`num_nodes · k`, row-major by model node), edge marginals
 /// (`num_edges · k²`, the product of the node marginals when the inference gives no edge
 /// beliefs) and `log Z = Σ_parts log Z_part` ([`log_partition`] of each part).
-fn infer_by_part<I, R>(
+fn infer_by_part<P, R>(
     mrf: &PairwiseMrf,
     parts: &Components,
     k: usize,
-    inference: &I,
+    inference: &P,
     rng: &mut R,
 ) -> Result<(Vec<f64>, Vec<f64>, f64), LearnError>
 where
-    I: MarginalInference + Sync,
+    P: PartInference,
     R: Rng + ?Sized,
 {
     let (n, m, kk) = (mrf.num_nodes(), mrf.num_edges(), k * k);
@@ -580,7 +747,7 @@ where
         }
     };
     if parts.len() <= 1 {
-        let marg = inference.infer_marginals(mrf, rng)?;
+        let marg = inference.run(0, mrf, rng)?;
         node.copy_from_slice(marg.node_all());
         for j in 0..m {
             fill_edges(&node, &mut edge, j, marg.edge(j));
@@ -594,7 +761,7 @@ where
             let sub = parts.sub_mrf(mrf, c)?;
             let mut prng =
                 ChaCha8Rng::seed_from_u64(seed ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let marg = inference.infer_marginals(&sub, &mut prng)?;
+            let marg = inference.run(c, &sub, &mut prng)?;
             Ok((sub, marg))
         })
         .collect();
@@ -617,19 +784,19 @@ where
 /// with its gradient `E_μ[f] − f(ỹ)` added into `grad` when given; inference runs on each
 /// part of `parts` (the components of `scope`'s model, [`Components::of`]) separately.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn mn_objective<I, R>(
+pub(crate) fn mn_objective<P, R>(
     graph: &RelationalGraph,
     layout: &Layout,
     scope: &Scope,
     parts: &Components,
     ytrue: &[u32],
     w: &[f64],
-    inference: &I,
+    inference: &P,
     rng: &mut R,
     grad: Option<&mut [f64]>,
 ) -> Result<f64, LearnError>
 where
-    I: MarginalInference + Sync,
+    P: PartInference,
     R: Rng + ?Sized,
 {
     let k = layout.num_labels;
@@ -821,7 +988,7 @@ mod tests {
                 &parts,
                 &ytrue,
                 &w,
-                &Exact::default(),
+                &Cold(&Exact::default()),
                 &mut rng,
                 Some(&mut grad),
             )
@@ -887,12 +1054,22 @@ mod tests {
                             p,
                             &ytrue,
                             &w,
-                            &Exact::default(),
+                            &Cold(&Exact::default()),
                             rng,
                             Some(grad),
                         )
                     } else {
-                        mn_objective(&g, &layout, &scope, p, &ytrue, &w, &bp, rng, Some(grad))
+                        mn_objective(
+                            &g,
+                            &layout,
+                            &scope,
+                            p,
+                            &ytrue,
+                            &w,
+                            &Cold(&bp),
+                            rng,
+                            Some(grad),
+                        )
                     }
                     .unwrap()
                 };
@@ -1057,6 +1234,119 @@ mod tests {
         for v in 1..6 {
             assert!((m.node(NodeId(v)).iter().sum::<f64>() - 1.0).abs() < 1e-12);
         }
+    }
+
+    /// Loopy BP that counts its sweeps, warm or cold.
+    #[derive(Default)]
+    struct Sweeps {
+        bp: LoopyBp,
+        sweeps: std::sync::atomic::AtomicUsize,
+    }
+
+    impl MarginalInference for Sweeps {
+        fn infer_marginals<R: Rng + ?Sized>(
+            &self,
+            mrf: &PairwiseMrf,
+            _rng: &mut R,
+        ) -> Result<Marginals, InferError> {
+            let m = self.bp.run(mrf);
+            self.sweeps.fetch_add(
+                m.convergence().iterations,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            Ok(m)
+        }
+    }
+
+    impl WarmStartInference for Sweeps {
+        type State = BpMessages;
+        fn infer_marginals_from<R: Rng + ?Sized>(
+            &self,
+            mrf: &PairwiseMrf,
+            start: Option<&BpMessages>,
+            _rng: &mut R,
+        ) -> Result<(Marginals, BpMessages), InferError> {
+            let (m, s) = self.bp.run_from(mrf, start)?;
+            self.sweeps.fetch_add(
+                m.convergence().iterations,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            Ok((m, s))
+        }
+    }
+
+    /// Six loopy 5-node components (a disjoint union of small graphs, as the Intel
+    /// snapshots) and two isolated nodes.
+    fn union_of_loops(k: usize, seed: u64) -> RelationalGraph {
+        let mut edges = Vec::new();
+        for c in 0..6u32 {
+            edges.extend(LOOPY.iter().map(|&(u, v)| (u + 5 * c, v + 5 * c)));
+        }
+        tiny(32, k, 3, &edges, false, seed).0
+    }
+
+    #[test]
+    fn warm_started_fit_reaches_the_cold_fit_with_fewer_sweeps() {
+        for (k, per_component) in [(2, true), (3, true), (3, false)] {
+            let g = union_of_loops(k, 21 + k as u64);
+            let train = vec![true; g.num_nodes()];
+            let p = RelationalMarkovNetworkParams {
+                lambda: 0.5,
+                tol: 1e-7,
+                per_component,
+                ..Default::default()
+            };
+            let bp = LoopyBp {
+                tol: 1e-12,
+                max_iters: 2000,
+                ..LoopyBp::default()
+            };
+            let (cold_bp, warm_bp) = (
+                Sweeps {
+                    bp,
+                    ..Sweeps::default()
+                },
+                Sweeps {
+                    bp,
+                    ..Sweeps::default()
+                },
+            );
+            let mut rng = ChaCha8Rng::seed_from_u64(0);
+            let cold = p.fit(&g, &train, &cold_bp, &mut rng).unwrap();
+            let warm = p.fit_warm_started(&g, &train, &warm_bp, &mut rng).unwrap();
+            assert!(warm.report().grad_norm < 1e-5, "{:?}", warm.report());
+            assert!(warm.report().evaluations > 0);
+            for (a, b) in cold.weights().iter().zip(warm.weights()) {
+                assert!((a - b).abs() < 1e-4, "k {k}: {a} vs {b}");
+            }
+            let (c, w) = (cold_bp.sweeps.into_inner(), warm_bp.sweeps.into_inner());
+            assert!(w < c, "k {k}: warm {w} sweeps, cold {c}");
+        }
+    }
+
+    #[test]
+    fn warm_started_fit_does_not_depend_on_the_thread_count() {
+        let g = union_of_loops(3, 5);
+        let train = vec![true; g.num_nodes()];
+        let p = RelationalMarkovNetworkParams {
+            lambda: 0.2,
+            per_component: true,
+            ..Default::default()
+        };
+        let fit = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| {
+                    let mut rng = ChaCha8Rng::seed_from_u64(3);
+                    p.fit_warm_started(&g, &train, &LoopyBp::default(), &mut rng)
+                        .unwrap()
+                })
+        };
+        let one = fit(1);
+        assert_eq!(one, fit(2));
+        assert_eq!(one, fit(3));
     }
 
     #[test]

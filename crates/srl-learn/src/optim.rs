@@ -2,10 +2,12 @@
 //! search over `Vec<f64>`, wrapped so that each learner only supplies one closure that
 //! returns the objective and fills the gradient.
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
+use argmin::core::observers::{Observe, ObserverMode};
 use argmin::core::{
-    CostFunction, Error as ArgminError, Executor, Gradient, State as _, TerminationReason,
+    CostFunction, Error as ArgminError, Executor, Gradient, KV, State as _, TerminationReason,
     TerminationStatus,
 };
 use argmin::solver::linesearch::MoreThuenteLineSearch;
@@ -30,6 +32,10 @@ pub struct FitReport {
     pub converged: bool,
     /// argmin's termination status, as text.
     pub termination: String,
+    /// Objective evaluations (each with its gradient) the optimiser asked for, the
+    /// line searches' included (0 in reports written before this field existed).
+    #[serde(default)]
+    pub evaluations: u64,
 }
 
 /// Objective with a cached gradient: argmin asks for the cost and the gradient at the
@@ -39,6 +45,12 @@ type Evaluated = (Vec<f64>, f64, Vec<f64>);
 
 struct Problem<F> {
     f: F,
+    /// Evaluations in total, and since the last L-BFGS iteration ended (reset by
+    /// [`IterationEnd`]).
+    evals: AtomicU64,
+    since_iter: Arc<AtomicU64>,
+    /// Most evaluations one L-BFGS iteration (its line search) may take, if capped.
+    ls_cap: Option<u64>,
     cache: Mutex<Option<Evaluated>>,
     /// The lowest finite objective seen and its point, returned if argmin fails midway
     /// (e.g. a line search that cannot progress on an approximate gradient).
@@ -46,6 +58,13 @@ struct Problem<F> {
 }
 
 impl<F: Fn(&[f64], &mut [f64]) -> f64> Problem<F> {
+    fn cached(&self, x: &[f64]) -> bool {
+        self.cache
+            .lock()
+            .ok()
+            .is_some_and(|g| g.as_ref().is_some_and(|(cx, _, _)| cx.as_slice() == x))
+    }
+
     fn eval(&self, x: &[f64]) -> (f64, Vec<f64>) {
         if let Ok(guard) = self.cache.lock()
             && let Some((cx, c, g)) = guard.as_ref()
@@ -54,6 +73,8 @@ impl<F: Fn(&[f64], &mut [f64]) -> f64> Problem<F> {
             return (*c, g.clone());
         }
         let mut g = vec![0.0; x.len()];
+        self.evals.fetch_add(1, Ordering::Relaxed);
+        self.since_iter.fetch_add(1, Ordering::Relaxed);
         let c = (self.f)(x, &mut g);
         if c.is_finite()
             && let Ok(mut best) = self.best.lock()
@@ -72,6 +93,15 @@ impl<F: Fn(&[f64], &mut [f64]) -> f64> CostFunction for Problem<F> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, p: &Self::Param) -> Result<f64, ArgminError> {
+        if let Some(cap) = self.ls_cap
+            && self.since_iter.load(Ordering::Relaxed) >= cap
+            && !self.cached(p)
+        {
+            return Err(ArgminError::msg(format!(
+                "the line search used its {cap} objective evaluations without meeting the \
+                 Wolfe conditions (inexact gradient)"
+            )));
+        }
         let (c, _) = self.eval(p);
         if c.is_finite() {
             Ok(c)
@@ -86,6 +116,16 @@ impl<F: Fn(&[f64], &mut [f64]) -> f64> Gradient for Problem<F> {
     type Gradient = Vec<f64>;
     fn gradient(&self, p: &Self::Param) -> Result<Vec<f64>, ArgminError> {
         Ok(self.eval(p).1)
+    }
+}
+
+/// Resets the per-iteration evaluation count after every L-BFGS iteration.
+struct IterationEnd(Arc<AtomicU64>);
+
+impl<I> Observe<I> for IterationEnd {
+    fn observe_iter(&mut self, _state: &I, _kv: &KV) -> Result<(), ArgminError> {
+        self.0.store(0, Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -108,11 +148,37 @@ pub(crate) fn minimize<F>(
 where
     F: Fn(&[f64], &mut [f64]) -> f64,
 {
+    minimize_capped(f, x0, max_iters, tol_grad, tol_cost, memory, None)
+}
+
+/// [`minimize`] with at most `ls_cap` objective evaluations per L-BFGS iteration (the
+/// safeguard of L-BFGS-B's `maxls`, 20 in scipy): argmin's Moré-Thuente search has no
+/// evaluation limit and, on a gradient that disagrees with the objective (approximate
+/// inference), narrows its interval to a relative width of 1e-10, 30-40 evaluations. When
+/// the cap is reached the run stops at the best iterate so far, reported as not converged
+/// with the reason in `termination`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn minimize_capped<F>(
+    f: F,
+    x0: Vec<f64>,
+    max_iters: u64,
+    tol_grad: f64,
+    tol_cost: f64,
+    memory: usize,
+    ls_cap: Option<u64>,
+) -> Result<(Vec<f64>, FitReport), LearnError>
+where
+    F: Fn(&[f64], &mut [f64]) -> f64,
+{
     let opt_err = |e: ArgminError| LearnError::Optimization {
         reason: e.to_string(),
     };
+    let since_iter = Arc::new(AtomicU64::new(0));
     let problem = Problem {
         f,
+        evals: AtomicU64::new(0),
+        since_iter: Arc::clone(&since_iter),
+        ls_cap,
         cache: Mutex::new(None),
         best: Mutex::new(None),
     };
@@ -127,6 +193,7 @@ where
                 grad_norm: 0.0,
                 converged: true,
                 termination: "no parameters".into(),
+                evaluations: 1,
             },
         ));
     }
@@ -141,6 +208,7 @@ where
     let problem = std::sync::Arc::new(problem);
     let res = Executor::new(Shared(std::sync::Arc::clone(&problem)), solver)
         .configure(|s| s.param(x0).max_iters(max_iters))
+        .add_observer(IterationEnd(since_iter), ObserverMode::Always)
         .run();
     let (x, iterations, termination, converged) = match res {
         Ok(res) => {
@@ -183,6 +251,7 @@ where
             grad_norm,
             converged,
             termination,
+            evaluations: problem.evals.load(Ordering::Relaxed),
         },
     ))
 }
@@ -225,5 +294,34 @@ mod tests {
         );
         assert!(rep.converged, "{rep:?}");
         assert!(rep.objective < 1e-10);
+        assert!(rep.evaluations >= rep.iterations, "{rep:?}");
+    }
+
+    #[test]
+    fn caps_the_line_search_on_an_inconsistent_gradient() {
+        // The objective is flat along x1 but the "gradient" says it rises: no step can
+        // meet the Wolfe conditions.
+        let f = |x: &[f64], g: &mut [f64]| {
+            g[0] = 2.0 * (x[0] - 1.0);
+            g[1] = 1.0;
+            (x[0] - 1.0).powi(2)
+        };
+        let (_, free) = minimize(f, vec![0.0, 0.0], 100, 1e-10, 0.0, 5).unwrap();
+        let (x, capped) = minimize_capped(f, vec![0.0, 0.0], 100, 1e-10, 0.0, 5, Some(7)).unwrap();
+        assert!(!capped.converged, "{capped:?}");
+        assert!(
+            capped.termination.contains("7 objective evaluations"),
+            "{capped:?}"
+        );
+        // every iteration: at most 7 evaluations (+1 at the start, +1 for the report)
+        assert!(
+            capped.evaluations <= 7 * (capped.iterations + 1) + 2,
+            "{capped:?}"
+        );
+        assert!(
+            capped.evaluations < free.evaluations,
+            "{capped:?} vs {free:?}"
+        );
+        assert!(x.iter().all(|v| v.is_finite()));
     }
 }
