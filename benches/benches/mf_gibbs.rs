@@ -10,12 +10,10 @@
 //!   only). `S = 10` amortises the setup; `S = 2` is the older `infer` bench's setting.
 //! - `lbp_residual/{built,uai}/{Sequential,Residual}/n=100000`: sequential vs residual
 //!   loopy BP at 10^5 variables, single-threaded, `tol = 0` so both do `5 · 2m` message
-//!   computations (residual BP's work cap); elements are messages computed.
-//! - `lbp_residual/{built,uai}/Residual-to-convergence/n=100000`: residual BP with the
-//!   default `tol = 1e-6` and a cap of 100 · 2m messages: shows that it finishes (the
-//!   reported time is to convergence; elements are not counted).
+//!   computations (residual BP's work cap); elements are messages computed. Whether
+//!   residual BP converges at this size: `examples/mf_gibbs_speed.rs` with `lbp-res`.
 //!
-//! Run: `cargo bench -p srl-benches --bench mf_gibbs` (about 6 minutes; filter with e.g.
+//! Run: `cargo bench -p srl-benches --bench mf_gibbs` (about 5 minutes; filter with e.g.
 //! `-- mf_gibbs/uai` or `-- lbp_residual`).
 
 use std::path::PathBuf;
@@ -169,20 +167,6 @@ fn bench_residual(c: &mut Criterion) {
                 |b, mrf| b.iter(|| bp.run(mrf)),
             );
         }
-    }
-    group.throughput(Throughput::Elements(n as u64));
-    for (source, mrf) in &models {
-        let bp = LoopyBp {
-            max_iters: 100,
-            beliefs: Beliefs::NodesOnly,
-            schedule: Schedule::Residual,
-            ..LoopyBp::default()
-        };
-        group.bench_with_input(
-            BenchmarkId::new(format!("{source}/Residual-to-convergence"), &size),
-            mrf,
-            |b, mrf| b.iter(|| bp.run(mrf)),
-        );
     }
     group.finish();
 }

@@ -3,19 +3,22 @@
 //!
 //! `cargo run -p srl-infer --release --example mf_gibbs_speed -- MODEL.uai SWEEPS [WHICH]`
 //!
-//! `WHICH` is a comma-separated subset of `mf-seq`, `mf-par`, `gibbs` (default: all three).
-//! Each run does `SWEEPS` sweeps with `tol = 0` (mean field) or `SWEEPS - 1` burn-in sweeps
-//! plus one counted sample (Gibbs, seeded `ChaCha8Rng::seed_from_u64(7)`), node beliefs
-//! only, on the rayon pool of `RAYON_NUM_THREADS` threads. The rate is variable updates
-//! (`SWEEPS · n`) per wall second and per CPU second (`/proc/self/stat`; the machine may be
-//! shared), including each run's setup and its final marginals. Build a model with
+//! `WHICH` is a comma-separated subset of `mf-seq`, `mf-par`, `gibbs` (default: all three),
+//! `lbp-seq`, `lbp-res`. Each run does `SWEEPS` sweeps with `tol = 0` (mean field) or
+//! `SWEEPS - 1` burn-in sweeps plus one counted sample (Gibbs, seeded
+//! `ChaCha8Rng::seed_from_u64(7)`), node beliefs only, on the rayon pool of
+//! `RAYON_NUM_THREADS` threads. The rate is variable updates (`SWEEPS · n`) per wall second
+//! and per CPU second (`/proc/self/stat`; the machine may be shared), including each run's
+//! setup and its final marginals. `lbp-seq` / `lbp-res` run sequential / residual loopy BP
+//! with the default `tol = 1e-6` and at most `SWEEPS · 2m` messages, and print whether
+//! they converged, the work done (iterations = messages computed / 2m) and messages/s. Build a model with
 //! `examples/powerlaw_lbp.rs` (it writes its Barabási–Albert model to the UAI path given).
 
 use std::time::Instant;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use srl_infer::{Beliefs, Gibbs, Marginals, MeanField, PairwiseMrf, Sweep};
+use srl_infer::{Beliefs, Gibbs, LoopyBp, Marginals, MeanField, PairwiseMrf, Schedule, Sweep};
 
 /// CPU seconds (user + system, all threads) of this process so far (Linux; 0 elsewhere).
 fn cpu_seconds() -> f64 {
@@ -45,7 +48,9 @@ fn fingerprint(m: &Marginals) -> u64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let (Some(path), Some(sweeps)) = (raw.first(), raw.get(1)) else {
-        return Err("usage: mf_gibbs_speed MODEL.uai SWEEPS [mf-seq,mf-par,gibbs]".into());
+        return Err(
+            "usage: mf_gibbs_speed MODEL.uai SWEEPS [mf-seq,mf-par,gibbs,lbp-seq,lbp-res]".into(),
+        );
     };
     let sweeps: usize = sweeps.parse()?;
     let which = raw.get(2).map_or("mf-seq,mf-par,gibbs", String::as_str);
@@ -62,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let updates = (sweeps * n) as f64;
     for job in which.split(',') {
-        let (t, c) = (Instant::now(), cpu_seconds());
+        let (t, c0) = (Instant::now(), cpu_seconds());
         let (m, extra) = match job {
             "mf-seq" | "mf-par" => {
                 let m = MeanField {
@@ -91,9 +96,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let s = g.best.log_score;
                 (g.marginals, format!("best log-score {s:.9}"))
             }
+            "lbp-seq" | "lbp-res" => {
+                let m = LoopyBp {
+                    max_iters: sweeps,
+                    beliefs: Beliefs::NodesOnly,
+                    schedule: if job == "lbp-seq" {
+                        Schedule::Sequential
+                    } else {
+                        Schedule::Residual
+                    },
+                    ..LoopyBp::default()
+                }
+                .run(&mrf);
+                let c = m.convergence();
+                let (s, cs) = (t.elapsed().as_secs_f64(), cpu_seconds() - c0);
+                let msgs = (c.iterations * mrf.num_directed_edges()) as f64;
+                println!(
+                    "{job}: converged {} after {} iterations (cap {sweeps}), residual {:.3e}, \
+                     wall {s:.3} s ({:.3e} msg/s), cpu {cs:.2} s ({:.3e} msg/cpu-s), \
+                     fingerprint {:016x}",
+                    c.converged,
+                    c.iterations,
+                    c.max_residual,
+                    msgs / s,
+                    msgs / cs,
+                    fingerprint(&m)
+                );
+                continue;
+            }
             other => return Err(format!("unknown job {other:?}").into()),
         };
-        let (s, cs) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+        let (s, cs) = (t.elapsed().as_secs_f64(), cpu_seconds() - c0);
         println!(
             "{job}: {sweeps} sweeps, wall {s:.3} s ({:.3e} updates/s), cpu {cs:.2} s \
              ({:.3e} updates/cpu-s), {extra}, fingerprint {:016x}",
