@@ -200,7 +200,10 @@ impl RelationalMarkovNetworkParams {
     ///
     /// A warm start makes each evaluation's objective depend, within LBP's tolerance, on
     /// where the previous evaluation left the messages, so near the optimum the Bethe
-    /// objective and its gradient can disagree by more than the remaining decrease. The
+    /// objective and its gradient can disagree by more than the remaining decrease.
+    /// A tighter inference tolerance than for a cold fit keeps that error below the
+    /// optimiser's (the Intel experiment of Sen & Getoor 2006 uses LBP `tol` 1e-8: at
+    /// 1e-6 its line searches failed near the optimum, at 1e-8 every fit converges). Each
     /// L-BFGS iteration then gets at most [`WARM_LINE_SEARCH_CAP`] evaluations (as
     /// L-BFGS-B's `maxls`); when its line search uses them up the fit stops at the best
     /// iterate, reported as not converged with that reason in
