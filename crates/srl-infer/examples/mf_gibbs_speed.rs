@@ -9,10 +9,13 @@
 //! `ChaCha8Rng::seed_from_u64(7)`), node beliefs only, on the rayon pool of
 //! `RAYON_NUM_THREADS` threads. The rate is variable updates (`SWEEPS · n`) per wall second
 //! and per CPU second (`/proc/self/stat`; the machine may be shared), including each run's
-//! setup and its final marginals. `lbp-seq` / `lbp-res` run sequential / residual loopy BP
-//! with the default `tol = 1e-6` and at most `SWEEPS · 2m` messages, and print whether
-//! they converged, the work done (iterations = messages computed / 2m) and messages/s. Build a model with
-//! `examples/powerlaw_lbp.rs` (it writes its Barabási–Albert model to the UAI path given).
+//! setup and its final marginals. With `MFG_DUMP_DIR=DIR` set, each of these three jobs
+//! also writes its node probabilities to `DIR/JOB.bin` (little-endian `f64`, after the
+//! timing), to compare two builds' outputs. `lbp-seq` / `lbp-res` run sequential /
+//! residual loopy BP with the default `tol = 1e-6` and at most `SWEEPS · 2m` messages, and
+//! print whether they converged, the work done (iterations = messages computed / 2m) and
+//! messages/s. Build a model with `examples/powerlaw_lbp.rs` (it writes its
+//! Barabási–Albert model to the UAI path given).
 
 use std::time::Instant;
 
@@ -127,6 +130,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown job {other:?}").into()),
         };
         let (s, cs) = (t.elapsed().as_secs_f64(), cpu_seconds() - c0);
+        if let Ok(dir) = std::env::var("MFG_DUMP_DIR") {
+            // Node probabilities as little-endian f64, to compare two builds' outputs.
+            let bytes: Vec<u8> = (0..m.num_nodes())
+                .flat_map(|v| m.node(v).to_vec())
+                .flat_map(f64::to_le_bytes)
+                .collect();
+            std::fs::write(std::path::Path::new(&dir).join(format!("{job}.bin")), bytes)?;
+        }
         println!(
             "{job}: {sweeps} sweeps, wall {s:.3} s ({:.3e} updates/s), cpu {cs:.2} s \
              ({:.3e} updates/cpu-s), {extra}, fingerprint {:016x}",
