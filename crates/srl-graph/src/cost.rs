@@ -802,7 +802,8 @@ impl CostModel {
     ///
     /// # Arguments
     /// - `graph`: the graph the model was built for.
-    /// - `pred`, `truth`: one label in `0..k` per node (length `n`).
+    /// - `pred`, `truth`: one label in `0..k` per node (length `n`; `u32` like every label on
+    ///   the collective-classification path).
     /// - `mask`: optional length-`n` selection of the cliques to count (e.g. a test fold).
     ///
     /// # Returns
@@ -823,8 +824,8 @@ impl CostModel {
     pub fn misclassification_cost(
         &self,
         graph: &RelationalGraph,
-        pred: &[usize],
-        truth: &[usize],
+        pred: &[u32],
+        truth: &[u32],
         mask: Option<&[bool]>,
     ) -> Result<CostBreakdown, GraphError> {
         self.check_graph(graph)?;
@@ -843,10 +844,10 @@ impl CostModel {
             }
         }
         for (v, &l) in pred.iter().chain(truth).enumerate() {
-            if l >= self.k {
+            if l as usize >= self.k {
                 return Err(GraphError::LabelOutOfRange {
                     node: v % n.max(1),
-                    label: l,
+                    label: l as usize,
                     num_labels: self.k,
                 });
             }
@@ -855,14 +856,18 @@ impl CostModel {
         let mut out = CostBreakdown::default();
         for v in 0..n {
             if inside(v) {
-                out.node += self.node_cost(NodeId::new(v), pred[v], truth[v]);
+                out.node += self.node_cost(NodeId::new(v), pred[v] as usize, truth[v] as usize);
                 out.nodes += 1;
             }
         }
         for (e, u, v) in graph.edges() {
             let (u, v) = (u.index(), v.index());
             if inside(u) && inside(v) {
-                out.edge += self.edge_cost(e, (pred[u], pred[v]), (truth[u], truth[v]));
+                out.edge += self.edge_cost(
+                    e,
+                    (pred[u] as usize, pred[v] as usize),
+                    (truth[u] as usize, truth[v] as usize),
+                );
                 out.edges += 1;
             }
         }
@@ -999,8 +1004,8 @@ mod tests {
         let cu = CostModel::disjoint_union(&pc, &u, &off).expect("costs");
         cu.check_graph(&u).expect("fits");
         for _ in 0..20 {
-            let pred: Vec<usize> = (0..u.num_nodes()).map(|_| rng.random_range(0..2)).collect();
-            let truth: Vec<usize> = (0..u.num_nodes()).map(|_| rng.random_range(0..2)).collect();
+            let pred: Vec<u32> = (0..u.num_nodes()).map(|_| rng.random_range(0..2)).collect();
+            let truth: Vec<u32> = (0..u.num_nodes()).map(|_| rng.random_range(0..2)).collect();
             let whole = cu
                 .misclassification_cost(&u, &pred, &truth, None)
                 .expect("ok");
@@ -1055,7 +1060,7 @@ mod tests {
         )
         .expect("valid");
         let cr = CostModel::disjoint_union(&[(&src, &costs)], &rev, &[0, 2]).expect("costs");
-        for code in 0..16usize {
+        for code in 0..16u32 {
             let pred = [code & 1, (code >> 1) & 1];
             let truth = [(code >> 2) & 1, (code >> 3) & 1];
             let a = costs

@@ -40,7 +40,7 @@
 //! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
 //! let s = SenGetoorParams::default().generate(&mut rng)?;
 //! let folds = KFold::random(s.graph.num_nodes(), 3, &mut rng)?;
-//! let truth: Vec<usize> = s.graph.labels().iter().map(|l| l.map_or(0, |c| c as usize)).collect();
+//! let truth: Vec<u32> = s.graph.labels().iter().map(|l| l.unwrap_or(0)).collect();
 //! let cost = s.costs.misclassification_cost(&s.graph, &truth, &truth, Some(folds.split(0).test_mask()))?;
 //! assert_eq!(cost.total(), 0.0);
 //! # Ok::<(), srl_graph::GraphError>(())

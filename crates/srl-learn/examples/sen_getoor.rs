@@ -54,15 +54,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &PolishedMaxProduct::default(),
         &mut rng,
     )?;
-    let truth: Vec<usize> = graph
-        .labels()
-        .iter()
-        .map(|l| l.map_or(0, |c| c as usize))
-        .collect();
+    let truth: Vec<u32> = graph.labels().iter().map(|l| l.unwrap_or(0)).collect();
     let test = held_out.split().test_mask();
     for (name, labels) in [("LOGREG", &lr_labels), ("CSMN", &pred.labels)] {
-        let as_usize: Vec<usize> = labels.iter().map(|&c| c as usize).collect();
-        let cost = costs.misclassification_cost(graph, &as_usize, &truth, Some(test))?;
+        let cost = costs.misclassification_cost(graph, labels, &truth, Some(test))?;
         println!(
             "{name:>6}: accuracy {:.3}, misclassification cost {:.1}",
             held_out.accuracy(labels)?.unwrap_or(f64::NAN),

@@ -190,10 +190,6 @@ impl CountingBp {
     }
 }
 
-fn to_usize(y: &[u32]) -> Vec<usize> {
-    y.iter().map(|&l| l as usize).collect()
-}
-
 /// Maps `f` over `items` on the rayon pool (srl-eval's `par_map`); results in item order,
 /// so the outcome does not depend on the thread count; the first error wins.
 fn par_map<T: Sync, U: Send>(
@@ -238,12 +234,8 @@ fn score(
     pred: &[u32],
     test: &[bool],
 ) -> anyhow::Result<(f64, f64, f64)> {
-    let truth: Vec<usize> = graph
-        .labels()
-        .iter()
-        .map(|l| l.unwrap_or(0) as usize)
-        .collect();
-    let mut p = to_usize(pred);
+    let truth: Vec<u32> = graph.labels().iter().map(|l| l.unwrap_or(0)).collect();
+    let mut p = pred.to_vec();
     for v in 0..p.len() {
         if !test[v] {
             p[v] = truth[v];
