@@ -605,52 +605,11 @@ impl Gibbs {
 
 #[cfg(test)]
 mod tests {
-    use rand::{RngExt, SeedableRng};
+    use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
     use crate::mrf::{MrfParts, PairTable};
-
-    /// A binary model on a ring of `n` variables plus `n / 2` random chords (parallel edges
-    /// possible): one shared table or a random table per edge with log-potentials up to
-    /// `scale` (400 makes one state's weight underflow to 0), optional evidence.
-    fn binary_model(n: usize, shared: bool, evidence: bool, scale: f64, seed: u64) -> PairwiseMrf {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut edges: Vec<(u32, u32)> = (0..n as u32).map(|v| (v, (v + 1) % n as u32)).collect();
-        for _ in 0..n / 2 {
-            let (a, b) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
-            if a != b {
-                edges.push((a, b));
-            }
-        }
-        let m = edges.len();
-        let tables: Vec<PairTable> = if shared {
-            vec![PairTable::potts(2, scale, -0.1)]
-        } else {
-            (0..m)
-                .map(|_| PairTable::from_fn(2, 2, |_, _| rng.random_range(-scale..scale)))
-                .collect()
-        };
-        PairwiseMrf::new(MrfParts {
-            num_states: vec![2; n],
-            unary: (0..2 * n).map(|_| rng.random_range(-1.0..1.0)).collect(),
-            edge_tables: if shared {
-                vec![0; m]
-            } else {
-                (0..m as u32).collect()
-            },
-            edges,
-            tables,
-            evidence: if evidence {
-                (0..n)
-                    .map(|v| (v % 7 == 3).then_some((v % 2) as u32))
-                    .collect()
-            } else {
-                Vec::new()
-            },
-        })
-        .unwrap()
-    }
 
     /// The binary path changes how the chain is computed, not what it draws: for the same
     /// generator state it returns the general path's marginals, edge counts, best state
@@ -675,7 +634,13 @@ mod tests {
         for (seed, n, scale) in [(1, 6, 0.7), (2, 50, 0.7), (3, 3000, 0.7), (4, 200, 400.0)] {
             for shared in [true, false] {
                 for evidence in [false, true] {
-                    let mrf = binary_model(n, shared, evidence, scale, seed);
+                    let mrf = crate::test_models::binary_ring_model(
+                        n,
+                        shared,
+                        evidence,
+                        (scale, scale),
+                        seed,
+                    );
                     let tables = BinaryTables::of(&mrf).unwrap();
                     assert_eq!(tables.shared.is_some(), shared);
                     let (coff, cnodes) = colour_classes(&mrf);

@@ -61,6 +61,9 @@ pub mod mean_field;
 pub mod mrf;
 pub mod uai;
 
+#[cfg(test)]
+mod test_models;
+
 pub use bp::{BpKernel, BpMessages, BpMode, LoopyBp, Schedule};
 pub use builder::MrfBuilder;
 pub use collective::{

@@ -567,51 +567,8 @@ fn blocks<'a>(
 
 #[cfg(test)]
 mod tests {
-    use rand::{RngExt, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
 
     use super::*;
-    use crate::mrf::{MrfParts, PairTable};
-
-    /// A binary model on a ring of `n` variables plus `n / 2` random chords (parallel edges
-    /// possible): one shared table or a random table per edge, optional evidence.
-    fn binary_model(n: usize, shared: bool, evidence: bool, seed: u64) -> PairwiseMrf {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut edges: Vec<(u32, u32)> = (0..n as u32).map(|v| (v, (v + 1) % n as u32)).collect();
-        for _ in 0..n / 2 {
-            let (a, b) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
-            if a != b {
-                edges.push((a, b));
-            }
-        }
-        let m = edges.len();
-        let tables: Vec<PairTable> = if shared {
-            vec![PairTable::potts(2, 0.4, -0.1)]
-        } else {
-            (0..m)
-                .map(|_| PairTable::from_fn(2, 2, |_, _| rng.random_range(-0.6..0.6)))
-                .collect()
-        };
-        PairwiseMrf::new(MrfParts {
-            num_states: vec![2; n],
-            unary: (0..2 * n).map(|_| rng.random_range(-1.0..1.0)).collect(),
-            edge_tables: if shared {
-                vec![0; m]
-            } else {
-                (0..m as u32).collect()
-            },
-            edges,
-            tables,
-            evidence: if evidence {
-                (0..n)
-                    .map(|v| (v % 7 == 3).then_some((v % 2) as u32))
-                    .collect()
-            } else {
-                Vec::new()
-            },
-        })
-        .unwrap()
-    }
 
     #[test]
     fn binary_path_equals_the_general_path() {
@@ -620,7 +577,13 @@ mod tests {
         for (seed, n) in [(1, 5), (2, 40), (3, 700), (4, 700)] {
             for shared in [true, false] {
                 for evidence in [false, true] {
-                    let mrf = binary_model(n, shared, evidence, seed);
+                    let mrf = crate::test_models::binary_ring_model(
+                        n,
+                        shared,
+                        evidence,
+                        (0.4, 0.6),
+                        seed,
+                    );
                     let coefs = BinaryCoefs::of(&mrf).unwrap();
                     assert_eq!(coefs.shared.is_some(), shared);
                     for sweep in [Sweep::Sequential, Sweep::Parallel] {
