@@ -567,7 +567,6 @@ fn blocks<'a>(
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
 
     #[test]
