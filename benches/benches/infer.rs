@@ -16,70 +16,16 @@
 //! Run: `cargo bench -p srl-benches --bench infer` (a few minutes; add a filter such as
 //! `-- loopy_bp/uai` to run part of it).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
+#[path = "common/powerlaw.rs"]
+mod powerlaw;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use rand::{RngExt, SeedableRng};
+use powerlaw::{TempDir, sources};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use srl_infer::{
-    Beliefs, Gibbs, LoopyBp, MeanField, MrfParts, PairTable, PairwiseMrf, Schedule, Sweep,
-};
-
-/// A model on a BA graph: random unary log-potentials in `[-1, 1]`, one shared attractive
-/// Potts table (coupling 0.5).
-fn powerlaw_mrf(n: usize, k: usize, seed: u64) -> PairwiseMrf {
-    // The same generator srl-dist benchmarks on, so the graphs are the same.
-    let edges = srl_dist::barabasi_albert(n, 2, &mut ChaCha8Rng::seed_from_u64(seed));
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xABCD);
-    let m = edges.len();
-    PairwiseMrf::new(MrfParts {
-        num_states: vec![k; n],
-        unary: (0..n * k).map(|_| rng.random_range(-1.0..1.0)).collect(),
-        edges,
-        edge_tables: vec![0; m],
-        tables: vec![PairTable::potts(k, 0.5, 0.0)],
-        evidence: Vec::new(),
-    })
-    .expect("valid model")
-}
-
-/// A temporary directory for the UAI files, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!("srl-bench-infer-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temporary directory");
-        Self(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The model built in memory and the same model through a UAI file.
-fn sources(n: usize, k: usize, dir: &TempDir) -> Vec<(&'static str, PairwiseMrf)> {
-    let built = powerlaw_mrf(n, k, 42);
-    let path = dir.0.join(format!("ba_n{n}_k{k}.uai"));
-    built.write_uai(&path).expect("write UAI");
-    let read = PairwiseMrf::read_uai(&path).expect("read UAI");
-    let _ = std::fs::remove_file(&path);
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!(
-            "powerlaw n={n} k={k}: m={} directed messages={}, tables built={} read={}",
-            built.num_edges(),
-            built.num_directed_edges(),
-            built.tables().len(),
-            read.tables().len()
-        );
-    }
-    vec![("built", built), ("uai", read)]
-}
+use srl_infer::{Beliefs, Gibbs, LoopyBp, MeanField, Schedule, Sweep};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -101,7 +47,7 @@ fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::W
 
 fn bench_inference(c: &mut Criterion) {
     let pools = [(1usize, pool(1)), (2, pool(2))];
-    let dir = TempDir::new();
+    let dir = TempDir::new("infer");
     for &(n, k) in &[(100_000usize, 2usize), (1_000_000, 2), (100_000, 7)] {
         let models = sources(n, k, &dir);
         let iters = iterations_for(n);

@@ -16,59 +16,16 @@
 //! Run: `cargo bench -p srl-benches --bench mf_gibbs` (about 5 minutes; filter with e.g.
 //! `-- mf_gibbs/uai` or `-- lbp_residual`).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
+#[path = "common/powerlaw.rs"]
+mod powerlaw;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use rand::{RngExt, SeedableRng};
+use powerlaw::{TempDir, sources};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use srl_infer::{
-    Beliefs, Gibbs, LoopyBp, MeanField, MrfParts, PairTable, PairwiseMrf, Schedule, Sweep,
-};
-
-/// The `infer` bench's model: BA graph (m = 2, srl-dist's generator), random unary
-/// log-potentials in `[-1, 1]`, one shared attractive Potts table (coupling 0.5).
-fn powerlaw_mrf(n: usize, seed: u64) -> PairwiseMrf {
-    let edges = srl_dist::barabasi_albert(n, 2, &mut ChaCha8Rng::seed_from_u64(seed));
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xABCD);
-    let m = edges.len();
-    PairwiseMrf::new(MrfParts {
-        num_states: vec![2; n],
-        unary: (0..2 * n).map(|_| rng.random_range(-1.0..1.0)).collect(),
-        edges,
-        edge_tables: vec![0; m],
-        tables: vec![PairTable::potts(2, 0.5, 0.0)],
-        evidence: Vec::new(),
-    })
-    .expect("valid model")
-}
-
-/// A temporary directory for the UAI files, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!("srl-bench-mfg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temporary directory");
-        Self(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The model built in memory and the same model through a UAI file.
-fn sources(n: usize, dir: &TempDir) -> Vec<(&'static str, PairwiseMrf)> {
-    let built = powerlaw_mrf(n, 42);
-    let path = dir.0.join(format!("ba_n{n}_k2.uai"));
-    built.write_uai(&path).expect("write UAI");
-    let read = PairwiseMrf::read_uai(&path).expect("read UAI");
-    let _ = std::fs::remove_file(&path);
-    vec![("built", built), ("uai", read)]
-}
+use srl_infer::{Beliefs, Gibbs, LoopyBp, MeanField, Schedule, Sweep};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -86,9 +43,9 @@ fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::W
 
 fn bench_mf_gibbs(c: &mut Criterion) {
     let pools = [(1usize, pool(1)), (2, pool(2))];
-    let dir = TempDir::new();
+    let dir = TempDir::new("mfg");
     let n = 1_000_000;
-    let models = sources(n, &dir);
+    let models = sources(n, 2, &dir);
     let mut group = c.benchmark_group("mf_gibbs");
     configure(&mut group);
     for sweeps in [10usize, 2] {
@@ -142,10 +99,10 @@ fn bench_mf_gibbs(c: &mut Criterion) {
 }
 
 fn bench_residual(c: &mut Criterion) {
-    let dir = TempDir::new();
+    let dir = TempDir::new("mfg");
     let n = 100_000;
     let iters = 5;
-    let models = sources(n, &dir);
+    let models = sources(n, 2, &dir);
     let mut group = c.benchmark_group("lbp_residual");
     configure(&mut group);
     let size = format!("n={n}");
