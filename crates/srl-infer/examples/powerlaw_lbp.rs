@@ -1,9 +1,10 @@
 //! Runs loopy BP (and optionally mean field / Gibbs) on a seeded Barabási–Albert graph, to
 //! measure wall time and peak memory outside criterion:
 //!
-//! `cargo run -p srl-infer --release --example powerlaw_lbp -- 1000000 2 10 [MODEL.uai|-] [SCHEDULE]`
-//! (arguments: nodes, states, iterations, optionally a UAI file or `-` for none, and the
-//! LBP schedule `flooding` (default), `sequential` or `residual`), e.g. under
+//! `cargo run -p srl-infer --release --example powerlaw_lbp -- 1000000 2 10 [MODEL.uai|-] [SCHEDULE] [PRECISION]`
+//! (arguments: nodes, states, iterations, optionally a UAI file or `-` for none, the
+//! LBP schedule `flooding` (default), `sequential` or `residual`, and the message storage
+//! `f64` (default) or `f32`, see [`MessagePrecision`]), e.g. under
 //! `/usr/bin/time -v`. With a UAI path the model goes through the file: it is written there
 //! first if the file does not exist, then read back with [`PairwiseMrf::read_uai`], so the
 //! run measures the reader's time and peak memory too (an existing file is read, never
@@ -14,7 +15,8 @@ use std::time::Instant;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use srl_infer::{
-    Beliefs, Gibbs, LoopyBp, MeanField, MrfParts, PairTable, PairwiseMrf, Schedule, Sweep,
+    Beliefs, Gibbs, LoopyBp, MeanField, MessagePrecision, MrfParts, PairTable, PairwiseMrf,
+    Schedule, Sweep,
 };
 
 fn barabasi_albert(n: usize, m0: usize, seed: u64) -> Vec<(u32, u32)> {
@@ -67,6 +69,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("residual") => Schedule::Residual,
         Some(other) => return Err(format!("unknown schedule {other:?}").into()),
     };
+    let precision = match raw.get(5).map(String::as_str) {
+        None | Some("f64") => MessagePrecision::F64,
+        Some("f32") => MessagePrecision::F32,
+        Some(other) => return Err(format!("unknown precision {other:?} (f64 or f32)").into()),
+    };
     let args: Vec<usize> = raw
         .iter()
         .take(3)
@@ -113,6 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tol: 0.0,
         beliefs: Beliefs::NodesOnly,
         schedule,
+        precision,
         ..LoopyBp::default()
     }
     .run(&mrf);
@@ -122,7 +130,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let done = bp.convergence().iterations;
     let msgs = (done * 2 * m) as f64;
     println!(
-        "lbp {schedule:?} n={n} m={m} k={k} iters={done}: wall {s:.3} s ({:.3e} msg/s, \
+        "lbp {schedule:?} {precision:?} n={n} m={m} k={k} iters={done}: wall {s:.3} s ({:.3e} msg/s, \
          {:.2} it/s), cpu {cs:.2} s ({:.3e} msg/cpu-s), residual {:.3e}",
         msgs / s,
         done as f64 / s,

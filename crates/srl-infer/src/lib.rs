@@ -64,7 +64,7 @@ pub mod uai;
 #[cfg(test)]
 mod test_models;
 
-pub use bp::{BpKernel, BpMessages, BpMode, LoopyBp, Schedule};
+pub use bp::{BpKernel, BpMessages, BpMode, LoopyBp, MessagePrecision, Schedule};
 pub use builder::MrfBuilder;
 pub use collective::{
     Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, ContentOnly, FeatureRow,

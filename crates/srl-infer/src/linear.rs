@@ -25,18 +25,101 @@
 //! computed from the ratios `m_new / m_old` (one `ln` per work block).
 
 use std::ops::Range;
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use rayon::prelude::*;
 
-use crate::bp::{node_blocks, split_by};
+use crate::bp::{MessagePrecision, node_blocks, split_by};
 use crate::marginals::Convergence;
 use crate::mrf::PairwiseMrf;
 
 /// Largest `R_v + Σ_s R_s + max_s R_s` (nats) of a variable computed in the linear
 /// domain (see the module docs).
 pub const LINEAR_BUDGET: f64 = 600.0;
+
+/// Largest kernel dynamic range (nats) for which [`MessagePrecision::F32`] stores the
+/// two-state ratios as `f32`: every ratio then lies in `[e^-80, e^80]`, inside the normal
+/// `f32` range (`e^-87.3` to `e^88.7`), so rounding to `f32` has relative error `≤ 2^-24`.
+/// Wider models run the `f64` storage.
+pub const F32_MAX_RANGE: f64 = 80.0;
+
+/// Storage of one two-state message ratio: `f64` (exact) or `f32` (rounded to nearest).
+/// Arithmetic is `f64` either way; [`Ratio::round`] is the value as stored.
+trait Ratio: Copy + Send + Sync {
+    type Atom: Send + Sync;
+    fn atom(v: f64) -> Self::Atom;
+    fn load(a: &Self::Atom) -> f64;
+    fn store(a: &Self::Atom, v: f64);
+    fn into_f64(a: Self::Atom) -> f64;
+    fn round(v: f64) -> f64;
+    fn of(v: f64) -> Self;
+    fn get(self) -> f64;
+}
+
+impl Ratio for f64 {
+    type Atom = AtomicU64;
+    #[inline]
+    fn atom(v: f64) -> AtomicU64 {
+        AtomicU64::new(v.to_bits())
+    }
+    #[inline]
+    fn load(a: &AtomicU64) -> f64 {
+        f64::from_bits(a.load(Relaxed))
+    }
+    #[inline]
+    fn store(a: &AtomicU64, v: f64) {
+        a.store(v.to_bits(), Relaxed);
+    }
+    #[inline]
+    fn into_f64(a: AtomicU64) -> f64 {
+        f64::from_bits(a.into_inner())
+    }
+    #[inline]
+    fn round(v: f64) -> f64 {
+        v
+    }
+    #[inline]
+    fn of(v: f64) -> f64 {
+        v
+    }
+    #[inline]
+    fn get(self) -> f64 {
+        self
+    }
+}
+
+impl Ratio for f32 {
+    type Atom = AtomicU32;
+    #[inline]
+    fn atom(v: f64) -> AtomicU32 {
+        AtomicU32::new((v as f32).to_bits())
+    }
+    #[inline]
+    fn load(a: &AtomicU32) -> f64 {
+        f64::from(f32::from_bits(a.load(Relaxed)))
+    }
+    #[inline]
+    fn store(a: &AtomicU32, v: f64) {
+        a.store((v as f32).to_bits(), Relaxed);
+    }
+    #[inline]
+    fn into_f64(a: AtomicU32) -> f64 {
+        f64::from(f32::from_bits(a.into_inner()))
+    }
+    #[inline]
+    fn round(v: f64) -> f64 {
+        f64::from(v as f32)
+    }
+    #[inline]
+    fn of(v: f64) -> f32 {
+        v as f32
+    }
+    #[inline]
+    fn get(self) -> f64 {
+        f64::from(self)
+    }
+}
 
 /// How a variable computes its outgoing messages on the linear path.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -131,6 +214,7 @@ pub(crate) fn flooding(
     tol: f64,
     want_msgs: bool,
     init: Option<&[f64]>,
+    precision: MessagePrecision,
 ) -> Option<LinearRun> {
     let binary = mrf.uniform_k == 2;
     let plan = plan(mrf, binary);
@@ -140,7 +224,11 @@ pub(crate) fn flooding(
         return None;
     }
     Some(if binary {
-        flooding_binary(mrf, plan, max_iters, tol, want_msgs, init)
+        if precision == MessagePrecision::F32 && f32_fits(mrf, init) {
+            flooding_binary::<f32>(mrf, plan, max_iters, tol, want_msgs, init)
+        } else {
+            flooding_binary::<f64>(mrf, plan, max_iters, tol, want_msgs, init)
+        }
     } else {
         flooding_general(mrf, plan, max_iters, tol, want_msgs, init)
     })
@@ -182,6 +270,19 @@ pub(crate) fn init_fits(mrf: &PairwiseMrf, plan: &Plan, init: &[f64]) -> bool {
         }
         sum + top <= LINEAR_BUDGET
     })
+}
+
+/// Whether every two-state ratio of a run stays within `e^{±`[`F32_MAX_RANGE`]`}` (so its
+/// `f32` rounding has relative error `≤ 2^-24`): every kernel's range is at most
+/// `F32_MAX_RANGE` (each message ratio then lies within `e^{±R_q}`) and so is every
+/// starting log-ratio.
+fn f32_fits(mrf: &PairwiseMrf, init: Option<&[f64]>) -> bool {
+    let nk = mrf.kernels.off.len() - 1;
+    (0..nk).all(|q| kernel_range(mrf, q) <= F32_MAX_RANGE)
+        && init.is_none_or(|m| {
+            m.chunks_exact(2)
+                .all(|p| (p[1] - p[0]).abs() <= F32_MAX_RANGE)
+        })
 }
 
 fn start(mrf: &PairwiseMrf) -> Convergence {
@@ -504,7 +605,9 @@ fn log_pair(r: f64) -> (f64, f64) {
     if lr >= 0.0 { (-lr, 0.0) } else { (0.0, lr) }
 }
 
-fn flooding_binary(
+/// The two-state linear kernel with ratios stored as `S` (`f64`, or `f32` for
+/// [`MessagePrecision::F32`]); arithmetic is `f64`.
+fn flooding_binary<S: Ratio>(
     mrf: &PairwiseMrf,
     plan: Plan,
     max_iters: usize,
@@ -524,20 +627,22 @@ fn flooding_binary(
         })
         .collect();
     let slots = mrf.num_directed_edges();
-    let (mut inc_old, mut outg) = match init {
-        None => (atomics(slots, 1.0), vec![1.0; slots]),
+    let (mut inc_old, mut outg): (Vec<S::Atom>, Vec<S>) = match init {
+        None => (
+            (0..slots).map(|_| S::atom(1.0)).collect(),
+            vec![S::of(1.0); slots],
+        ),
         Some(m) => {
             // Ratio m(1) / m(0) of each log-message pair.
             let r: Vec<f64> = m.chunks_exact(2).map(|p| (p[1] - p[0]).exp()).collect();
             // Source-grouped: the message sent back along slot `s` is `r[in_rev[s]]`.
-            let outg = (0..slots).map(|s| r[mrf.in_rev[s] as usize]).collect();
-            (
-                r.iter().map(|x| AtomicU64::new(x.to_bits())).collect(),
-                outg,
-            )
+            let outg = (0..slots)
+                .map(|s| S::of(r[mrf.in_rev[s] as usize]))
+                .collect();
+            (r.iter().map(|&x| S::atom(x)).collect(), outg)
         }
     };
-    let mut inc_new = atomics(slots, 1.0);
+    let mut inc_new: Vec<S::Atom> = (0..slots).map(|_| S::atom(1.0)).collect();
     // Source-grouped: the message sent back along slot `s` is `outg[s]`.
     let bounds = node_blocks(mrf);
     let mut convergence = start(mrf);
@@ -548,7 +653,7 @@ fn flooding_binary(
         let residual = jobs
             .into_par_iter()
             .map_init(Vec::new, |logs, (range, out_chunk)| {
-                push_binary(mrf, plan, uratio, range, old, new, out_chunk, logs)
+                push_binary::<S>(mrf, plan, uratio, range, old, new, out_chunk, logs)
             })
             .reduce(|| 0.0, f64::max);
         std::mem::swap(&mut inc_old, &mut inc_new);
@@ -556,7 +661,7 @@ fn flooding_binary(
         convergence.max_residual = residual;
         convergence.converged = residual < tol;
     }
-    let r = into_values(inc_old);
+    let r: Vec<f64> = inc_old.into_iter().map(S::into_f64).collect();
     let mut bel = mrf.eff_unary.clone();
     for v in 0..n {
         let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
@@ -593,20 +698,22 @@ fn flooding_binary(
     }
 }
 
-/// One flooding pass over `range`, two states, one ratio per message.
+/// One flooding pass over `range`, two states, one ratio per message (stored as `S`;
+/// each new ratio is rounded to `S` before the residual sees it, so the residual is the
+/// change of the stored messages).
 #[allow(clippy::too_many_arguments)]
-fn push_binary(
+fn push_binary<S: Ratio>(
     mrf: &PairwiseMrf,
     plan: &Plan,
     uratio: &[f64],
     range: Range<usize>,
-    old: &[AtomicU64],
-    new: &[AtomicU64],
-    out_chunk: &mut [f64],
+    old: &[S::Atom],
+    new: &[S::Atom],
+    out_chunk: &mut [S],
     logs: &mut Vec<f64>,
 ) -> f64 {
     let out0 = mrf.in_off[range.start];
-    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let load = |i: usize| S::load(&old[i]);
     let ker = &mrf.kernels;
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     // Folds the change of one message into (hi, lo): the log-message is
@@ -634,10 +741,11 @@ fn push_binary(
                     let t = bel / load(s);
                     let e = &ker.exp[ker.off[(mrf.in_kernel[s] ^ 1) as usize]..][..4];
                     let rn = (e[1] + t * e[3]) / (e[0] + t * e[2]);
+                    let rn = S::round(rn);
                     let oo = s - out0;
-                    fold(rn, out_chunk[oo]);
-                    out_chunk[oo] = rn;
-                    new[mrf.in_rev[s] as usize].store(rn.to_bits(), Relaxed);
+                    fold(rn, out_chunk[oo].get());
+                    out_chunk[oo] = S::of(rn);
+                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
             Kind::Clamped(x) => {
@@ -645,10 +753,11 @@ fn push_binary(
                 for s in s0..s1 {
                     let e = &ker.exp[ker.off[(mrf.in_kernel[s] ^ 1) as usize]..][..4];
                     let rn = e[2 * x + 1] / e[2 * x];
+                    let rn = S::round(rn);
                     let oo = s - out0;
-                    fold(rn, out_chunk[oo]);
-                    out_chunk[oo] = rn;
-                    new[mrf.in_rev[s] as usize].store(rn.to_bits(), Relaxed);
+                    fold(rn, out_chunk[oo].get());
+                    out_chunk[oo] = S::of(rn);
+                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
             Kind::Log => {
@@ -669,10 +778,11 @@ fn push_binary(
                         let w = (-lt).exp();
                         (e[3] + w * e[1]) / (e[2] + w * e[0])
                     };
+                    let rn = S::round(rn);
                     let oo = s - out0;
-                    fold(rn, out_chunk[oo]);
-                    out_chunk[oo] = rn;
-                    new[mrf.in_rev[s] as usize].store(rn.to_bits(), Relaxed);
+                    fold(rn, out_chunk[oo].get());
+                    out_chunk[oo] = S::of(rn);
+                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
         }
