@@ -481,15 +481,8 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
     };
     let m = &m;
     let mut text = format!(
-        "% srl model {} (format {} version {}), learned by srl {} from {} (seed {})\n% target {}, alpha {}, beta {}, psi0 {}, {} trees\n",
-        a.model.display(),
-        file.format,
-        file.version,
-        file.provenance.srl_version,
-        file.provenance.data,
-        file.provenance
-            .seed
-            .map_or_else(|| "-".to_owned(), |s| s.to_string()),
+        "% {}\n% target {}, alpha {}, beta {}, psi0 {}, {} trees\n",
+        origin(a, &file),
         m.target(),
         m.alpha(),
         m.beta(),
@@ -517,15 +510,11 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
     ui.summary(&summary, &text)
 }
 
-/// `show` for an MLN-Boost model: the weighted clauses in Alchemy's MLN syntax.
-fn show_mln(
-    a: &ShowArgs,
-    m: &MlnBoost,
-    file: &ModelFile<serde_json::Value>,
-    ui: Ui,
-) -> anyhow::Result<()> {
-    let text = format!(
-        "// srl model {} (format {} version {}), learned by srl {} from {} (seed {})\n{m}",
+/// The first line of `show`'s text: the model file, its format and version, and where it
+/// came from (srl version, data, seed).
+fn origin(a: &ShowArgs, file: &ModelFile<serde_json::Value>) -> String {
+    format!(
+        "srl model {} (format {} version {}), learned by srl {} from {} (seed {})",
         a.model.display(),
         file.format,
         file.version,
@@ -534,7 +523,17 @@ fn show_mln(
         file.provenance
             .seed
             .map_or_else(|| "-".to_owned(), |s| s.to_string()),
-    );
+    )
+}
+
+/// `show` for an MLN-Boost model: the weighted clauses in Alchemy's MLN syntax.
+fn show_mln(
+    a: &ShowArgs,
+    m: &MlnBoost,
+    file: &ModelFile<serde_json::Value>,
+    ui: Ui,
+) -> anyhow::Result<()> {
+    let text = format!("// {}\n{m}", origin(a, file));
     let clauses: Vec<serde_json::Value> = m
         .clauses()
         .into_iter()

@@ -7,7 +7,10 @@
 //!   graph with a target homophily and average degree, for collective classification at
 //!   scale (`O(n + m)` sampling, 10^6 nodes in well under a second in release).
 //!
-//! Both take the random generator as `&mut R` and never seed themselves.
+//! - [`barabasi_albert`]: Barabási–Albert preferential attachment, the power-law edge
+//!   lists of the inference benchmarks (srl-infer's examples and tests, srl-dist, benches).
+//!
+//! All take the random generator as `&mut R` and never seed themselves.
 
 use rand::{Rng, RngExt as _};
 use serde::{Deserialize, Serialize};
@@ -636,6 +639,39 @@ impl HomophilyParams {
             Directedness::Undirected,
         )
     }
+}
+
+/// Barabási–Albert preferential attachment (Barabási & Albert 1999): node `v = 1..n`
+/// attaches `m0` edges to earlier nodes drawn proportionally to degree (uniform draws from
+/// the list of edge endpoints; the first draws go to node 0); self-loops and duplicates are
+/// dropped. Returns sorted, deduplicated edges `(u, v)` with `u < v`; about `m0 · n`.
+///
+/// # Panics
+/// If `n > u32::MAX`.
+///
+/// # Complexity
+/// `O(n · m0 · log(n · m0))` time (the final sort), `O(n · m0)` memory.
+pub fn barabasi_albert<R: Rng + ?Sized>(n: usize, m0: usize, rng: &mut R) -> Vec<(u32, u32)> {
+    assert!(u32::try_from(n).is_ok(), "at most u32::MAX nodes");
+    let mut endpoints: Vec<u32> = Vec::with_capacity(2 * n * m0);
+    let mut edges = Vec::with_capacity(n * m0);
+    for v in 1..n as u32 {
+        for _ in 0..m0.min(v as usize) {
+            let u = if endpoints.is_empty() {
+                0
+            } else {
+                endpoints[rng.random_range(0..endpoints.len())]
+            };
+            if u != v {
+                edges.push((u.min(v), u.max(v)));
+                endpoints.push(u);
+                endpoints.push(v);
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    edges
 }
 
 #[cfg(test)]

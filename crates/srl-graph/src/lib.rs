@@ -58,7 +58,7 @@ pub use cost::{
 };
 pub use error::{GraphError, ParseErrorKind};
 pub use generate::{
-    DegreeModel, HomophilyParams, SenGetoorParams, SenGetoorReport, SyntheticGraph,
+    DegreeModel, HomophilyParams, SenGetoorParams, SenGetoorReport, SyntheticGraph, barabasi_albert,
 };
 pub use graph::{
     AttributeRow, Attributes, Directedness, EdgeCleanup, EdgeId, LabelSet, NodeId, RelationalGraph,

@@ -17,22 +17,16 @@
 //! messages/s. Build a model with `examples/powerlaw_lbp.rs` (it writes its
 //! Barabási–Albert model to the UAI path given).
 
+#[path = "common/cpu.rs"]
+mod cpu;
+
 use std::time::Instant;
+
+use cpu::cpu_seconds;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use srl_infer::{Beliefs, Gibbs, LoopyBp, Marginals, MeanField, PairwiseMrf, Schedule, Sweep};
-
-/// CPU seconds (user + system, all threads) of this process so far (Linux; 0 elsewhere).
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
-}
 
 /// FNV-1a over the bits of every node probability: equal fingerprints mean equal outputs.
 fn fingerprint(m: &Marginals) -> u64 {

@@ -10,51 +10,20 @@
 //! run measures the reader's time and peak memory too (an existing file is read, never
 //! overwritten).
 
+#[path = "common/cpu.rs"]
+mod cpu;
+
 use std::time::Instant;
+
+use cpu::cpu_seconds;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use srl_graph::barabasi_albert;
 use srl_infer::{
     Beliefs, Gibbs, LoopyBp, MeanField, MessagePrecision, MrfParts, PairTable, PairwiseMrf,
     Schedule, Sweep,
 };
-
-fn barabasi_albert(n: usize, m0: usize, seed: u64) -> Vec<(u32, u32)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut endpoints: Vec<u32> = Vec::with_capacity(2 * n * m0);
-    let mut edges = Vec::with_capacity(n * m0);
-    for v in 1..n as u32 {
-        for _ in 0..m0.min(v as usize) {
-            let u = if endpoints.is_empty() {
-                0
-            } else {
-                endpoints[rng.random_range(0..endpoints.len())]
-            };
-            if u != v {
-                edges.push((u.min(v), u.max(v)));
-                endpoints.push(u);
-                endpoints.push(v);
-            }
-        }
-    }
-    edges.sort_unstable();
-    edges.dedup();
-    edges
-}
-
-/// CPU seconds (user + system, all threads) of this process so far, from
-/// `/proc/self/stat` (Linux; 0 elsewhere). The machine may be shared, so wall time alone
-/// can mislead.
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
-    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the comm field.
-    (ticks(11) + ticks(12)) / 100.0
-}
 
 #[allow(clippy::print_stdout)]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -82,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = args.first().copied().unwrap_or(100_000);
     let k = args.get(1).copied().unwrap_or(2);
     let iters = args.get(2).copied().unwrap_or(10);
-    let edges = barabasi_albert(n, 2, 42);
+    let edges = barabasi_albert(n, 2, &mut ChaCha8Rng::seed_from_u64(42));
     let m = edges.len();
     let mut rng = ChaCha8Rng::seed_from_u64(42 ^ 0xABCD);
     let mrf = PairwiseMrf::new(MrfParts {

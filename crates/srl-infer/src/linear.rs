@@ -148,6 +148,18 @@ pub(crate) struct Plan {
     unary_lin: Vec<f64>,
 }
 
+/// The largest entry of a variable's log-unary row and its smallest finite entry (the
+/// row's contribution to the linear budget is their difference).
+fn unary_span(row: &[f64]) -> (f64, f64) {
+    let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mn = row
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    (mx, mn)
+}
+
 fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
     let n = mrf.num_nodes();
     let nk = mrf.kernels.off.len() - 1;
@@ -157,12 +169,7 @@ fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
     for v in 0..n {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
         let row = &mrf.eff_unary[a..b];
-        let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let mn = row
-            .iter()
-            .copied()
-            .filter(|x| x.is_finite())
-            .fold(f64::INFINITY, f64::min);
+        let (mx, mn) = unary_span(row);
         for (o, &x) in unary_lin[a..b].iter_mut().zip(row) {
             *o = (x - mx).exp();
         }
@@ -252,12 +259,7 @@ pub(crate) fn init_fits(mrf: &PairwiseMrf, plan: &Plan, init: &[f64]) -> bool {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
         let kv = b - a;
         let row = &mrf.eff_unary[a..b];
-        let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let mn = row
-            .iter()
-            .copied()
-            .filter(|x| x.is_finite())
-            .fold(f64::INFINITY, f64::min);
+        let (mx, mn) = unary_span(row);
         let (mut sum, mut top) = (mx - mn, 0.0f64);
         for s in mrf.in_off[v]..mrf.in_off[v + 1] {
             let so = mrf.slot_offset(v, s);

@@ -64,24 +64,7 @@ fn random_model(
 /// unary uniform in `[-1, 1]`, one Potts table of strength 0.5.
 fn barabasi_albert(n: usize, seed: u64) -> PairwiseMrf {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut endpoints: Vec<u32> = Vec::new();
-    let mut edges = Vec::new();
-    for v in 1..n as u32 {
-        for _ in 0..2.min(v as usize) {
-            let u = if endpoints.is_empty() {
-                0
-            } else {
-                endpoints[rng.random_range(0..endpoints.len())]
-            };
-            if u != v {
-                edges.push((u.min(v), u.max(v)));
-                endpoints.push(u);
-                endpoints.push(v);
-            }
-        }
-    }
-    edges.sort_unstable();
-    edges.dedup();
+    let edges = srl_graph::barabasi_albert(n, 2, &mut rng);
     let m = edges.len();
     PairwiseMrf::new(MrfParts {
         num_states: vec![2; n],
