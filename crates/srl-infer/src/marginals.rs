@@ -73,13 +73,22 @@ pub fn log_sum_exp(x: &[f64]) -> f64 {
 
 /// Normalises unnormalised log-values in place so that `Σ exp = 1`; all `-∞` becomes
 /// uniform.
+///
+/// Subtracts the maximum first and then the log of the shifted sum, never `max + ln Σ` as
+/// one number: at magnitudes like `1e14` (diverging BP on hard constraints) `ulp(max)` is
+/// about `0.02`, and rounding `max + ln Σ` would leave the row summing to `1 ± 1 %`.
 pub(crate) fn normalize_log(x: &mut [f64]) {
-    let z = log_sum_exp(x);
-    if z == f64::NEG_INFINITY || z.is_nan() {
+    let mx = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let l = if mx == f64::NEG_INFINITY || mx.is_nan() {
+        f64::NAN
+    } else {
+        x.iter().map(|&v| (v - mx).exp()).sum::<f64>().ln()
+    };
+    if !l.is_finite() {
         let u = -(x.len() as f64).ln();
         x.iter_mut().for_each(|v| *v = u);
     } else {
-        x.iter_mut().for_each(|v| *v -= z);
+        x.iter_mut().for_each(|v| *v = (*v - mx) - l);
     }
 }
 
