@@ -1,10 +1,11 @@
 //! Runs loopy BP (and optionally mean field / Gibbs) on a seeded Barabási–Albert graph, to
 //! measure wall time and peak memory outside criterion:
 //!
-//! `cargo run -p srl-infer --release --example powerlaw_lbp -- 1000000 2 10 [MODEL.uai|-] [SCHEDULE] [PRECISION]`
+//! `cargo run -p srl-infer --release --example powerlaw_lbp -- 1000000 2 10 [MODEL.uai|-] [SCHEDULE] [PRECISION] [lbp-only]`
 //! (arguments: nodes, states, iterations, optionally a UAI file or `-` for none, the
-//! LBP schedule `flooding` (default), `sequential` or `residual`, and the message storage
-//! `f64` (default) or `f32`, see [`MessagePrecision`]), e.g. under
+//! LBP schedule `flooding` (default), `sequential` or `residual`, the message storage
+//! `f64` (default) or `f32`, see [`MessagePrecision`], and `lbp-only` to skip the mean
+//! field and Gibbs runs that otherwise follow), e.g. under
 //! `/usr/bin/time -v`. With a UAI path the model goes through the file: it is written there
 //! first if the file does not exist, then read back with [`PairwiseMrf::read_uai`], so the
 //! run measures the reader's time and peak memory too (an existing file is read, never
@@ -42,6 +43,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None | Some("f64") => MessagePrecision::F64,
         Some("f32") => MessagePrecision::F32,
         Some(other) => return Err(format!("unknown precision {other:?} (f64 or f32)").into()),
+    };
+    let lbp_only = match raw.get(6).map(String::as_str) {
+        None => false,
+        Some("lbp-only") => true,
+        Some(other) => return Err(format!("unknown last argument {other:?} (lbp-only)").into()),
     };
     let args: Vec<usize> = raw
         .iter()
@@ -106,6 +112,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         msgs / cs,
         bp.convergence().max_residual,
     );
+    if lbp_only {
+        return Ok(());
+    }
     let (t, c) = (Instant::now(), cpu_seconds());
     let mf = MeanField {
         max_iters: iters,

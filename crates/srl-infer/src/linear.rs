@@ -237,7 +237,15 @@ pub(crate) fn flooding(
             flooding_binary::<f64>(mrf, plan, max_iters, tol, want_msgs, init)
         }
     } else {
-        flooding_general(mrf, plan, max_iters, tol, want_msgs, init)
+        match mrf.uniform_k {
+            3 => flooding_uniform::<3>(mrf, plan, max_iters, tol, want_msgs, init),
+            4 => flooding_uniform::<4>(mrf, plan, max_iters, tol, want_msgs, init),
+            5 => flooding_uniform::<5>(mrf, plan, max_iters, tol, want_msgs, init),
+            6 => flooding_uniform::<6>(mrf, plan, max_iters, tol, want_msgs, init),
+            7 => flooding_uniform::<7>(mrf, plan, max_iters, tol, want_msgs, init),
+            8 => flooding_uniform::<8>(mrf, plan, max_iters, tol, want_msgs, init),
+            _ => flooding_general(mrf, plan, max_iters, tol, want_msgs, init),
+        }
     })
 }
 
@@ -353,14 +361,8 @@ fn flooding_general(
             .into_par_iter()
             .map_init(
                 || (vec![0.0; 4 * mrf.max_states.max(1)], Vec::new()),
-                |(scratch, logs), (range, out_chunk)| match mrf.uniform_k {
-                    3 => push_uniform::<3>(mrf, plan, range, old, new, out_chunk, logs),
-                    4 => push_uniform::<4>(mrf, plan, range, old, new, out_chunk, logs),
-                    5 => push_uniform::<5>(mrf, plan, range, old, new, out_chunk, logs),
-                    6 => push_uniform::<6>(mrf, plan, range, old, new, out_chunk, logs),
-                    7 => push_uniform::<7>(mrf, plan, range, old, new, out_chunk, logs),
-                    8 => push_uniform::<8>(mrf, plan, range, old, new, out_chunk, logs),
-                    _ => push_general(mrf, plan, range, old, new, out_chunk, scratch, logs),
+                |(scratch, logs), (range, out_chunk)| {
+                    push_general(mrf, plan, range, old, new, out_chunk, scratch, logs)
                 },
             )
             .reduce(|| 0.0, f64::max);
@@ -369,7 +371,18 @@ fn flooding_general(
         convergence.max_residual = residual;
         convergence.converged = residual < tol;
     }
-    let lin = into_values(inc_old);
+    finish(mrf, &plan, into_values(inc_old), want_msgs, convergence)
+}
+
+/// Node beliefs (unnormalised log) from the final linear messages `lin` (target-grouped),
+/// and the log-messages when `want_msgs`.
+fn finish(
+    mrf: &PairwiseMrf,
+    plan: &Plan,
+    lin: Vec<f64>,
+    want_msgs: bool,
+    convergence: Convergence,
+) -> LinearRun {
     let mut bel = vec![0.0; mrf.eff_unary.len()];
     for v in 0..mrf.num_nodes() {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
@@ -511,86 +524,157 @@ fn push_general(
     residual_of(hi, lo)
 }
 
-/// [`push_general`] for `K` states everywhere (`3 ≤ K ≤ 8`): beliefs, cavities and the
-/// outgoing message live in registers, the `K x K` product is unrolled. Same arithmetic
-/// in the same order as [`push_general`].
-#[allow(clippy::too_many_arguments)]
+/// Flooding for `K` states everywhere (`3 ≤ K ≤ 8`), in two passes per sweep, both over
+/// plain `f64` arrays (no atomics):
+/// 1. **compute** (parallel over source blocks): each source reads its own contiguous
+///    incoming block, forms its belief and sends one message per slot into its own
+///    contiguous block of the source-grouped array `outg`, where the previous message of
+///    the same slot sits for the residual;
+/// 2. **deliver** (parallel over target blocks): each target gathers its incoming block
+///    from `outg` (the message arriving along slot `t` was sent along `in_rev[t]`).
+///
+/// Both passes stream through memory except the gather's reads, which are independent of
+/// each other and so overlap; a push kernel that scatters each message into its target's
+/// block instead stalls on one write miss after another (measured on Barabási–Albert
+/// graphs, 10^5 nodes, `K = 7`: 1.5 times as fast as that kernel, see the srl-infer guide).
+/// Same arithmetic in the same order as [`push_general`] (belief products in slot order,
+/// cavity quotients, kernel rows in source-state order, normalisation by the maximum), so
+/// the output equals it bit for bit, for any thread count.
+fn flooding_uniform<const K: usize>(
+    mrf: &PairwiseMrf,
+    plan: Plan,
+    max_iters: usize,
+    tol: f64,
+    want_msgs: bool,
+    init: Option<&[f64]>,
+) -> LinearRun {
+    let len = mrf.message_len();
+    let (mut old, mut outg): (Vec<f64>, Vec<f64>) = match init {
+        None => (vec![1.0; len], vec![1.0; len]),
+        Some(m) => {
+            // Linear messages normalised to max = 1 (the logs are normalised to max = 0).
+            let lin: Vec<f64> = m.iter().map(|x| x.exp()).collect();
+            let outg = crate::bp::source_grouped(mrf, &lin);
+            (lin, outg)
+        }
+    };
+    let bounds = node_blocks(mrf);
+    let mut convergence = start(mrf);
+    while !convergence.converged && convergence.iterations < max_iters {
+        let chunks = split_by(&mut outg, &bounds, &mrf.msg_base);
+        let (old_r, plan_r) = (&old, &plan);
+        let residual = bounds
+            .windows(2)
+            .map(|w| w[0]..w[1])
+            .zip(chunks)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|(range, out_chunk)| push_uniform::<K>(mrf, plan_r, range, old_r, out_chunk))
+            .reduce(|| 0.0, f64::max);
+        // Deliver: each target gathers its incoming block from the senders' outgoing
+        // messages (the message arriving along slot `t` was sent along `in_rev[t]`).
+        let (sent, _) = outg.as_chunks::<K>();
+        old.par_chunks_mut(K * DELIVER_SLOTS)
+            .enumerate()
+            .for_each(|(c, block)| {
+                let (block, _) = block.as_chunks_mut::<K>();
+                let t0 = c * DELIVER_SLOTS;
+                for (m, &r) in block.iter_mut().zip(&mrf.in_rev[t0..]) {
+                    *m = sent[r as usize];
+                }
+            });
+        convergence.iterations += 1;
+        convergence.max_residual = residual;
+        convergence.converged = residual < tol;
+    }
+    finish(mrf, &plan, old, want_msgs, convergence)
+}
+
+/// `max(a, b)` for operands that are never NaN (one `maxsd`; [`f64::max`]'s NaN rule
+/// costs four more instructions).
+#[inline]
+fn fmax(a: f64, b: f64) -> f64 {
+    if b > a { b } else { a }
+}
+
+/// `min(a, b)` for operands that are never NaN.
+#[inline]
+fn fmin(a: f64, b: f64) -> f64 {
+    if b < a { b } else { a }
+}
+
+/// Slots per parallel job of [`flooding_uniform`]'s deliver pass.
+const DELIVER_SLOTS: usize = 1 << 13;
+
+/// The compute pass of [`flooding_uniform`] over the source nodes `range`: `old` holds
+/// every slot's incoming message (`K` entries per slot, target-grouped), `out_chunk` the
+/// block's outgoing messages (source-grouped: the message sent back along slot `s` at
+/// `K * (s - in_off[range.start])`), overwritten with the new ones. Returns the block's
+/// residual. A kernel row times a zero cavity entry adds `+0.0`, which leaves every sum
+/// unchanged, so the rows are not skipped as [`push_general`] skips them.
 fn push_uniform<const K: usize>(
     mrf: &PairwiseMrf,
     plan: &Plan,
     range: Range<usize>,
-    old: &[AtomicU64],
-    new: &[AtomicU64],
+    old: &[f64],
     out_chunk: &mut [f64],
-    logs: &mut Vec<f64>,
 ) -> f64 {
-    let out0 = K * mrf.in_off[range.start];
-    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let (msgs, _) = old.as_chunks::<K>();
+    let (prev_all, _) = out_chunk.as_chunks_mut::<K>();
+    let s_first = mrf.in_off[range.start];
     let ker = &mrf.kernels;
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     for i in range {
         let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
-        let base = K * s0;
+        let incoming = &msgs[s0..s1];
         let linear = plan.kind[i] == Kind::Linear;
         let mut b = [0.0f64; K];
         if linear {
             b.copy_from_slice(&plan.unary_lin[K * i..K * i + K]);
-            for p in (base..K * s1).step_by(K) {
-                for (a, x) in b.iter_mut().enumerate() {
-                    *x *= load(p + a);
+            for m in incoming {
+                for (x, y) in b.iter_mut().zip(m) {
+                    *x *= y;
                 }
             }
         } else {
             b.copy_from_slice(&mrf.eff_unary[K * i..K * i + K]);
-            logs.clear();
-            logs.extend((base..K * s1).map(|p| load(p).ln()));
-            for m in logs.chunks_exact(K) {
-                for (x, l) in b.iter_mut().zip(m) {
-                    *x += l;
+            for m in incoming {
+                for (x, y) in b.iter_mut().zip(m) {
+                    *x += y.ln();
                 }
             }
         }
-        for s in s0..s1 {
-            let so = K * s;
+        for (s, m) in (s0..s1).zip(incoming) {
             let mut u = [0.0f64; K];
             if linear {
-                for (a, w) in u.iter_mut().enumerate() {
-                    *w = b[a] / load(so + a);
+                for (w, (&x, &y)) in u.iter_mut().zip(b.iter().zip(m)) {
+                    *w = x / y;
                 }
             } else {
-                let l = &logs[so - base..so - base + K];
                 let mut cmax = f64::NEG_INFINITY;
-                for (w, (&x, &y)) in u.iter_mut().zip(b.iter().zip(l)) {
-                    *w = x - y;
+                for (w, (&x, &y)) in u.iter_mut().zip(b.iter().zip(m)) {
+                    *w = x - y.ln();
                     cmax = cmax.max(*w);
                 }
                 u.iter_mut().for_each(|w| *w = (*w - cmax).exp());
             }
             let q = (mrf.in_kernel[s] ^ 1) as usize;
-            let table = &ker.exp[ker.off[q]..ker.off[q] + K * K];
+            let (table, _) = ker.exp[ker.off[q]..ker.off[q] + K * K].as_chunks::<K>();
             let mut out = [0.0f64; K];
-            for (row, &w) in table.chunks_exact(K).zip(u.iter()) {
-                if w == 0.0 {
-                    continue;
-                }
+            for (row, &w) in table.iter().zip(u.iter()) {
                 for (o, &t) in out.iter_mut().zip(row) {
                     *o += w * t;
                 }
             }
-            let mx = out.iter().copied().fold(0.0, f64::max);
+            let mx = out.iter().copied().fold(0.0, fmax);
             let inv = 1.0 / mx;
-            let oo = K * s - out0;
-            let prev = &mut out_chunk[oo..oo + K];
+            let prev = &mut prev_all[s - s_first];
             for (o, p) in out.iter_mut().zip(prev.iter_mut()) {
                 *o *= inv;
                 let r = *o / *p;
-                hi = hi.max(r);
-                lo = lo.min(r);
+                hi = fmax(hi, r);
+                lo = fmin(lo, r);
                 *p = *o;
-            }
-            let to = mrf.rev_off[s];
-            for (x, &v) in new[to..to + K].iter().zip(out.iter()) {
-                x.store(v.to_bits(), Relaxed);
             }
         }
     }
@@ -821,5 +905,85 @@ mod tests {
         assert!(applies(&mrf, true, 0.0));
         assert!(!applies(&mrf, true, 0.1));
         assert!(!applies(&mrf, false, 0.0));
+    }
+
+    /// The two-pass kernel for `K` states everywhere equals the general push kernel bit
+    /// for bit: messages, beliefs and residual, cold and warm started, on models with a
+    /// log hub (a star centre past the budget), evidence and per-edge random tables, for
+    /// every `K` it serves, with one thread and with four.
+    #[test]
+    fn uniform_kernel_equals_the_general_kernel_bit_for_bit() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for k in 3..=8usize {
+            let n = 300;
+            // A random tree plus chords, then a hub joined to 250 nodes.
+            let mut edges: Vec<(u32, u32)> =
+                (1..n as u32).map(|v| (rng.random_range(0..v), v)).collect();
+            edges.extend(
+                (0..100).map(|_| (rng.random_range(0..150), rng.random_range(150..n as u32))),
+            );
+            edges.extend((1..=250u32).map(|v| (0, v)));
+            edges.sort_unstable();
+            edges.dedup();
+            edges.retain(|&(a, b)| a != b);
+            let m = edges.len();
+            let tables: Vec<PairTable> = (0..8)
+                .map(|_| {
+                    let logp: Vec<f64> = (0..k * k).map(|_| rng.random_range(-3.0..3.0)).collect();
+                    PairTable::new(k, k, logp)
+                })
+                .collect();
+            let mrf = PairwiseMrf::new(MrfParts {
+                num_states: vec![k; n],
+                unary: (0..n * k).map(|_| rng.random_range(-2.0..2.0)).collect(),
+                edge_tables: (0..m).map(|_| rng.random_range(0..8)).collect(),
+                edges,
+                tables,
+                evidence: (0..n)
+                    .map(|v| (v % 37 == 5).then_some((v % k) as u32))
+                    .collect(),
+            })
+            .unwrap();
+            let p = plan(&mrf, false);
+            assert_eq!(p.kind[0], Kind::Log, "k = {k}: the hub exceeds the budget");
+            let bits = |r: &LinearRun| {
+                let mut v: Vec<u64> = r.msgs.iter().chain(&r.bel).map(|x| x.to_bits()).collect();
+                v.push(r.convergence.max_residual.to_bits());
+                v.push(r.convergence.iterations as u64);
+                v
+            };
+            let run = |threads: usize, uniform: bool, init: Option<&[f64]>| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let p = plan(&mrf, false);
+                    if uniform {
+                        flooding(&mrf, 7, 1e-12, true, init, MessagePrecision::F64).unwrap()
+                    } else {
+                        flooding_general(&mrf, p, 7, 1e-12, true, init)
+                    }
+                })
+            };
+            let general = run(1, false, None);
+            for threads in [1, 4] {
+                assert_eq!(
+                    bits(&run(threads, true, None)),
+                    bits(&general),
+                    "k = {k}, cold"
+                );
+            }
+            let warm = general.msgs.clone();
+            let general = run(1, false, Some(&warm));
+            for threads in [1, 4] {
+                assert_eq!(
+                    bits(&run(threads, true, Some(&warm))),
+                    bits(&general),
+                    "k = {k}, warm"
+                );
+            }
+        }
     }
 }
