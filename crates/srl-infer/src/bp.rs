@@ -1,8 +1,6 @@
 //! Loopy belief propagation (sum-product and max-product) in log space.
 
 use std::ops::Range;
-use std::sync::atomic::AtomicU64;
-use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -410,15 +408,14 @@ impl LoopyBp {
             }
         }
         let len = mrf.message_len();
-        // Incoming messages, grouped by target (read contiguously by their target, written
-        // once per iteration by their source: atomics make the scattered writes safe; each
-        // slot has exactly one writer, so the result is deterministic).
-        let mut inc_old: Vec<AtomicU64> = match init {
-            None => (0..len).map(|_| AtomicU64::new(0)).collect(),
-            Some(m) => m.iter().map(|x| AtomicU64::new(x.to_bits())).collect(),
+        // Incoming messages, grouped by target (read contiguously by their target).
+        let mut inc: Vec<f64> = match init {
+            None => vec![0.0; len],
+            Some(m) => m.to_vec(),
         };
-        let mut inc_new: Vec<AtomicU64> = (0..len).map(|_| AtomicU64::new(0)).collect();
-        // Outgoing messages, grouped by source (for damping and residuals).
+        // Outgoing messages, grouped by source: each pass overwrites its sources' blocks
+        // (the previous messages there give damping and residuals), then every target
+        // gathers its incoming block from them (`deliver_messages`).
         let mut outg = match init {
             None => vec![0.0; mrf.out_off[mrf.num_directed_edges()]],
             Some(m) => source_grouped(mrf, m),
@@ -437,25 +434,22 @@ impl LoopyBp {
         while !convergence.converged && convergence.iterations < self.max_iters {
             let chunks = split_by(&mut outg, &bounds, &out_node_off);
             let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
-            let (old, new) = (&inc_old, &inc_new);
+            let old = &inc;
             let residual = jobs
                 .into_par_iter()
                 .map_init(
                     || vec![0.0; 5 * mrf.max_states.max(1)],
                     |scratch, (range, out_chunk)| {
-                        push_block(mrf, self.mode, damping, range, old, new, out_chunk, scratch)
+                        push_block(mrf, self.mode, damping, range, old, out_chunk, scratch)
                     },
                 )
                 .reduce(|| 0.0, f64::max);
-            std::mem::swap(&mut inc_old, &mut inc_new);
+            deliver_messages(mrf, &bounds, &outg, &mut inc);
             convergence.iterations += 1;
             convergence.max_residual = residual;
             convergence.converged = residual < self.tol;
         }
-        let msgs: Vec<f64> = inc_old
-            .into_iter()
-            .map(|a| f64::from_bits(a.into_inner()))
-            .collect();
+        let msgs = inc;
         let bel = all_beliefs(mrf, &msgs);
         BpState {
             msgs,
@@ -783,6 +777,52 @@ pub(crate) fn node_blocks(mrf: &PairwiseMrf) -> Vec<usize> {
     bounds
 }
 
+/// [`deliver_slots`] over the flat layouts: each target block `bounds[b]..bounds[b + 1]`
+/// gathers its incoming messages (target-grouped, `msg_base` layout) from `sent` (the
+/// source-grouped `out_off` layout), for any state counts.
+pub(crate) fn deliver_messages(mrf: &PairwiseMrf, bounds: &[usize], sent: &[f64], inc: &mut [f64]) {
+    if mrf.uniform_k == 2 {
+        let (sent, _) = sent.as_chunks::<2>();
+        let (inc, _) = inc.as_chunks_mut::<2>();
+        deliver_slots(mrf, sent, inc);
+        return;
+    }
+    let chunks = split_by(inc, bounds, &mrf.msg_base);
+    bounds
+        .windows(2)
+        .zip(chunks)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .for_each(|(w, block)| {
+            let mut at = 0;
+            for t in mrf.in_off[w[0]]..mrf.in_off[w[1]] {
+                let r = mrf.in_rev[t] as usize;
+                let m = &sent[mrf.out_off[r]..mrf.out_off[r + 1]];
+                block[at..at + m.len()].copy_from_slice(m);
+                at += m.len();
+            }
+        });
+}
+
+/// Slots per parallel job of [`deliver_slots`].
+const DELIVER_SLOTS: usize = 1 << 13;
+
+/// The deliver pass of the two-pass flooding kernels: each target gathers its incoming
+/// messages from the senders' outgoing ones, `inc[t] = sent[in_rev[t]]` (the message
+/// arriving along slot `t` was sent back along slot `in_rev[t]`). `sent` and `inc` hold
+/// one message (`T`: a two-state ratio, or a `[f64; K]` row) per directed slot. The reads
+/// are scattered but independent of each other, so they overlap; the writes stream.
+pub(crate) fn deliver_slots<T: Copy + Send + Sync>(mrf: &PairwiseMrf, sent: &[T], inc: &mut [T]) {
+    inc.par_chunks_mut(DELIVER_SLOTS)
+        .enumerate()
+        .for_each(|(c, block)| {
+            let rev = &mrf.in_rev[c * DELIVER_SLOTS..];
+            for (m, &r) in block.iter_mut().zip(rev) {
+                *m = sent[r as usize];
+            }
+        });
+}
+
 /// Splits `data` into the chunks `off[bounds[b]]..off[bounds[b+1]]`.
 pub(crate) fn split_by<'a, T>(
     data: &'a mut [T],
@@ -833,18 +873,18 @@ fn all_beliefs(mrf: &PairwiseMrf, msgs: &[f64]) -> Vec<f64> {
     bel
 }
 
-/// One flooding pass over the source nodes `range` ("push"): each node sums its incoming
-/// block (contiguous), then sends one message per neighbour, written into the target's
-/// block of `new` (one scattered write per message). `out_chunk` is the block's part of
-/// the source-grouped copy of the outgoing messages. Returns the residual.
+/// One flooding compute pass over the source nodes `range`: each node sums its incoming
+/// block of `old` (contiguous), then sends one message per neighbour into `out_chunk`,
+/// the block's part of the source-grouped outgoing messages, where the previous messages
+/// sit for damping and the residual ([`deliver_messages`] then hands the new ones to
+/// their targets). Returns the residual.
 #[allow(clippy::too_many_arguments)]
 fn push_block(
     mrf: &PairwiseMrf,
     mode: BpMode,
     damping: f64,
     range: Range<usize>,
-    old: &[AtomicU64],
-    new: &[AtomicU64],
+    old: &[f64],
     out_chunk: &mut [f64],
     scratch: &mut [f64],
 ) -> f64 {
@@ -854,9 +894,9 @@ fn push_block(
     let (cav, rest) = rest.split_at_mut(k);
     let (out, rest) = rest.split_at_mut(k);
     let (ninf, u) = rest.split_at_mut(k);
-    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let load = |i: usize| old[i];
     if mode == BpMode::SumProduct && mrf.uniform_k == 2 && mrf.kernels.all_safe {
-        return push_block_binary(mrf, damping, range, old, new, out_chunk, out0);
+        return push_block_binary(mrf, damping, range, old, out_chunk, out0);
     }
     let mut residual: f64 = 0.0;
     for i in range {
@@ -923,10 +963,6 @@ fn push_block(
             let prev = &mut out_chunk[oo..oo + kj];
             residual = residual.max(finish(out, prev, damping));
             prev.copy_from_slice(out);
-            let to = mrf.rev_off[s];
-            for (x, &v) in new[to..to + kj].iter().zip(out.iter()) {
-                x.store(v.to_bits(), Relaxed);
-            }
         }
     }
     residual
@@ -939,12 +975,11 @@ fn push_block_binary(
     mrf: &PairwiseMrf,
     damping: f64,
     range: Range<usize>,
-    old: &[AtomicU64],
-    new: &[AtomicU64],
+    old: &[f64],
     out_chunk: &mut [f64],
     out0: usize,
 ) -> f64 {
-    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let load = |i: usize| old[i];
     let ker = &mrf.kernels;
     let mut residual: f64 = 0.0;
     for i in range {
@@ -985,9 +1020,6 @@ fn push_block_binary(
             residual = residual.max((m0 - p0).abs()).max((m1 - p1).abs());
             out_chunk[oo] = m0;
             out_chunk[oo + 1] = m1;
-            let to = 2 * mrf.in_rev[s] as usize;
-            new[to].store(m0.to_bits(), Relaxed);
-            new[to + 1].store(m1.to_bits(), Relaxed);
         }
     }
     residual

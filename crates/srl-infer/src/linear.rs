@@ -25,12 +25,10 @@
 //! computed from the ratios `m_new / m_old` (one `ln` per work block).
 
 use std::ops::Range;
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use rayon::prelude::*;
 
-use crate::bp::{MessagePrecision, node_blocks, split_by};
+use crate::bp::{MessagePrecision, deliver_messages, deliver_slots, node_blocks, split_by};
 use crate::marginals::Convergence;
 use crate::mrf::PairwiseMrf;
 
@@ -47,34 +45,12 @@ pub const F32_MAX_RANGE: f64 = 80.0;
 /// Storage of one two-state message ratio: `f64` (exact) or `f32` (rounded to nearest).
 /// Arithmetic is `f64` either way; [`Ratio::round`] is the value as stored.
 trait Ratio: Copy + Send + Sync {
-    type Atom: Send + Sync;
-    fn atom(v: f64) -> Self::Atom;
-    fn load(a: &Self::Atom) -> f64;
-    fn store(a: &Self::Atom, v: f64);
-    fn into_f64(a: Self::Atom) -> f64;
     fn round(v: f64) -> f64;
     fn of(v: f64) -> Self;
     fn get(self) -> f64;
 }
 
 impl Ratio for f64 {
-    type Atom = AtomicU64;
-    #[inline]
-    fn atom(v: f64) -> AtomicU64 {
-        AtomicU64::new(v.to_bits())
-    }
-    #[inline]
-    fn load(a: &AtomicU64) -> f64 {
-        f64::from_bits(a.load(Relaxed))
-    }
-    #[inline]
-    fn store(a: &AtomicU64, v: f64) {
-        a.store(v.to_bits(), Relaxed);
-    }
-    #[inline]
-    fn into_f64(a: AtomicU64) -> f64 {
-        f64::from_bits(a.into_inner())
-    }
     #[inline]
     fn round(v: f64) -> f64 {
         v
@@ -90,23 +66,6 @@ impl Ratio for f64 {
 }
 
 impl Ratio for f32 {
-    type Atom = AtomicU32;
-    #[inline]
-    fn atom(v: f64) -> AtomicU32 {
-        AtomicU32::new((v as f32).to_bits())
-    }
-    #[inline]
-    fn load(a: &AtomicU32) -> f64 {
-        f64::from(f32::from_bits(a.load(Relaxed)))
-    }
-    #[inline]
-    fn store(a: &AtomicU32, v: f64) {
-        a.store((v as f32).to_bits(), Relaxed);
-    }
-    #[inline]
-    fn into_f64(a: AtomicU32) -> f64 {
-        f64::from(f32::from_bits(a.into_inner()))
-    }
     #[inline]
     fn round(v: f64) -> f64 {
         f64::from(v as f32)
@@ -312,16 +271,6 @@ fn residual_of(hi: f64, lo: f64) -> f64 {
     hi.ln().max(-lo.ln())
 }
 
-fn atomics(len: usize, value: f64) -> Vec<AtomicU64> {
-    (0..len).map(|_| AtomicU64::new(value.to_bits())).collect()
-}
-
-fn into_values(a: Vec<AtomicU64>) -> Vec<f64> {
-    a.into_iter()
-        .map(|x| f64::from_bits(x.into_inner()))
-        .collect()
-}
-
 // ---------------------------------------------------------------------------------------
 // General state counts.
 
@@ -334,44 +283,40 @@ fn flooding_general(
     init: Option<&[f64]>,
 ) -> LinearRun {
     let len = mrf.message_len();
-    let (mut inc_old, mut outg) = match init {
+    let (mut inc, mut outg) = match init {
         None => (
-            atomics(len, 1.0),
+            vec![1.0; len],
             vec![1.0; mrf.out_off[mrf.num_directed_edges()]],
         ),
         Some(m) => {
             // Linear messages normalised to max = 1 (the logs are normalised to max = 0).
             let lin: Vec<f64> = m.iter().map(|x| x.exp()).collect();
             let outg = crate::bp::source_grouped(mrf, &lin);
-            (
-                lin.iter().map(|x| AtomicU64::new(x.to_bits())).collect(),
-                outg,
-            )
+            (lin, outg)
         }
     };
-    let mut inc_new = atomics(len, 1.0);
     let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
     let bounds = node_blocks(mrf);
     let mut convergence = start(mrf);
     while !convergence.converged && convergence.iterations < max_iters {
         let chunks = split_by(&mut outg, &bounds, &out_node_off);
         let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
-        let (old, new, plan) = (&inc_old, &inc_new, &plan);
+        let (old, plan) = (&inc, &plan);
         let residual = jobs
             .into_par_iter()
             .map_init(
                 || (vec![0.0; 4 * mrf.max_states.max(1)], Vec::new()),
                 |(scratch, logs), (range, out_chunk)| {
-                    push_general(mrf, plan, range, old, new, out_chunk, scratch, logs)
+                    push_general(mrf, plan, range, old, out_chunk, scratch, logs)
                 },
             )
             .reduce(|| 0.0, f64::max);
-        std::mem::swap(&mut inc_old, &mut inc_new);
+        deliver_messages(mrf, &bounds, &outg, &mut inc);
         convergence.iterations += 1;
         convergence.max_residual = residual;
         convergence.converged = residual < tol;
     }
-    finish(mrf, &plan, into_values(inc_old), want_msgs, convergence)
+    finish(mrf, &plan, inc, want_msgs, convergence)
 }
 
 /// Node beliefs (unnormalised log) from the final linear messages `lin` (target-grouped),
@@ -424,14 +369,18 @@ fn finish(
     }
 }
 
-/// One flooding pass over the source nodes `range` (see `bp::push_block`), linear domain.
+/// The compute pass of linear flooding over the source nodes `range` (any state counts):
+/// `old` holds every incoming message (target-grouped, `msg_base` layout); each source
+/// forms its belief and overwrites its outgoing messages in `out_chunk` (the block's part
+/// of the source-grouped `out_off` layout, where the previous messages sit for the
+/// residual); [`deliver_messages`](crate::bp::deliver_messages) then hands them to their targets. Returns the block's
+/// residual.
 #[allow(clippy::too_many_arguments)]
 fn push_general(
     mrf: &PairwiseMrf,
     plan: &Plan,
     range: Range<usize>,
-    old: &[AtomicU64],
-    new: &[AtomicU64],
+    old: &[f64],
     out_chunk: &mut [f64],
     scratch: &mut [f64],
     logs: &mut Vec<f64>,
@@ -441,7 +390,7 @@ fn push_general(
     let (b, rest) = scratch.split_at_mut(k);
     let (u, rest) = rest.split_at_mut(k);
     let (out, _) = rest.split_at_mut(k);
-    let load = |i: usize| f64::from_bits(old[i].load(Relaxed));
+    let load = |i: usize| old[i];
     let ker = &mrf.kernels;
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     for i in range {
@@ -515,10 +464,6 @@ fn push_general(
                 lo = lo.min(r);
                 *p = *o;
             }
-            let to = mrf.rev_off[s];
-            for (x, &v) in new[to..to + kj].iter().zip(out.iter()) {
-                x.store(v.to_bits(), Relaxed);
-            }
         }
     }
     residual_of(hi, lo)
@@ -571,18 +516,9 @@ fn flooding_uniform<const K: usize>(
             .into_par_iter()
             .map(|(range, out_chunk)| push_uniform::<K>(mrf, plan_r, range, old_r, out_chunk))
             .reduce(|| 0.0, f64::max);
-        // Deliver: each target gathers its incoming block from the senders' outgoing
-        // messages (the message arriving along slot `t` was sent along `in_rev[t]`).
         let (sent, _) = outg.as_chunks::<K>();
-        old.par_chunks_mut(K * DELIVER_SLOTS)
-            .enumerate()
-            .for_each(|(c, block)| {
-                let (block, _) = block.as_chunks_mut::<K>();
-                let t0 = c * DELIVER_SLOTS;
-                for (m, &r) in block.iter_mut().zip(&mrf.in_rev[t0..]) {
-                    *m = sent[r as usize];
-                }
-            });
+        let (inc, _) = old.as_chunks_mut::<K>();
+        deliver_slots(mrf, sent, inc);
         convergence.iterations += 1;
         convergence.max_residual = residual;
         convergence.converged = residual < tol;
@@ -602,9 +538,6 @@ fn fmax(a: f64, b: f64) -> f64 {
 fn fmin(a: f64, b: f64) -> f64 {
     if b < a { b } else { a }
 }
-
-/// Slots per parallel job of [`flooding_uniform`]'s deliver pass.
-const DELIVER_SLOTS: usize = 1 << 13;
 
 /// The compute pass of [`flooding_uniform`] over the source nodes `range`: `old` holds
 /// every slot's incoming message (`K` entries per slot, target-grouped), `out_chunk` the
@@ -713,11 +646,8 @@ fn flooding_binary<S: Ratio>(
         })
         .collect();
     let slots = mrf.num_directed_edges();
-    let (mut inc_old, mut outg): (Vec<S::Atom>, Vec<S>) = match init {
-        None => (
-            (0..slots).map(|_| S::atom(1.0)).collect(),
-            vec![S::of(1.0); slots],
-        ),
+    let (mut inc, mut outg): (Vec<S>, Vec<S>) = match init {
+        None => (vec![S::of(1.0); slots], vec![S::of(1.0); slots]),
         Some(m) => {
             // Ratio m(1) / m(0) of each log-message pair.
             let r: Vec<f64> = m.chunks_exact(2).map(|p| (p[1] - p[0]).exp()).collect();
@@ -725,29 +655,28 @@ fn flooding_binary<S: Ratio>(
             let outg = (0..slots)
                 .map(|s| S::of(r[mrf.in_rev[s] as usize]))
                 .collect();
-            (r.iter().map(|&x| S::atom(x)).collect(), outg)
+            (r.iter().map(|&x| S::of(x)).collect(), outg)
         }
     };
-    let mut inc_new: Vec<S::Atom> = (0..slots).map(|_| S::atom(1.0)).collect();
     // Source-grouped: the message sent back along slot `s` is `outg[s]`.
     let bounds = node_blocks(mrf);
     let mut convergence = start(mrf);
     while !convergence.converged && convergence.iterations < max_iters {
         let chunks = split_by(&mut outg, &bounds, &mrf.in_off);
         let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
-        let (old, new, plan, uratio) = (&inc_old, &inc_new, &plan, &uratio);
+        let (old, plan, uratio) = (&inc, &plan, &uratio);
         let residual = jobs
             .into_par_iter()
             .map_init(Vec::new, |logs, (range, out_chunk)| {
-                push_binary::<S>(mrf, plan, uratio, range, old, new, out_chunk, logs)
+                push_binary::<S>(mrf, plan, uratio, range, old, out_chunk, logs)
             })
             .reduce(|| 0.0, f64::max);
-        std::mem::swap(&mut inc_old, &mut inc_new);
+        deliver_slots(mrf, &outg, &mut inc);
         convergence.iterations += 1;
         convergence.max_residual = residual;
         convergence.converged = residual < tol;
     }
-    let r: Vec<f64> = inc_old.into_iter().map(S::into_f64).collect();
+    let r: Vec<f64> = inc.into_iter().map(S::get).collect();
     let mut bel = mrf.eff_unary.clone();
     for v in 0..n {
         let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
@@ -793,13 +722,12 @@ fn push_binary<S: Ratio>(
     plan: &Plan,
     uratio: &[f64],
     range: Range<usize>,
-    old: &[S::Atom],
-    new: &[S::Atom],
+    old: &[S],
     out_chunk: &mut [S],
     logs: &mut Vec<f64>,
 ) -> f64 {
     let out0 = mrf.in_off[range.start];
-    let load = |i: usize| S::load(&old[i]);
+    let load = |i: usize| old[i].get();
     let ker = &mrf.kernels;
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     // Folds the change of one message into (hi, lo): the log-message is
@@ -831,7 +759,6 @@ fn push_binary<S: Ratio>(
                     let oo = s - out0;
                     fold(rn, out_chunk[oo].get());
                     out_chunk[oo] = S::of(rn);
-                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
             Kind::Clamped(x) => {
@@ -843,7 +770,6 @@ fn push_binary<S: Ratio>(
                     let oo = s - out0;
                     fold(rn, out_chunk[oo].get());
                     out_chunk[oo] = S::of(rn);
-                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
             Kind::Log => {
@@ -868,7 +794,6 @@ fn push_binary<S: Ratio>(
                     let oo = s - out0;
                     fold(rn, out_chunk[oo].get());
                     out_chunk[oo] = S::of(rn);
-                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
         }
