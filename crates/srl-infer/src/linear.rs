@@ -26,6 +26,9 @@
 
 use std::ops::Range;
 
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU32, AtomicU64};
+
 use rayon::prelude::*;
 
 use crate::bp::{MessagePrecision, deliver_messages, deliver_slots, node_blocks, split_by};
@@ -45,12 +48,34 @@ pub const F32_MAX_RANGE: f64 = 80.0;
 /// Storage of one two-state message ratio: `f64` (exact) or `f32` (rounded to nearest).
 /// Arithmetic is `f64` either way; [`Ratio::round`] is the value as stored.
 trait Ratio: Copy + Send + Sync {
+    type Atom: Send + Sync;
+    fn atom(v: f64) -> Self::Atom;
+    fn load(a: &Self::Atom) -> f64;
+    fn store(a: &Self::Atom, v: f64);
+    fn into_f64(a: Self::Atom) -> f64;
     fn round(v: f64) -> f64;
     fn of(v: f64) -> Self;
     fn get(self) -> f64;
 }
 
 impl Ratio for f64 {
+    type Atom = AtomicU64;
+    #[inline]
+    fn atom(v: f64) -> AtomicU64 {
+        AtomicU64::new(v.to_bits())
+    }
+    #[inline]
+    fn load(a: &AtomicU64) -> f64 {
+        f64::from_bits(a.load(Relaxed))
+    }
+    #[inline]
+    fn store(a: &AtomicU64, v: f64) {
+        a.store(v.to_bits(), Relaxed);
+    }
+    #[inline]
+    fn into_f64(a: AtomicU64) -> f64 {
+        f64::from_bits(a.into_inner())
+    }
     #[inline]
     fn round(v: f64) -> f64 {
         v
@@ -66,6 +91,23 @@ impl Ratio for f64 {
 }
 
 impl Ratio for f32 {
+    type Atom = AtomicU32;
+    #[inline]
+    fn atom(v: f64) -> AtomicU32 {
+        AtomicU32::new((v as f32).to_bits())
+    }
+    #[inline]
+    fn load(a: &AtomicU32) -> f64 {
+        f64::from(f32::from_bits(a.load(Relaxed)))
+    }
+    #[inline]
+    fn store(a: &AtomicU32, v: f64) {
+        a.store((v as f32).to_bits(), Relaxed);
+    }
+    #[inline]
+    fn into_f64(a: AtomicU32) -> f64 {
+        f64::from(f32::from_bits(a.into_inner()))
+    }
     #[inline]
     fn round(v: f64) -> f64 {
         f64::from(v as f32)
@@ -646,8 +688,11 @@ fn flooding_binary<S: Ratio>(
         })
         .collect();
     let slots = mrf.num_directed_edges();
-    let (mut inc, mut outg): (Vec<S>, Vec<S>) = match init {
-        None => (vec![S::of(1.0); slots], vec![S::of(1.0); slots]),
+    let (mut inc_old, mut outg): (Vec<S::Atom>, Vec<S>) = match init {
+        None => (
+            (0..slots).map(|_| S::atom(1.0)).collect(),
+            vec![S::of(1.0); slots],
+        ),
         Some(m) => {
             // Ratio m(1) / m(0) of each log-message pair.
             let r: Vec<f64> = m.chunks_exact(2).map(|p| (p[1] - p[0]).exp()).collect();
@@ -655,28 +700,29 @@ fn flooding_binary<S: Ratio>(
             let outg = (0..slots)
                 .map(|s| S::of(r[mrf.in_rev[s] as usize]))
                 .collect();
-            (r.iter().map(|&x| S::of(x)).collect(), outg)
+            (r.iter().map(|&x| S::atom(x)).collect(), outg)
         }
     };
+    let mut inc_new: Vec<S::Atom> = (0..slots).map(|_| S::atom(1.0)).collect();
     // Source-grouped: the message sent back along slot `s` is `outg[s]`.
     let bounds = node_blocks(mrf);
     let mut convergence = start(mrf);
     while !convergence.converged && convergence.iterations < max_iters {
         let chunks = split_by(&mut outg, &bounds, &mrf.in_off);
         let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
-        let (old, plan, uratio) = (&inc, &plan, &uratio);
+        let (old, new, plan, uratio) = (&inc_old, &inc_new, &plan, &uratio);
         let residual = jobs
             .into_par_iter()
             .map_init(Vec::new, |logs, (range, out_chunk)| {
-                push_binary::<S>(mrf, plan, uratio, range, old, out_chunk, logs)
+                push_binary::<S>(mrf, plan, uratio, range, old, new, out_chunk, logs)
             })
             .reduce(|| 0.0, f64::max);
-        deliver_slots(mrf, &outg, &mut inc);
+        std::mem::swap(&mut inc_old, &mut inc_new);
         convergence.iterations += 1;
         convergence.max_residual = residual;
         convergence.converged = residual < tol;
     }
-    let r: Vec<f64> = inc.into_iter().map(S::get).collect();
+    let r: Vec<f64> = inc_old.into_iter().map(S::into_f64).collect();
     let mut bel = mrf.eff_unary.clone();
     for v in 0..n {
         let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
@@ -722,12 +768,13 @@ fn push_binary<S: Ratio>(
     plan: &Plan,
     uratio: &[f64],
     range: Range<usize>,
-    old: &[S],
+    old: &[S::Atom],
+    new: &[S::Atom],
     out_chunk: &mut [S],
     logs: &mut Vec<f64>,
 ) -> f64 {
     let out0 = mrf.in_off[range.start];
-    let load = |i: usize| old[i].get();
+    let load = |i: usize| S::load(&old[i]);
     let ker = &mrf.kernels;
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     // Folds the change of one message into (hi, lo): the log-message is
@@ -759,6 +806,7 @@ fn push_binary<S: Ratio>(
                     let oo = s - out0;
                     fold(rn, out_chunk[oo].get());
                     out_chunk[oo] = S::of(rn);
+                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
             Kind::Clamped(x) => {
@@ -770,6 +818,7 @@ fn push_binary<S: Ratio>(
                     let oo = s - out0;
                     fold(rn, out_chunk[oo].get());
                     out_chunk[oo] = S::of(rn);
+                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
             Kind::Log => {
@@ -794,6 +843,7 @@ fn push_binary<S: Ratio>(
                     let oo = s - out0;
                     fold(rn, out_chunk[oo].get());
                     out_chunk[oo] = S::of(rn);
+                    S::store(&new[mrf.in_rev[s] as usize], rn);
                 }
             }
         }
