@@ -445,9 +445,7 @@ impl LoopyBp {
                 )
                 .reduce(|| 0.0, f64::max);
             deliver_messages(mrf, &bounds, &outg, &mut inc);
-            convergence.iterations += 1;
-            convergence.max_residual = residual;
-            convergence.converged = residual < self.tol;
+            convergence.record(residual, self.tol);
         }
         let msgs = inc;
         let bel = all_beliefs(mrf, &msgs);
@@ -521,9 +519,7 @@ impl LoopyBp {
                     msgs[to..to + kj].copy_from_slice(&out[..kj]);
                 }
             }
-            convergence.iterations += 1;
-            convergence.max_residual = residual;
-            convergence.converged = residual < self.tol;
+            convergence.record(residual, self.tol);
         }
         let bel = all_beliefs(mrf, &msgs);
         BpState {

@@ -5,7 +5,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::InferError;
-use crate::marginals::{Beliefs, Convergence, MapAssignment, Marginals, argmax, edge_offsets};
+use crate::marginals::{
+    Beliefs, Convergence, MapAssignment, Marginals, argmax, edge_offsets, fmax,
+};
 use crate::mrf::PairwiseMrf;
 
 /// Gibbs sampling: marginals from state counts, MAP from the best visited state
@@ -206,6 +208,24 @@ pub(crate) fn local_scores(mrf: &PairwiseMrf, state: &[u32], v: usize, out: &mut
     }
 }
 
+/// The state whose weight interval holds `t` when the positive weights `p` are laid end to
+/// end in state order (`0 ≤ t <` their sum): the last state with positive weight when
+/// rounding puts `t` at or past the end.
+#[inline]
+fn inverse_cdf(p: &[f64], mut t: f64) -> usize {
+    let mut last = 0;
+    for (x, &q) in p.iter().enumerate() {
+        if q > 0.0 {
+            last = x;
+            if t < q {
+                return x;
+            }
+            t -= q;
+        }
+    }
+    last
+}
+
 /// Samples a state index from log-scores `s` with the uniform `u` (`p` is scratch).
 #[inline]
 fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
@@ -220,25 +240,7 @@ fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
         *q = (x - mx).exp();
         total += *q;
     }
-    let mut t = u * total;
-    let mut last = 0;
-    for (x, &q) in p.iter().enumerate() {
-        if q > 0.0 {
-            last = x;
-            if t < q {
-                return x;
-            }
-            t -= q;
-        }
-    }
-    last
-}
-
-/// `max(a, b)` for operands that are never NaN: [`f64::max`]'s value up to the sign of a
-/// zero (which no later operation here can tell apart), in one instruction instead of five.
-#[inline]
-fn fmax(a: f64, b: f64) -> f64 {
-    if b > a { b } else { a }
+    inverse_cdf(p, u * total)
 }
 
 /// [`local_scores`] with `K` states everywhere: `θ_v + Σ_s kernel_s(x_src, ·)` summed in
@@ -277,18 +279,7 @@ fn sample_uniform<const K: usize>(s: &[f64; K], u: f64) -> usize {
         *q = if d == 0.0 { 1.0 } else { d.exp() };
         total += *q;
     }
-    let mut t = u * total;
-    let mut last = 0;
-    for (x, &q) in p.iter().enumerate() {
-        if q > 0.0 {
-            last = x;
-            if t < q {
-                return x;
-            }
-            t -= q;
-        }
-    }
-    last
+    inverse_cdf(&p, u * total)
 }
 
 /// The binary fast path's view of the model: two states everywhere, ordinary (finite)

@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 use rayon::prelude::*;
 
 use crate::bp::{MessagePrecision, deliver_messages, deliver_slots, node_blocks, split_by};
-use crate::marginals::Convergence;
+use crate::marginals::{Convergence, fmax, fmin};
 use crate::mrf::PairwiseMrf;
 
 /// Largest `R_v + Σ_s R_s + max_s R_s` (nats) of a variable computed in the linear
@@ -316,6 +316,24 @@ fn residual_of(hi: f64, lo: f64) -> f64 {
 // ---------------------------------------------------------------------------------------
 // General state counts.
 
+/// Starting messages of the two-pass linear kernels: the incoming messages (target-grouped)
+/// and the outgoing ones (source-grouped, the `out_off` layout), uniform (all 1) or the
+/// exponentials of the log-messages `init` (normalised to `max = 0`, so these have
+/// `max = 1`).
+fn linear_start(mrf: &PairwiseMrf, init: Option<&[f64]>) -> (Vec<f64>, Vec<f64>) {
+    match init {
+        None => (
+            vec![1.0; mrf.message_len()],
+            vec![1.0; mrf.out_off[mrf.num_directed_edges()]],
+        ),
+        Some(m) => {
+            let lin: Vec<f64> = m.iter().map(|x| x.exp()).collect();
+            let outg = crate::bp::source_grouped(mrf, &lin);
+            (lin, outg)
+        }
+    }
+}
+
 fn flooding_general(
     mrf: &PairwiseMrf,
     plan: Plan,
@@ -324,19 +342,7 @@ fn flooding_general(
     want_msgs: bool,
     init: Option<&[f64]>,
 ) -> LinearRun {
-    let len = mrf.message_len();
-    let (mut inc, mut outg) = match init {
-        None => (
-            vec![1.0; len],
-            vec![1.0; mrf.out_off[mrf.num_directed_edges()]],
-        ),
-        Some(m) => {
-            // Linear messages normalised to max = 1 (the logs are normalised to max = 0).
-            let lin: Vec<f64> = m.iter().map(|x| x.exp()).collect();
-            let outg = crate::bp::source_grouped(mrf, &lin);
-            (lin, outg)
-        }
-    };
+    let (mut inc, mut outg) = linear_start(mrf, init);
     let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
     let bounds = node_blocks(mrf);
     let mut convergence = start(mrf);
@@ -354,9 +360,7 @@ fn flooding_general(
             )
             .reduce(|| 0.0, f64::max);
         deliver_messages(mrf, &bounds, &outg, &mut inc);
-        convergence.iterations += 1;
-        convergence.max_residual = residual;
-        convergence.converged = residual < tol;
+        convergence.record(residual, tol);
     }
     finish(mrf, &plan, inc, want_msgs, convergence)
 }
@@ -535,16 +539,7 @@ fn flooding_uniform<const K: usize>(
     want_msgs: bool,
     init: Option<&[f64]>,
 ) -> LinearRun {
-    let len = mrf.message_len();
-    let (mut old, mut outg): (Vec<f64>, Vec<f64>) = match init {
-        None => (vec![1.0; len], vec![1.0; len]),
-        Some(m) => {
-            // Linear messages normalised to max = 1 (the logs are normalised to max = 0).
-            let lin: Vec<f64> = m.iter().map(|x| x.exp()).collect();
-            let outg = crate::bp::source_grouped(mrf, &lin);
-            (lin, outg)
-        }
-    };
+    let (mut old, mut outg) = linear_start(mrf, init);
     let bounds = node_blocks(mrf);
     let mut convergence = start(mrf);
     while !convergence.converged && convergence.iterations < max_iters {
@@ -561,24 +556,9 @@ fn flooding_uniform<const K: usize>(
         let (sent, _) = outg.as_chunks::<K>();
         let (inc, _) = old.as_chunks_mut::<K>();
         deliver_slots(mrf, sent, inc);
-        convergence.iterations += 1;
-        convergence.max_residual = residual;
-        convergence.converged = residual < tol;
+        convergence.record(residual, tol);
     }
     finish(mrf, &plan, old, want_msgs, convergence)
-}
-
-/// `max(a, b)` for operands that are never NaN (one `maxsd`; [`f64::max`]'s NaN rule
-/// costs four more instructions).
-#[inline]
-fn fmax(a: f64, b: f64) -> f64 {
-    if b > a { b } else { a }
-}
-
-/// `min(a, b)` for operands that are never NaN.
-#[inline]
-fn fmin(a: f64, b: f64) -> f64 {
-    if b < a { b } else { a }
 }
 
 /// The compute pass of [`flooding_uniform`] over the source nodes `range`: `old` holds
@@ -718,9 +698,7 @@ fn flooding_binary<S: Ratio>(
             })
             .reduce(|| 0.0, f64::max);
         std::mem::swap(&mut inc_old, &mut inc_new);
-        convergence.iterations += 1;
-        convergence.max_residual = residual;
-        convergence.converged = residual < tol;
+        convergence.record(residual, tol);
     }
     let r: Vec<f64> = inc_old.into_iter().map(S::into_f64).collect();
     let mut bel = mrf.eff_unary.clone();

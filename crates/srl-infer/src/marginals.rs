@@ -29,6 +29,27 @@ impl Convergence {
             max_residual: 0.0,
         }
     }
+
+    /// Counts one more sweep that ended with `residual`; converged when it is below `tol`.
+    pub(crate) fn record(&mut self, residual: f64, tol: f64) {
+        self.iterations += 1;
+        self.max_residual = residual;
+        self.converged = residual < tol;
+    }
+}
+
+/// `max(a, b)` for operands that are never NaN: [`f64::max`]'s value up to the sign of a
+/// zero (which no later operation in the kernels can tell apart), in one instruction
+/// instead of five.
+#[inline]
+pub(crate) fn fmax(a: f64, b: f64) -> f64 {
+    if b > a { b } else { a }
+}
+
+/// `min(a, b)` for operands that are never NaN (see [`fmax`]).
+#[inline]
+pub(crate) fn fmin(a: f64, b: f64) -> f64 {
+    if b < a { b } else { a }
 }
 
 /// Which beliefs an algorithm materialises.

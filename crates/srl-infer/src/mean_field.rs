@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::bp::{node_blocks, split_by};
-use crate::marginals::{Beliefs, Convergence, Marginals, edge_offsets};
+use crate::marginals::{Beliefs, Convergence, Marginals, edge_offsets, fmax};
 use crate::mrf::PairwiseMrf;
 
 /// Update order of mean field.
@@ -157,14 +157,6 @@ pub(crate) fn mf_update(mrf: &PairwiseMrf, q: &[f64], j: usize, out: &mut [f64])
     }
     out.iter_mut().for_each(|o| *o /= z);
     true
-}
-
-/// `max(a, b)` for operands that are never NaN: the value [`f64::max`] gives (up to the
-/// sign of a zero, which no later operation here can tell apart), in one instruction
-/// instead of five.
-#[inline]
-fn fmax(a: f64, b: f64) -> f64 {
-    if b > a { b } else { a }
 }
 
 /// Adds the expected log-potential of one slot to the field `f` of a `K`-state variable:
@@ -485,9 +477,7 @@ impl MeanField {
             Sweep::Sequential => {
                 while !conv.converged && conv.iterations < self.max_iters {
                     let r = sweep_sequential(coefs, mrf, &mut q, &mut q1, damping);
-                    conv.iterations += 1;
-                    conv.max_residual = r;
-                    conv.converged = r < self.tol;
+                    conv.record(r, self.tol);
                 }
             }
             Sweep::Parallel => {
@@ -502,9 +492,7 @@ impl MeanField {
                         })
                         .reduce(|| 0.0, f64::max);
                     std::mem::swap(&mut q1, &mut next1);
-                    conv.iterations += 1;
-                    conv.max_residual = r;
-                    conv.converged = r < self.tol;
+                    conv.record(r, self.tol);
                 }
             }
         }
@@ -632,9 +620,7 @@ impl MeanField {
                         }
                         start = end;
                     }
-                    conv.iterations += 1;
-                    conv.max_residual = r;
-                    conv.converged = r < self.tol;
+                    conv.record(r, self.tol);
                 }
             }
             Sweep::Parallel => {
@@ -682,9 +668,7 @@ impl MeanField {
                         )
                         .reduce(|| 0.0, fmax);
                     std::mem::swap(&mut q, &mut next);
-                    conv.iterations += 1;
-                    conv.max_residual = r;
-                    conv.converged = r < self.tol;
+                    conv.record(r, self.tol);
                 }
             }
         }
