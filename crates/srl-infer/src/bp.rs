@@ -422,15 +422,7 @@ impl LoopyBp {
         };
         let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
         let bounds = node_blocks(mrf);
-        let mut convergence = Convergence {
-            converged: mrf.num_edges() == 0,
-            iterations: 0,
-            max_residual: if mrf.num_edges() == 0 {
-                0.0
-            } else {
-                f64::INFINITY
-            },
-        };
+        let mut convergence = Convergence::start(mrf.num_edges() == 0);
         while !convergence.converged && convergence.iterations < self.max_iters {
             let chunks = split_by(&mut outg, &bounds, &out_node_off);
             let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
@@ -467,15 +459,7 @@ impl LoopyBp {
         let (mut b, mut cav, mut out, mut scratch) =
             (vec![0.0; k], vec![0.0; k], vec![0.0; k], vec![0.0; k]);
         let mut ninf = vec![0.0; k];
-        let mut convergence = Convergence {
-            converged: mrf.num_edges() == 0,
-            iterations: 0,
-            max_residual: if mrf.num_edges() == 0 {
-                0.0
-            } else {
-                f64::INFINITY
-            },
-        };
+        let mut convergence = Convergence::start(mrf.num_edges() == 0);
         // Source-grouped copy of the outgoing messages: damping and residuals read it
         // contiguously, so the only scattered access per message is the write.
         let mut outg = match init {

@@ -296,18 +296,6 @@ fn f32_fits(mrf: &PairwiseMrf, init: Option<&[f64]>) -> bool {
         })
 }
 
-fn start(mrf: &PairwiseMrf) -> Convergence {
-    Convergence {
-        converged: mrf.num_edges() == 0,
-        iterations: 0,
-        max_residual: if mrf.num_edges() == 0 {
-            0.0
-        } else {
-            f64::INFINITY
-        },
-    }
-}
-
 /// `max |ln x|` over the ratios folded into `(hi, lo)`.
 fn residual_of(hi: f64, lo: f64) -> f64 {
     hi.ln().max(-lo.ln())
@@ -345,7 +333,7 @@ fn flooding_general(
     let (mut inc, mut outg) = linear_start(mrf, init);
     let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
     let bounds = node_blocks(mrf);
-    let mut convergence = start(mrf);
+    let mut convergence = Convergence::start(mrf.num_edges() == 0);
     while !convergence.converged && convergence.iterations < max_iters {
         let chunks = split_by(&mut outg, &bounds, &out_node_off);
         let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
@@ -541,7 +529,7 @@ fn flooding_uniform<const K: usize>(
 ) -> LinearRun {
     let (mut old, mut outg) = linear_start(mrf, init);
     let bounds = node_blocks(mrf);
-    let mut convergence = start(mrf);
+    let mut convergence = Convergence::start(mrf.num_edges() == 0);
     while !convergence.converged && convergence.iterations < max_iters {
         let chunks = split_by(&mut outg, &bounds, &mrf.msg_base);
         let (old_r, plan_r) = (&old, &plan);
@@ -686,7 +674,7 @@ fn flooding_binary<S: Ratio>(
     let mut inc_new: Vec<S::Atom> = (0..slots).map(|_| S::atom(1.0)).collect();
     // Source-grouped: the message sent back along slot `s` is `outg[s]`.
     let bounds = node_blocks(mrf);
-    let mut convergence = start(mrf);
+    let mut convergence = Convergence::start(mrf.num_edges() == 0);
     while !convergence.converged && convergence.iterations < max_iters {
         let chunks = split_by(&mut outg, &bounds, &mrf.in_off);
         let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();

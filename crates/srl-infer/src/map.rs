@@ -125,11 +125,7 @@ impl Icm {
 
     fn climb(&self, mrf: &PairwiseMrf, mut x: Vec<u32>) -> MapAssignment {
         let mut s = vec![0.0; mrf.max_states.max(1)];
-        let mut conv = Convergence {
-            converged: false,
-            iterations: 0,
-            max_residual: f64::INFINITY,
-        };
+        let mut conv = Convergence::start(false);
         while !conv.converged && conv.iterations < self.max_iters {
             let mut changed = 0usize;
             for v in 0..mrf.num_nodes() {

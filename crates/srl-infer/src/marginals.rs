@@ -30,6 +30,17 @@ impl Convergence {
         }
     }
 
+    /// The report before the first sweep: not converged, no iterations, residual `∞`; or,
+    /// when `nothing_to_do` (e.g. a model without edges for message passing), converged
+    /// after 0 iterations with residual 0.
+    pub(crate) fn start(nothing_to_do: bool) -> Self {
+        Self {
+            converged: nothing_to_do,
+            iterations: 0,
+            max_residual: if nothing_to_do { 0.0 } else { f64::INFINITY },
+        }
+    }
+
     /// Counts one more sweep that ended with `residual`; converged when it is below `tol`.
     pub(crate) fn record(&mut self, residual: f64, tol: f64) {
         self.iterations += 1;

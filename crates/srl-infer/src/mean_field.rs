@@ -468,11 +468,7 @@ impl MeanField {
             q.push(b);
             q1.push(b);
         }
-        let mut conv = Convergence {
-            converged: false,
-            iterations: 0,
-            max_residual: f64::INFINITY,
-        };
+        let mut conv = Convergence::start(false);
         match self.sweep {
             Sweep::Sequential => {
                 while !conv.converged && conv.iterations < self.max_iters {
@@ -581,11 +577,7 @@ impl MeanField {
         let view = UniformView::<K>::of(mrf);
         let n = mrf.num_nodes();
         let mut q = Self::start_beliefs(mrf);
-        let mut conv = Convergence {
-            converged: false,
-            iterations: 0,
-            max_residual: f64::INFINITY,
-        };
+        let mut conv = Convergence::start(false);
         match self.sweep {
             Sweep::Sequential => {
                 let (rows, _) = q.as_chunks_mut::<K>();
@@ -679,11 +671,7 @@ impl MeanField {
     fn run_general(&self, mrf: &PairwiseMrf, damping: f64) -> Marginals {
         let n = mrf.num_nodes();
         let mut q = Self::start_beliefs(mrf);
-        let mut conv = Convergence {
-            converged: false,
-            iterations: 0,
-            max_residual: f64::INFINITY,
-        };
+        let mut conv = Convergence::start(false);
         let k = mrf.max_states.max(1);
         // `stuck`: a variable whose every state got an expected log-potential of -∞ in
         // the last sweep (zero potentials): its belief was kept, the run is not converged.
