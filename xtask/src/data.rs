@@ -6,8 +6,13 @@
 use std::path::Path;
 
 /// Prints the report; returns how many files failed their check (mismatch or unreadable).
+///
+/// # Errors
+/// The data directory does not exist, is not a directory or cannot be read (a mistyped
+/// `--data-dir` is an error, not a report of everything missing).
 #[allow(clippy::print_stdout)]
 pub fn report(dir: &Path) -> anyhow::Result<usize> {
+    srl_data::check_data_dir(dir)?;
     println!("data directory: {}", dir.display());
     let mut bad = 0;
     for ds in srl_data::DATASETS {
@@ -46,13 +51,11 @@ pub fn report(dir: &Path) -> anyhow::Result<usize> {
             }
         );
         for (f, s) in failed {
-            match s {
-                srl_data::FileStatus::Mismatch { found } => println!(
-                    "    {}: sha256 {found}, the registry (SOURCE.md) says {}",
-                    f.path, f.sha256
-                ),
-                other => println!("    {}: {other:?}", f.path),
-            }
+            println!(
+                "    {}: {} (the registry's sum is SOURCE.md's)",
+                f.path,
+                s.describe(f)
+            );
         }
     }
     Ok(bad)

@@ -9,7 +9,9 @@ use serde_json::json;
 
 use crate::ui::Ui;
 
-/// `srl data ...`.
+/// `srl data ...`. Every `--json` summary is one object: `list` gives `datasets` (an
+/// array of `{name, files, downloadable, used_by}`), `verify` and `fetch` give
+/// `data_dir` and `datasets` (one object per data set).
 #[derive(Subcommand, Debug)]
 pub enum DataCmd {
     /// Download, verify and install data sets (never replaces a failing file without --force).
@@ -26,7 +28,7 @@ pub struct FetchArgs {
     /// Data set names, or `all`.
     #[arg(default_value = "all")]
     pub names: Vec<String>,
-    /// Data directory (default: $SRL_DATA_DIR, else ./data).
+    /// Data directory (default: $SRL_DATA_DIR, else ./data); created if missing.
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
     // `--force` (replace present files that fail verification) is the global flag of
@@ -39,15 +41,28 @@ pub struct VerifyArgs {
     /// Data set names, or `all`.
     #[arg(default_value = "all")]
     pub names: Vec<String>,
-    /// Data directory (default: $SRL_DATA_DIR, else ./data).
+    /// Data directory (default: $SRL_DATA_DIR, else ./data); it must exist.
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
 }
 
-fn data_dir(d: Option<&Path>) -> PathBuf {
-    d.map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("SRL_DATA_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("data"))
+/// The data directory and where it came from (for error messages).
+fn data_dir(d: Option<&Path>) -> (PathBuf, &'static str) {
+    if let Some(d) = d {
+        return (d.to_path_buf(), "given with --data-dir");
+    }
+    match std::env::var_os("SRL_DATA_DIR") {
+        Some(d) if !d.is_empty() => (PathBuf::from(d), "from $SRL_DATA_DIR"),
+        _ => (
+            PathBuf::from("data"),
+            "the default ./data; give --data-dir or set SRL_DATA_DIR",
+        ),
+    }
+}
+
+/// Checks the data directory, naming where it came from in the error.
+fn check_dir(dir: &Path, origin: &str) -> anyhow::Result<()> {
+    srl_data::check_data_dir(dir).map_err(|e| anyhow::anyhow!("{e} ({origin})"))
 }
 
 fn selected(names: &[String]) -> anyhow::Result<Vec<&'static srl_data::Dataset>> {
@@ -84,14 +99,16 @@ pub fn run(cmd: &DataCmd, ui: Ui) -> anyhow::Result<()> {
                 ));
                 rows.push(json!({"name": d.name, "files": d.files.len(), "downloadable": !d.sources.is_empty(), "used_by": d.used_by}));
             }
-            ui.summary(&json!(rows), &text)
+            ui.summary(&json!({"datasets": rows}), &text)
         }
         DataCmd::Verify(a) => {
-            let dir = data_dir(a.data_dir.as_deref());
+            let (dir, origin) = data_dir(a.data_dir.as_deref());
+            let sets = selected(&a.names)?;
+            check_dir(&dir, origin)?;
             let mut text = format!("data directory: {}\n", dir.display());
             let mut rows = Vec::new();
             let mut bad = 0;
-            for d in selected(&a.names)? {
+            for d in sets {
                 let r = srl_data::verify(&dir, d);
                 let failed = r.failed();
                 bad += failed.len();
@@ -115,21 +132,43 @@ pub fn run(cmd: &DataCmd, ui: Ui) -> anyhow::Result<()> {
                     )
                 };
                 text.push_str(&format!("{:22} {state}\n", d.name));
+                let mut failures = Vec::new();
                 for (f, s) in &failed {
-                    text.push_str(&format!("    {}: {s:?}\n", f.path));
+                    text.push_str(&format!("    {}: {}\n", f.path, s.describe(f)));
+                    failures.push(match s {
+                        srl_data::FileStatus::Mismatch { found } => json!({"path": f.path, "problem": "sha256 mismatch", "expected": f.sha256, "found": found}),
+                        other => json!({"path": f.path, "problem": other.describe(f)}),
+                    });
                 }
-                rows.push(json!({"name": d.name, "ok": r.ok(), "missing": r.missing(), "failed": failed.iter().map(|(f, _)| f.path).collect::<Vec<_>>()}));
+                rows.push(json!({"name": d.name, "ok": r.ok(), "missing": r.missing(), "failed": failed.iter().map(|(f, _)| f.path).collect::<Vec<_>>(), "failures": failures}));
             }
-            ui.summary(&json!({"command": "data verify", "data_dir": dir.display().to_string(), "datasets": rows}), &text)?;
+            ui.summary(
+                &json!({"data_dir": dir.display().to_string(), "datasets": rows}),
+                &text,
+            )?;
             if bad > 0 {
-                bail!("{bad} file(s) in {} fail their sha256 check", dir.display());
+                let first = text
+                    .lines()
+                    .find(|l| l.starts_with("    "))
+                    .unwrap_or_default()
+                    .trim();
+                bail!(
+                    "{bad} file(s) in {} fail their sha256 check (first: {first}); nothing was changed",
+                    dir.display()
+                );
             }
             Ok(())
         }
         DataCmd::Fetch(a) => {
-            let dir = data_dir(a.data_dir.as_deref());
+            let (dir, origin) = data_dir(a.data_dir.as_deref());
+            let sets = selected(&a.names)?;
+            if dir.exists() || dir.is_symlink() {
+                // a missing data directory is created; anything else must be a folder
+                check_dir(&dir, origin)?;
+            }
             let note = |m: &str| ui.note(m);
             let opts = srl_data::FetchOptions {
+                // the global `--force` of srl ("replace an existing output")
                 force: ui.force,
                 note: &note,
                 ..srl_data::FetchOptions::default()
@@ -137,7 +176,7 @@ pub fn run(cmd: &DataCmd, ui: Ui) -> anyhow::Result<()> {
             let mut errors = Vec::new();
             let mut rows = Vec::new();
             let mut text = String::new();
-            for d in selected(&a.names)? {
+            for d in sets {
                 match srl_data::fetch(d, &dir, &opts) {
                     Ok(r) => {
                         text.push_str(&format!(
@@ -163,7 +202,10 @@ pub fn run(cmd: &DataCmd, ui: Ui) -> anyhow::Result<()> {
                     }
                 }
             }
-            ui.summary(&json!({"command": "data fetch", "data_dir": dir.display().to_string(), "datasets": rows}), &text)?;
+            ui.summary(
+                &json!({"data_dir": dir.display().to_string(), "datasets": rows}),
+                &text,
+            )?;
             match errors.len() {
                 0 => Ok(()),
                 1 => bail!("{}", errors[0]),

@@ -3,8 +3,8 @@
 //! The srl book's chapter on this crate: [srl-cli](../../srl-cli.html); the papers' reproductions:
 //! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
 //!
-//! A small library under `srl` (the CLI) and `cargo xtask data`; it depends on no srl
-//! crate. Each data set lives in its own folder of a data directory, with the files and
+//! A small library under `srl` (the CLI) and `cargo xtask data`; of the srl crates it
+//! depends only on srl-io (the interrupt-cleanup registry). Each data set lives in its own folder of a data directory, with the files and
 //! sha256 sums its `SOURCE.md` records:
 //!
 //! * [`registry`]: every data set ([`DATASETS`], [`find`]) with the sha256 of each file
@@ -14,8 +14,12 @@
 //! * [`fetch()`]: downloads over HTTPS (ureq with rustls), extracts zip / tar.gz /
 //!   gzip archives refusing absolute paths, `..` components and links, verifies every file
 //!   in a staging folder, then renames the files into place. Nothing is left behind on
-//!   failure, and a present file that fails verification is never overwritten without
-//!   `force`.
+//!   failure or on SIGINT/SIGTERM (with srl-io's handler installed), staging folders of
+//!   interrupted runs are removed by the next run, every archive entry and download is
+//!   read through a cap taken from the registry's recorded sizes, and a present file
+//!   that fails verification is never overwritten without `force`.
+//! * [`check_data_dir`]: a data directory that is missing or not a directory is an error
+//!   ([`DataError::DataDir`]), never an empty report.
 //!
 //! ```
 //! let cora = srl_data::find("cora").expect("cora is registered");
@@ -30,9 +34,11 @@ pub mod registry;
 mod registry_data;
 pub mod verify;
 
-pub use fetch::{FetchOptions, FetchReport, fetch, sha256_bytes};
-pub use registry::{DATASETS, Dataset, FileSum, Source, SourceKind, Transform, find};
-pub use verify::{FileStatus, VerifyReport, sha256_file, verify};
+pub use fetch::{
+    FetchOptions, FetchReport, STALE_STAGING_AGE, fetch, remove_stale_staging, sha256_bytes,
+};
+pub use registry::{DATASETS, Dataset, FileSum, HEADER_SLACK, Source, SourceKind, Transform, find};
+pub use verify::{FileStatus, VerifyReport, check_data_dir, sha256_file, verify};
 
 use std::path::PathBuf;
 
@@ -89,8 +95,30 @@ pub enum DataError {
         /// Absolute path, `..` component, or link.
         reason: String,
     },
+    /// The data directory is missing, not a directory, or unreadable.
+    #[error("data directory {}: {reason}", path.display())]
+    DataDir {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong, in words.
+        reason: String,
+    },
+    /// An archive entry (or a download) larger than the registry's size for its file.
+    #[error(
+        "{url}: {entry:?} holds more than {cap} bytes, the most the registry allows for {path}; nothing was installed"
+    )]
+    TooLarge {
+        /// Address of the archive or download.
+        url: String,
+        /// The archive entry's name (the address for a plain download).
+        entry: String,
+        /// The registry path it would have become.
+        path: String,
+        /// The cap in bytes.
+        cap: u64,
+    },
     /// A downloaded file does not have its recorded sha256.
-    #[error("{path}: sha256 {found}, the registry records {expected}; nothing was installed")]
+    #[error("{path}: sha256 expected {expected} found {found}; nothing was installed")]
     Checksum {
         /// Path inside the data set's folder.
         path: String,

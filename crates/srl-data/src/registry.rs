@@ -17,6 +17,38 @@ pub struct FileSum {
     /// For a `.gz` file: sha256 of the decompressed bytes. A file whose decompressed
     /// bytes match verifies too (another gzip implementation compresses differently).
     pub plain_sha256: Option<&'static str>,
+    /// Size of the file in bytes, as recorded from the data directory when the registry
+    /// was generated. [`fetch`](crate::fetch()) reads no more than this (plus a slack
+    /// for the header-line transforms) from a download or an archive entry.
+    pub size: u64,
+    /// For a `.gz` file: size in bytes of the decompressed bytes (what an archive member
+    /// stored with [`Transform::Gzip`] holds). `None` for other files.
+    pub plain_size: Option<u64>,
+}
+
+/// Bytes a header-line transform ([`Transform::PrependLine`],
+/// [`Transform::ReplaceFirstLine`]) may add to or remove from a file: the read cap of a
+/// source with such a transform is the recorded size plus this.
+pub const HEADER_SLACK: u64 = 64 * 1024;
+
+impl FileSum {
+    /// The most bytes a source may deliver for this file: the recorded size of the bytes
+    /// the source holds (the decompressed size when `plain`, i.e. the source holds the
+    /// uncompressed content of a `.gz` file), plus [`HEADER_SLACK`] for a header-line
+    /// transform. A `.gz` file without a recorded decompressed size has no cap of its
+    /// own (`u64::MAX`; the download limit still applies).
+    pub fn read_cap(&self, plain: bool, transform: Transform) -> u64 {
+        let size = if plain {
+            self.plain_size
+        } else {
+            Some(self.size)
+        };
+        let slack = match transform {
+            Transform::PrependLine(_) | Transform::ReplaceFirstLine(_) => HEADER_SLACK,
+            Transform::None | Transform::Gzip => 0,
+        };
+        size.map_or(u64::MAX, |n| n.saturating_add(slack))
+    }
 }
 
 /// How a download is laid out.
@@ -108,11 +140,41 @@ mod tests {
             for f in d.files {
                 assert_eq!(f.sha256.len(), 64, "{}/{}", d.name, f.path);
                 assert!(!f.path.starts_with('/') && !f.path.split('/').any(|c| c == ".."));
+                assert!(f.size > 0, "{}/{}: size recorded", d.name, f.path);
+                assert_eq!(
+                    f.plain_size.is_some(),
+                    f.plain_sha256.is_some(),
+                    "{}/{}: a .gz has both its decompressed sum and size",
+                    d.name,
+                    f.path
+                );
             }
             for s in d.sources {
                 assert!(s.url.starts_with("https://"), "{}", s.url);
             }
         }
         assert!(find("nope").is_err());
+    }
+
+    #[test]
+    fn read_caps() {
+        let f = FileSum {
+            path: "a.gz",
+            sha256: "",
+            plain_sha256: Some(""),
+            size: 10,
+            plain_size: Some(100),
+        };
+        assert_eq!(f.read_cap(false, Transform::None), 10);
+        assert_eq!(f.read_cap(true, Transform::Gzip), 100);
+        assert_eq!(
+            f.read_cap(false, Transform::PrependLine("h")),
+            10 + HEADER_SLACK
+        );
+        let g = FileSum {
+            plain_size: None,
+            ..f
+        };
+        assert_eq!(g.read_cap(true, Transform::Gzip), u64::MAX);
     }
 }

@@ -13,11 +13,15 @@ pub static DATASETS: &[Dataset] = &[
                 path: "README",
                 sha256: "ecfcfcdc830c6fe49a148c318044cd65d8335c9442c6ba5d9fba1bcee9bc7a0d",
                 plain_sha256: None,
+                size: 1560,
+                plain_size: None,
             },
             FileSum {
                 path: "cora.cites",
                 sha256: "ec1a372391b7f0f60a6aff0084e8abd8f19f0faa7e1f2441a41c492042d5945e",
                 plain_sha256: None,
+                size: 69928,
+                plain_size: None,
             },
             FileSum {
                 path: "cora.content.gz",
@@ -25,6 +29,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "b8ebed0fd45e53995abafd1b70cf6a9fcc8f86abc5826d69b97fe6ca46e9c8ee",
                 ),
+                size: 109653,
+                plain_size: Some(7823427),
             },
         ],
         sources: &[Source {
@@ -42,11 +48,15 @@ pub static DATASETS: &[Dataset] = &[
                 path: "README",
                 sha256: "29159b5caa99874d37c58e5d929e20da4b65a92906b88480d11ac952c22fecbf",
                 plain_sha256: None,
+                size: 1389,
+                plain_size: None,
             },
             FileSum {
                 path: "citeseer.cites",
                 sha256: "cd9730630eaaa745058c2cd2cce6b9afb79ca71278a479aebec55f4cf5eb7f30",
                 plain_sha256: None,
+                size: 137062,
+                plain_size: None,
             },
             FileSum {
                 path: "citeseer.content.gz",
@@ -54,6 +64,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "de4a3ca98626d77193f27af5c976b981a56080e6273c4e1c05764a95d2143ff8",
                 ),
+                size: 232080,
+                plain_size: Some(24589190),
             },
         ],
         sources: &[Source {
@@ -73,16 +85,22 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e8ddbe3bdcc494be84329252f0037a6d01577c2d23470bad57b08c495fc7ff46",
                 ),
+                size: 7083457,
+                plain_size: Some(31259709),
             },
             FileSum {
                 path: "malformed_lines_2004-03-04_to_2004-03-08.txt",
                 sha256: "2c8e6eaa4fcf4f422b2f74b2222ed3dd4ae558009c01670ddc6c2582f68d730b",
                 plain_sha256: None,
+                size: 59,
+                plain_size: None,
             },
             FileSum {
                 path: "mote_locs.txt",
                 sha256: "d82669a22c74fe9b267d01f67530c50831a4659457f56e4d0cb5b99a1d2342ce",
                 plain_sha256: None,
+                size: 551,
+                plain_size: None,
             },
         ],
         sources: &[],
@@ -95,206 +113,288 @@ pub static DATASETS: &[Dataset] = &[
                 path: "UPSTREAM_README.md",
                 sha256: "fb6d5e3e903359a4044a1daf2a008f4381702ae124f95860dd8023fda81b7656",
                 plain_sha256: None,
+                size: 1041,
+                plain_size: None,
             },
             FileSum {
                 path: "background.txt",
                 sha256: "a28e9c8e4ea9bb0f536eb03f7baec5782f7586018394386512ce4b4b1f38f0c9",
                 plain_sha256: None,
+                size: 375,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/cora_bk.txt",
                 sha256: "74648331563fdd314a3fcdb7a4b0b2da0fae2260716748f79601d0371219b8a8",
                 plain_sha256: None,
+                size: 5179,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_bk.txt",
                 sha256: "d4f6ae46b872d7b09e0a33900202a9dd5b6eb4fdb4435d26a9c76445158854b6",
                 plain_sha256: None,
+                size: 27,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_facts.txt",
                 sha256: "39906c76e5852054a8e32851d439d3a6c9aad2b36085c7475b6f5294f7c9c38d",
                 plain_sha256: None,
+                size: 481701,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_neg.txt",
                 sha256: "d031c93677d7c4271c136eae140d849910799d43c54e979ccb336ea4ead8ff7b",
                 plain_sha256: None,
+                size: 1351405,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_pos.txt",
                 sha256: "5a8dd4b54ca623c49ce39b1e4d4f5d366dce7d2d3f0a5006038f89778b207ff0",
                 plain_sha256: None,
+                size: 1440910,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_bk.txt",
                 sha256: "d4f6ae46b872d7b09e0a33900202a9dd5b6eb4fdb4435d26a9c76445158854b6",
                 plain_sha256: None,
+                size: 27,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_facts.txt",
                 sha256: "afc695924cffaf4385cbeb6fcd82046ff68de6d261b114b3e31618ad04315350",
                 plain_sha256: None,
+                size: 481682,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_neg.txt",
                 sha256: "67e76c57424aec4f4c389739b61972dd29fba32c6b46d68f28852056fef70cba",
                 plain_sha256: None,
+                size: 1351498,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_pos.txt",
                 sha256: "de6c2d62041e7feaaceaf83b7a8f27de8b0bf8c6461f85182e5ed6c257069395",
                 plain_sha256: None,
+                size: 1441015,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_facts.txt",
                 sha256: "d721dfa8db06c548b21431bbf26fe8403c7f23a5f1fd3d4bb0b07c8099b99cd1",
                 plain_sha256: None,
+                size: 109382,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_neg.txt",
                 sha256: "a0057ec33e3aaf52c1def2ae407fad78bcbe8af162d0caf6e8c0e1a778404586",
                 plain_sha256: None,
+                size: 238656,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_pos.txt",
                 sha256: "9a3489959a11ffd98b0a31cbcac16066444d0a20419aea0837df3956ba95160e",
                 plain_sha256: None,
+                size: 241413,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_facts.txt",
                 sha256: "c2ceb245a16effa91a702463548d23e49ba429d749dd3b562ad8d4c6f87669b1",
                 plain_sha256: None,
+                size: 398189,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_neg.txt",
                 sha256: "dfb5708b28c2e2e3c45e67da2a872badd687c9d1d523fcb14fa8fe3afa7a8f69",
                 plain_sha256: None,
+                size: 1090462,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_pos.txt",
                 sha256: "bc8a7eeda8aa790a25c8ded5a884c3b78ae1d6c72718fe6bb92da8b4eac53ae4",
                 plain_sha256: None,
+                size: 1200995,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_facts.txt",
                 sha256: "0eb7963ceb58db9042635ddacd471ed169bc5ee5277de16b2f716d3d4d98ca3b",
                 plain_sha256: None,
+                size: 98263,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_neg.txt",
                 sha256: "7f7ba2d270ceeeeff1d36f95441ad288b94f3d25aa5909340fc13886359c33ac",
                 plain_sha256: None,
+                size: 87398,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_pos.txt",
                 sha256: "f54a88467ba524d5ded9004cf78be5000ca8e20206386e9b8b930ae03c826f4e",
                 plain_sha256: None,
+                size: 318100,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_facts.txt",
                 sha256: "f0aa46100959ae91e209861acb0c89eb376b4b40004cb4e857fcbe8cb89a3793",
                 plain_sha256: None,
+                size: 409308,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_neg.txt",
                 sha256: "14834b17c40ba058703a96054fcf07bc45a440f62a729428bb56be585cd4a7d9",
                 plain_sha256: None,
+                size: 1241720,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_pos.txt",
                 sha256: "c079b7030c42afd3fcbe0de50a4659c31f08eaa0d0190146f4b44f048fb6035f",
                 plain_sha256: None,
+                size: 1124308,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_facts.txt",
                 sha256: "14b717c472bbfce7adfcb4f1c30f2bb094949cb8e42bcb2f638e7649a5f6fe5b",
                 plain_sha256: None,
+                size: 95971,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_neg.txt",
                 sha256: "eb1ccb3a8bc0c8b548a5e08281598974f0413d4a82f1e646b7f3cf5a0eda088a",
                 plain_sha256: None,
+                size: 584296,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_pos.txt",
                 sha256: "beccd15d5dab277576a7334099970504b1d1a0131f41a1906cedcd054b72ddca",
                 plain_sha256: None,
+                size: 301265,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_facts.txt",
                 sha256: "7548dcf5e2c83c21c9680a22b75fc730052d59945c0d5cae591714e92ad91d6b",
                 plain_sha256: None,
+                size: 411600,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_neg.txt",
                 sha256: "9df248e60097bbd0370d9cdbe3e4cadb3703e6c60e675dc1a8b2d49457f4b63e",
                 plain_sha256: None,
+                size: 744822,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_pos.txt",
                 sha256: "e909601e838d1a8bf461cab467024dc8387ae5a84d5bc07390a09cd7d8dc170a",
                 plain_sha256: None,
+                size: 1141143,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_facts.txt",
                 sha256: "fda850da851ed4483fb4793ce3096f0082dbdb5b09c8bc5f3e8c43e48726ac87",
                 plain_sha256: None,
+                size: 103013,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_neg.txt",
                 sha256: "4223eaa066ea852bf3fbd40bf802efc0f6e1a6f9003f6aeeee5926429a7d84ac",
                 plain_sha256: None,
+                size: 262392,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_pos.txt",
                 sha256: "707a413999003e01df6c2a2173afb14f08b93ba488a0e98c9d3164ba21887298",
                 plain_sha256: None,
+                size: 284006,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_facts.txt",
                 sha256: "6a264d7972f16a5fd2f2c4da06d8536436eafe94cd92cd628a84ee44e2ea13d0",
                 plain_sha256: None,
+                size: 404558,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_neg.txt",
                 sha256: "26cbf356024554e76ca922631b67cc58aa9f90a6707045f59e97a758e2314b0d",
                 plain_sha256: None,
+                size: 1066726,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_pos.txt",
                 sha256: "fc4660dbb543206d95bfd9b272fb4c3641dad1a6f18a6bf373928f96e36ad777",
                 plain_sha256: None,
+                size: 1158402,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/test/test_facts.txt",
                 sha256: "d0abccecab7c7c7f0f82bd907d3f420fe626ee9558a7792e6ca0f2caf935c637",
                 plain_sha256: None,
+                size: 100942,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/test/test_neg.txt",
                 sha256: "25742283f2e22bcd3668322605dbdc8b4082470a3a99df356529e1c6703e7438",
                 plain_sha256: None,
+                size: 156376,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/test/test_pos.txt",
                 sha256: "7fb100b4cc1a139cad1aaf7233d3aa5a6de1490c0e6cbe938a88ae05f719668e",
                 plain_sha256: None,
+                size: 297624,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/train/train_facts.txt",
                 sha256: "55c65e6749b734f2919f482f698411e06ac1be0f50683b3063e86c1510bbe14e",
                 plain_sha256: None,
+                size: 406629,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/train/train_neg.txt",
                 sha256: "7de5d39907d7053e5e968644ab0833f48d8c3f73a5ce6e84d1aecb3a3f050ef5",
                 plain_sha256: None,
+                size: 1172742,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/train/train_pos.txt",
                 sha256: "f7a698fa05242e215cf9cce2e86f7dd53ae8850545a7be64cdd3aa8c4da3fa6b",
                 plain_sha256: None,
+                size: 1144784,
+                plain_size: None,
             },
         ],
         sources: &[
@@ -500,271 +600,379 @@ pub static DATASETS: &[Dataset] = &[
                 path: "female_gender_single_split/imdb_bk.txt",
                 sha256: "06d7ce57aaff537bdb3aba6543a40a4da23ba6df489d19038da3bff12dc9b601",
                 plain_sha256: None,
+                size: 2607,
+                plain_size: None,
             },
             FileSum {
                 path: "female_gender_single_split/test/test_bk.txt",
                 sha256: "b66c916fdf2b268274d49cd65eb9158635a9061fef53d3cf48f2537fa0b5b50b",
                 plain_sha256: None,
+                size: 27,
+                plain_size: None,
             },
             FileSum {
                 path: "female_gender_single_split/test/test_facts.txt",
                 sha256: "d5c2d5be777c4e7670cf22bba6722fea31c4adfc7cfcda55bcb47d7b61537641",
                 plain_sha256: None,
+                size: 55497,
+                plain_size: None,
             },
             FileSum {
                 path: "female_gender_single_split/test/test_neg.txt",
                 sha256: "0437948d3365c3ad4118d54826e21fb030636c95cdcbde3b2230cefef12cc542",
                 plain_sha256: None,
+                size: 4547,
+                plain_size: None,
             },
             FileSum {
                 path: "female_gender_single_split/test/test_pos.txt",
                 sha256: "2160f8bfea6f19fd33ebf2da7c4b26ef6babb5efea893486106875cfe3893355",
                 plain_sha256: None,
+                size: 3060,
+                plain_size: None,
             },
             FileSum {
                 path: "female_gender_single_split/train/train_bk.txt",
                 sha256: "b66c916fdf2b268274d49cd65eb9158635a9061fef53d3cf48f2537fa0b5b50b",
                 plain_sha256: None,
+                size: 27,
+                plain_size: None,
             },
             FileSum {
                 path: "female_gender_single_split/train/train_facts.txt",
                 sha256: "80fa9a30de79d511b333799fd9c353a0f7814b9aa745390feb5e7737645ecda8",
                 plain_sha256: None,
+                size: 55543,
+                plain_size: None,
             },
             FileSum {
                 path: "female_gender_single_split/train/train_neg.txt",
                 sha256: "8b4964786d5dd2b84f10c5d09d541bf584ead661b16f12850242ee5f4f3a1228",
                 plain_sha256: None,
+                size: 4581,
+                plain_size: None,
             },
             FileSum {
                 path: "female_gender_single_split/train/train_pos.txt",
                 sha256: "72d2124bc2ab6a8b5951e0c9c9667028ec7bbd0e7ab288682848360cf29e52db",
                 plain_sha256: None,
+                size: 3093,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/imdb_bk.txt",
                 sha256: "7cccb32da595083be4576f2a8215595dcd7e01a3d2433a2aa68e528064f407dd",
                 plain_sha256: None,
+                size: 235,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/test/test_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/test/test_facts.txt",
                 sha256: "454efa589ce1b265e37f4e6129091f95a595e47bfc9032f849e91391defdb292",
                 plain_sha256: None,
+                size: 4695,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/test/test_neg.txt",
                 sha256: "4b86cd88b3315cc73efad662362d560f7d5f5f42aa51ba658df76162cee00627",
                 plain_sha256: None,
+                size: 4681,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/test/test_pos.txt",
                 sha256: "1733f0e94b3b6fc5ed058f23335b169036f4d797397ff9475e6ae2075e56ef44",
                 plain_sha256: None,
+                size: 2438,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/train/train_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/train/train_facts.txt",
                 sha256: "fd02498359b108b927c0249fdd6456700a31266c5b6c7a1514d32bfa45f6439b",
                 plain_sha256: None,
+                size: 16426,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/train/train_neg.txt",
                 sha256: "b3a8ed072b0a3814ccf0d96903b4cd72405d5d4776121dee3c82dd7dca823c0b",
                 plain_sha256: None,
+                size: 28775,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold1/train/train_pos.txt",
                 sha256: "f39ede9f68a0cb761aa6d3d5259818242290c659dcee7370507861f6e7fc8fa4",
                 plain_sha256: None,
+                size: 14741,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/imdb_bk.txt",
                 sha256: "7cccb32da595083be4576f2a8215595dcd7e01a3d2433a2aa68e528064f407dd",
                 plain_sha256: None,
+                size: 235,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/test/test_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/test/test_facts.txt",
                 sha256: "0a715057a3b899599e83afb2b998c0c250027398a4b537ee548bcfa4605903e4",
                 plain_sha256: None,
+                size: 4547,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/test/test_neg.txt",
                 sha256: "7741e758020455cd91e9f725820ec0cb21a6c104aa18e9fdfdd5f77c3e85f666",
                 plain_sha256: None,
+                size: 4909,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/test/test_pos.txt",
                 sha256: "476645962c354b431c432aed9c08cfcd26de60bf68e2b818a4178247599bbac3",
                 plain_sha256: None,
+                size: 2601,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/train/train_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/train/train_facts.txt",
                 sha256: "b29b796e5ba8cddbe3c7f1c74879bf7303620b0c8462e23bbf316fba88a93f25",
                 plain_sha256: None,
+                size: 16574,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/train/train_neg.txt",
                 sha256: "dfca9c8b9ec1cbaaae655732c3c1c02c037be3869db8635565cc38e112be08f1",
                 plain_sha256: None,
+                size: 28525,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold2/train/train_pos.txt",
                 sha256: "c5260d74b3ffb08b5cbdb5080fb2ba5aab45a4d27d5947550998a34e415982d0",
                 plain_sha256: None,
+                size: 14578,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/imdb_bk.txt",
                 sha256: "7cccb32da595083be4576f2a8215595dcd7e01a3d2433a2aa68e528064f407dd",
                 plain_sha256: None,
+                size: 235,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/test/test_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/test/test_facts.txt",
                 sha256: "fe1a1fec5f695cd254c4e2740f700ebff2e6f7acf3e0212a9e5b248731f5badd",
                 plain_sha256: None,
+                size: 5149,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/test/test_neg.txt",
                 sha256: "391d22a1797a65ebf01ccde727fb651c475e02cff37fd9285c1a0df8ac204f38",
                 plain_sha256: None,
+                size: 15728,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/test/test_pos.txt",
                 sha256: "fc62ff6432f1b4deed208165035fc55cfec252db87f0e3b469088ba72740879b",
                 plain_sha256: None,
+                size: 7920,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/train/train_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/train/train_facts.txt",
                 sha256: "4b3d2714bc2c6a0bfc63014d46497663233026964e32db85b651b3ec9dfcaac3",
                 plain_sha256: None,
+                size: 15972,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/train/train_neg.txt",
                 sha256: "a9920f6bef31272648d8934135f617b192734ce955e80c6d3200283844c29ac2",
                 plain_sha256: None,
+                size: 17675,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold3/train/train_pos.txt",
                 sha256: "f18ffb37f371fd0e465ab24ba626322f72edd0488ee8b1c7a4a06fb60988cf08",
                 plain_sha256: None,
+                size: 9259,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/imdb_bk.txt",
                 sha256: "7cccb32da595083be4576f2a8215595dcd7e01a3d2433a2aa68e528064f407dd",
                 plain_sha256: None,
+                size: 235,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/test/test_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/test/test_facts.txt",
                 sha256: "09a8b007950acc400f3ce14680752173587f4b496712aacf6c9e25bdd9914de0",
                 plain_sha256: None,
+                size: 3201,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/test/test_neg.txt",
                 sha256: "c6ed357505a8d08d35f2c735a5d7041e4716fb97c4f51b70d4a76759907cb027",
                 plain_sha256: None,
+                size: 4055,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/test/test_pos.txt",
                 sha256: "86321d7f34095d274c58f945760f237159d82bdf7f871386697185b22a3a1282",
                 plain_sha256: None,
+                size: 2097,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/train/train_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/train/train_facts.txt",
                 sha256: "0108500b88a4d3148119cba7d3a224a19569fbe6e1a73105d8b933b4d3dfbc44",
                 plain_sha256: None,
+                size: 17920,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/train/train_neg.txt",
                 sha256: "a229a8771546c922b13ea50e3f9c4af63964a2866a737e91b32ca36ad0adc69b",
                 plain_sha256: None,
+                size: 29108,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold4/train/train_pos.txt",
                 sha256: "d418439717673253f8be3d2eca4b4f9835eb04c9d212f6cbf3be22b1d3812567",
                 plain_sha256: None,
+                size: 15081,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/imdb_bk.txt",
                 sha256: "7cccb32da595083be4576f2a8215595dcd7e01a3d2433a2aa68e528064f407dd",
                 plain_sha256: None,
+                size: 235,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/test/test_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/test/test_facts.txt",
                 sha256: "98f811ee0094dc65fa053e289f34910e8eb4a51ee9fc8a48a3c081d376d5ffeb",
                 plain_sha256: None,
+                size: 3529,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/test/test_neg.txt",
                 sha256: "60ba8a1b80e6f8c6bc15b21e5dde81d7c9a1764bb0ab31dcfe9e0f6af7c0333a",
                 plain_sha256: None,
+                size: 4105,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/test/test_pos.txt",
                 sha256: "caedb5e87283c9dae4d5bec4cc71aef7bb2eefa5fdf4a5363eefc85ddcf5fbfe",
                 plain_sha256: None,
+                size: 2123,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/train/train_bk.txt",
                 sha256: "136a9db0cc027ff881f0d5fb97b1e058db990c35a6ae293822ec8fe11f1dd72a",
                 plain_sha256: None,
+                size: 24,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/train/train_facts.txt",
                 sha256: "f6bb8d8fff0f6e055ca752f2e23c452515260b82e06dfe5541d8c198ad13045e",
                 plain_sha256: None,
+                size: 17592,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/train/train_neg.txt",
                 sha256: "fa8ef45e92b3bd0ac43eeb2b31d0f89309a6cfc00378e2767bb3954821990229",
                 plain_sha256: None,
+                size: 28973,
+                plain_size: None,
             },
             FileSum {
                 path: "workedunder_5fold/Fold5/train/train_pos.txt",
                 sha256: "c05454a4e46f1c53b35dd3f6192b23e29dc1d58b7cf67720fb475b37dea4e1af",
                 plain_sha256: None,
+                size: 15055,
+                plain_size: None,
             },
         ],
         sources: &[
@@ -790,206 +998,288 @@ pub static DATASETS: &[Dataset] = &[
                 path: "UPSTREAM_README.md",
                 sha256: "ff8c05fb0274b6da16057de50853d5008617012c465b718edd2f17a5c4fc259a",
                 plain_sha256: None,
+                size: 883,
+                plain_size: None,
             },
             FileSum {
                 path: "background.txt",
                 sha256: "0f70f07726944eb5f7c37e89320e3972408e19e8a11aedf49d7d19381515a747",
                 plain_sha256: None,
+                size: 691,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_bk.txt",
                 sha256: "24957a56a0b004707866021dc3c0071345be0d4bc90c5bdb00ccc62bf819da8e",
                 plain_sha256: None,
+                size: 29,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_facts.txt",
                 sha256: "cd539dd03524294317c93727ebaf0843ad996526c5250a13091dda14c0d5e59f",
                 plain_sha256: None,
+                size: 89930,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_neg.txt",
                 sha256: "82fbc961ee7909637a383516fda3a3be5e75aeaea6a62c0123ca72eaf9e073e2",
                 plain_sha256: None,
+                size: 556737,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_pos.txt",
                 sha256: "545da465f55f384c6d93683550d5c3ad4fec210e29ca46bb59d3e16a409e08ec",
                 plain_sha256: None,
+                size: 3785,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_bk.txt",
                 sha256: "24957a56a0b004707866021dc3c0071345be0d4bc90c5bdb00ccc62bf819da8e",
                 plain_sha256: None,
+                size: 29,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_facts.txt",
                 sha256: "33d37e058c4450231be9605ff192ad93e83eff24022d87d53fee6a228a13738a",
                 plain_sha256: None,
+                size: 89965,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_neg.txt",
                 sha256: "c71eb95085287399eeeb0e143e06e510c1bf88a0fd1087e42352646b51e079d8",
                 plain_sha256: None,
+                size: 2586093,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_pos.txt",
                 sha256: "10d58efb4a82844271824e7cd63767dda0de87c31689c94c5b728b2308d923f3",
                 plain_sha256: None,
+                size: 3818,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/uw-cse_bk.txt",
                 sha256: "2a4a4e5a01d73079d641832538802f17f6f274d225fa0121dbe78c17f9777a93",
                 plain_sha256: None,
+                size: 2945,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_facts.txt",
                 sha256: "cc17e18696ba8012de0b5e24857dd591523b9be715fd2629555cf4f403b86424",
                 plain_sha256: None,
+                size: 15512,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_neg.txt",
                 sha256: "7745be7c27366de11055ec3e0898606cd29439cc5f2c8ea064a8f5f4f357a84e",
                 plain_sha256: None,
+                size: 75350,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_pos.txt",
                 sha256: "11fc0b4dec236deb88dbcf09693494b888d7aa60e42c1d1618ef2f10c1cb9ce8",
                 plain_sha256: None,
+                size: 502,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_facts.txt",
                 sha256: "789dfabce9430e6800659e70e55b30b2f0e475ec1b37102e741cb9d98629cea3",
                 plain_sha256: None,
+                size: 68348,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_neg.txt",
                 sha256: "0b865da62956570b6df6894eb9a994fc5aa4e9dadcfa3c947c7bb7c1c7880619",
                 plain_sha256: None,
+                size: 1648490,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_pos.txt",
                 sha256: "ac42112daae2c4889ca037f9a4da973eea3873c23b5f94f88343e2c0d4175df1",
                 plain_sha256: None,
+                size: 3058,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_facts.txt",
                 sha256: "d4637cafa09e59f8f90f252a54436d2a26e3204ba5eafa53137f158b72676f4d",
                 plain_sha256: None,
+                size: 24054,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_neg.txt",
                 sha256: "515c08f7ce05f39beffc962a42eab61580c54963a5b3440a893a48bc1d7ee6cf",
                 plain_sha256: None,
+                size: 162680,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_pos.txt",
                 sha256: "1b9982091a3228e661b03cd30cfbb5a28d1704c544d75db0ef5775840fb3fba2",
                 plain_sha256: None,
+                size: 1048,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_facts.txt",
                 sha256: "93fb97c3c0c3557a21072cacdadb9cab71dba83ba203c44eee707953298d0fd1",
                 plain_sha256: None,
+                size: 59806,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_neg.txt",
                 sha256: "394f38b7e71a43977e281e548f89dd6516352e4a41f41174c3c2dfaa020f534d",
                 plain_sha256: None,
+                size: 1333604,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_pos.txt",
                 sha256: "389da903f7d807c9609ae7515722bf1db110eeb50a77377a1ae0e0afaac32dfa",
                 plain_sha256: None,
+                size: 2512,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_facts.txt",
                 sha256: "cc159352ef30267b3f7d732ce3581fdd00d1fb2065500ccf9b71fd21e79d0394",
                 plain_sha256: None,
+                size: 5940,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_neg.txt",
                 sha256: "6f21afec0d7c25d0536423947a73fa4529c645fb45f9138ec156289e62e59ee6",
                 plain_sha256: None,
+                size: 24086,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_pos.txt",
                 sha256: "7f08b9539457b9292eba936a3b9eab90330760dfb04da294b9cdd900fd64b186",
                 plain_sha256: None,
+                size: 274,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_facts.txt",
                 sha256: "2d9a55a1768b5d66272bd6eaa04e1810002e23fd237a63af4898dba3e4b9f1b3",
                 plain_sha256: None,
+                size: 77920,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_neg.txt",
                 sha256: "3f98373c9aa4c0cf2c86b76beeb2a62615320b8b07f221fcffb7b2614219fe6f",
                 plain_sha256: None,
+                size: 1969214,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_pos.txt",
                 sha256: "e30da4f48e2ed48c2cb2bdfb5ec01099ada2b67faf90f4c9348ebe0e2840db87",
                 plain_sha256: None,
+                size: 3286,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_facts.txt",
                 sha256: "eb4a9f22c3265b060c928c59cbd89360d7e84da44ff91af1e8134f1db5370bdd",
                 plain_sha256: None,
+                size: 14610,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_neg.txt",
                 sha256: "8d0547a5e340b94e72831055d92bef63b2aef473fd228a6c9f7af17f9ae4e540",
                 plain_sha256: None,
+                size: 116733,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_pos.txt",
                 sha256: "87e0cf53bb1ef247d1ec7aa2a5cd9c6e4c945954440d64afd5c680e96de62c73",
                 plain_sha256: None,
+                size: 631,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_facts.txt",
                 sha256: "726f6b96a4252a4eb0aa8f59f5864b32c9a37608e0cddb82c6757d7421da76d1",
                 plain_sha256: None,
+                size: 69250,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_neg.txt",
                 sha256: "7b5185b6aa176180a9bbd62682d222d2e25a9debf4a263e680d014d12b62bf9a",
                 plain_sha256: None,
+                size: 1480483,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_pos.txt",
                 sha256: "a9740a464b0b29d720ffa097d4d5781fd5a97abcbb63b003d903513250437ed8",
                 plain_sha256: None,
+                size: 2929,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/test/test_facts.txt",
                 sha256: "61d58a6278685962be49c3f53c2168b054c28fe7d9aaf85da5ccf5768d795030",
                 plain_sha256: None,
+                size: 23744,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/test/test_neg.txt",
                 sha256: "1bc1225eedaf471b4a4928f7d18e664d6daf80958217952cfb0639a9c593d8f9",
                 plain_sha256: None,
+                size: 144687,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/test/test_pos.txt",
                 sha256: "3c7a04295cd85d47517bb49f9481212b2f1b32b1c9b8df12432ddabd19e401fd",
                 plain_sha256: None,
+                size: 1105,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/train/train_facts.txt",
                 sha256: "0c6ec8c5adcf0dbbdcd72d5cfe7ecb1f758e9f3d6fb836ec53b702c0dc7aa302",
                 plain_sha256: None,
+                size: 60116,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/train/train_neg.txt",
                 sha256: "8a62db860e4d4967c873ae2ab38356c13427c7f4423952c27e048366c9b7c510",
                 plain_sha256: None,
+                size: 1386905,
+                plain_size: None,
             },
             FileSum {
                 path: "fold5/train/train_pos.txt",
                 sha256: "d599654f3258fb8b350cdc10325c9d3838d59e5a91e6dda09f57a31ec98fe328",
                 plain_sha256: None,
+                size: 2455,
+                plain_size: None,
             },
         ],
         sources: &[
@@ -1195,176 +1485,246 @@ pub static DATASETS: &[Dataset] = &[
                 path: "UPSTREAM_README.md",
                 sha256: "dbf213c3f0567b0ab62d3f987173e02675d323205a2fe67d323270d229efc0b1",
                 plain_sha256: None,
+                size: 537,
+                plain_size: None,
             },
             FileSum {
                 path: "background.txt",
                 sha256: "1481dea8b284d70757cbf5454249f403654b8416a8cd6ba2b8e71e95b3b778e2",
                 plain_sha256: None,
+                size: 225,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_bk.txt",
                 sha256: "ae0daeb8df14c5fc4b7362aad05c64bd66038269547cc6316d43e43f65035b4c",
                 plain_sha256: None,
+                size: 28,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_facts.txt",
                 sha256: "1703e6fcc072c0fef61d77f474b1cc839b9caaff43df68fe97e2222cc2c1cd81",
                 plain_sha256: None,
+                size: 143206,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_neg.txt",
                 sha256: "e6aa57ef1963254b98fea88895fcb218f43aca7e034a57aacc52f25eefe4c4af",
                 plain_sha256: None,
+                size: 27509,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/test/test_pos.txt",
                 sha256: "04d7799966b5fb97b7e31cf379b612a884a7e1464e4dad0927c86460e8fe4109",
                 plain_sha256: None,
+                size: 7703,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_bk.txt",
                 sha256: "ae0daeb8df14c5fc4b7362aad05c64bd66038269547cc6316d43e43f65035b4c",
                 plain_sha256: None,
+                size: 28,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_facts.txt",
                 sha256: "882bc7f2583572b30028bd505a58f3fca92c82f8399299396f8e3979dc30bcac",
                 plain_sha256: None,
+                size: 143253,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_neg.txt",
                 sha256: "9d91b35c71deeab7eb9b3c6491b31864c86c40f366dc38e31b6f2732459860d4",
                 plain_sha256: None,
+                size: 27554,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/train/train_pos.txt",
                 sha256: "11bc166578af76b01354487b49d841071b5737934e60e4dfb557561010557d6c",
                 plain_sha256: None,
+                size: 7758,
+                plain_size: None,
             },
             FileSum {
                 path: "boostsrl_misc_single_split/webkb_bk.txt",
                 sha256: "80a6d029ad3127415b470ab88a7bbcb56662f5f3cd2b07ee4816f7caf450a240",
                 plain_sha256: None,
+                size: 418,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_facts.txt",
                 sha256: "386d05de26791c2cb785578651c27faf1db307007daac828eacf165413bcc2e9",
                 plain_sha256: None,
+                size: 30856,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_neg.txt",
                 sha256: "8b960f9ceaa94c5d5148551b1300b4c985c7846166f629b0d96c0de23229c7af",
                 plain_sha256: None,
+                size: 6064,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/test/test_pos.txt",
                 sha256: "5f23fb8c2a18c81a03320597fe015cf3ff83b898973ec6ce2df24d0c84116686",
                 plain_sha256: None,
+                size: 2202,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_facts.txt",
                 sha256: "14bd62461e043a8fdab2fa0b1a749197949bf4a50aa25d6dcdd13ee5db818279",
                 plain_sha256: None,
+                size: 109085,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_neg.txt",
                 sha256: "312412f6c5742c8f8fcbdae73720cc81b066dd5b6f942b4c143678d2f5193cca",
                 plain_sha256: None,
+                size: 20853,
+                plain_size: None,
             },
             FileSum {
                 path: "fold1/train/train_pos.txt",
                 sha256: "fa8b4553b21a9fe0884562392351320623b05482c4b69aac0b82c4bdbf6ac15b",
                 plain_sha256: None,
+                size: 5348,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_facts.txt",
                 sha256: "3da24b2614bd6b9d6ad1de6a287fa32f8e91fd25181c2fb4d9377406399016a0",
                 plain_sha256: None,
+                size: 38632,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_neg.txt",
                 sha256: "74eef5c6b303f09d4cd851a80bee3dff53b7c013fba6381396433dc8021533b0",
                 plain_sha256: None,
+                size: 7235,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/test/test_pos.txt",
                 sha256: "9506a933ee91900e07eee029d7f45dc986af61fcfc896797f8d605691925e76d",
                 plain_sha256: None,
+                size: 1901,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_facts.txt",
                 sha256: "4458920be150ef03c3da7a9ebdf1cd017b1270037d6c2a43285d7d310f66cbc8",
                 plain_sha256: None,
+                size: 101309,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_neg.txt",
                 sha256: "56c6483491faa4ac00045a2afeee9736e463960a9736ea40f1225f729f2bb133",
                 plain_sha256: None,
+                size: 19682,
+                plain_size: None,
             },
             FileSum {
                 path: "fold2/train/train_pos.txt",
                 sha256: "00c22e9fb99d6062332b822b6a0718822a2df8b7f709524b5d137abe1196ddc8",
                 plain_sha256: None,
+                size: 5649,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_facts.txt",
                 sha256: "d6a7f5c085ba5b6d9dee0e60d039cf169f100b428bb1ab5fdd10b4b868922c8c",
                 plain_sha256: None,
+                size: 32322,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_neg.txt",
                 sha256: "1c4a6bfed1605d00a0bf5c1efc984dad6e381e2c34f7c1fea890f06a30ba6f2f",
                 plain_sha256: None,
+                size: 7653,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/test/test_pos.txt",
                 sha256: "02c170c4c05f58af036410aad591e0710c0068bc05aa9c9b51c343a17c0026a3",
                 plain_sha256: None,
+                size: 1880,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_facts.txt",
                 sha256: "d815682056a37a61595f9b21627954b6aa58f87eb34650132ae646ac54ef25ff",
                 plain_sha256: None,
+                size: 107619,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_neg.txt",
                 sha256: "5c0f0461bc0fb5e180d1529b0bb90b18e794806b221be7c8684229f99fe1fa48",
                 plain_sha256: None,
+                size: 19264,
+                plain_size: None,
             },
             FileSum {
                 path: "fold3/train/train_pos.txt",
                 sha256: "d62145e7c13e83bdc68f55880ea5123380547abd39f16d0b72b7a6b0764ad16c",
                 plain_sha256: None,
+                size: 5670,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_facts.txt",
                 sha256: "c71f69019222b3c3ba4c06089b816f8b186b165f1cb2f84e8af1f4654a5e12e2",
                 plain_sha256: None,
+                size: 38131,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_neg.txt",
                 sha256: "897829bfb227e709a04596a583cfb76722aacd91bc2983e2329ed6655055b813",
                 plain_sha256: None,
+                size: 5965,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/test/test_pos.txt",
                 sha256: "304e4a2436d33c3e052698113f867731c98c7cae4a10cc1f5a3a4cfd36573c2b",
                 plain_sha256: None,
+                size: 1567,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_facts.txt",
                 sha256: "879486530631f04155261596aac6705f4f5a42b88fd503bd5db6f07e26ce09c4",
                 plain_sha256: None,
+                size: 101810,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_neg.txt",
                 sha256: "1478aa8972821c469574cab8d5c7328cf9c6ed009c894b471ad65771e87320d5",
                 plain_sha256: None,
+                size: 20952,
+                plain_size: None,
             },
             FileSum {
                 path: "fold4/train/train_pos.txt",
                 sha256: "9363b434440699b4e24e7b5af92c675dff9fd2b74f387b1bd744d83f565e192a",
                 plain_sha256: None,
+                size: 5983,
+                plain_size: None,
             },
         ],
         sources: &[
@@ -1534,26 +1894,36 @@ pub static DATASETS: &[Dataset] = &[
                 path: "heart-disease.names",
                 sha256: "ec7ed5aa4ed8321097808f47b836301c2a0c36f3bb09c40b8b43b622363e6b61",
                 plain_sha256: None,
+                size: 10060,
+                plain_size: None,
             },
             FileSum {
                 path: "processed.cleveland.data",
                 sha256: "a74b7efa387bc9d108d7d0115d831fe9b414b29ae7124f331b622b4efa0427c8",
                 plain_sha256: None,
+                size: 18461,
+                plain_size: None,
             },
             FileSum {
                 path: "processed.hungarian.data",
                 sha256: "d1ad108f785768cd3d7e82dc522e6f5a61eea93cccfb3a46ee8076f73fc3d796",
                 plain_sha256: None,
+                size: 10263,
+                plain_size: None,
             },
             FileSum {
                 path: "processed.switzerland.data",
                 sha256: "834a405ccf5b66ab4056bb77794adc8df0b7125186454c0a1d002d33c6c3b314",
                 plain_sha256: None,
+                size: 4109,
+                plain_size: None,
             },
             FileSum {
                 path: "processed.va.data",
                 sha256: "e7c93d8d0d2acdadfa4c5e8de768e2191e7f618b952e29623f1f0d5949ff6b8f",
                 plain_sha256: None,
+                size: 6737,
+                plain_size: None,
             },
         ],
         sources: &[
@@ -1597,181 +1967,253 @@ pub static DATASETS: &[Dataset] = &[
                 path: "reference_results.tsv",
                 sha256: "7673d812a0e7d6193612406fe5a4475d5645085738ace99a27428948370fa593",
                 plain_sha256: None,
+                size: 665,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/anatomy.nb.json",
                 sha256: "5f7a9000d550a5dc63cf68f9dcfba9cf9200cc8b915af7b34c7988ccae06cff7",
                 plain_sha256: None,
+                size: 2632,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/anatomy.net",
                 sha256: "2f96c6d89b1d1cd851dc882f8be2131b1d0989b3f8e1f2f26cf0aab2292fd6d9",
                 plain_sha256: None,
+                size: 1626,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/bupa.nb.json",
                 sha256: "0e98ca8386be4538160cfee8cdc2ada61c5d417b4066d73afddc497d3ac8d7e8",
                 plain_sha256: None,
+                size: 1505,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/bupa.net",
                 sha256: "5d1f1de13d056f8ad21f38ce1191615717b462b47b7e2f790e3ad25080a1820b",
                 plain_sha256: None,
+                size: 793,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/heart.nb.json",
                 sha256: "2de671668e91dc50bb80f7bd99c132b28d789efc9f0baee58d89e56fa5a1f239",
                 plain_sha256: None,
+                size: 2687,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/heart.net",
                 sha256: "fd35725716872963ef919d799ba012d8a90da13e7f0dee92f5334d93c37a719f",
                 plain_sha256: None,
+                size: 1635,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/hepatitis.nb.json",
                 sha256: "0df822d8612c4ae22955c0a439d31e549e9c23632771e90e6046ccd886570a76",
                 plain_sha256: None,
+                size: 3689,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/hepatitis.net",
                 sha256: "590db22013d550ec4741dcaa31999186210f34257f23a38173e1471eca7b7c43",
                 plain_sha256: None,
+                size: 2345,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/ident.nb.json",
                 sha256: "9865008c02a2b2402057bd043d54adfa3ea98b5837bafee3c726530caa9cce47",
                 plain_sha256: None,
+                size: 2099,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/ident.net",
                 sha256: "47e1354170671cb90b2f06c653094b017c4488c39707d6d33040f2e123589adb",
                 plain_sha256: None,
+                size: 1239,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/pima.nb.json",
                 sha256: "706c2bfba7797ba265b13381f5810e8a6b3c093e78dcb64069ebdf92df08927e",
                 plain_sha256: None,
+                size: 1859,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/pima.net",
                 sha256: "135b94e0c5f31f82e92288219443028adaecafe837cb30b27f5592f31aa9bc01",
                 plain_sha256: None,
+                size: 1049,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/voting.nb.json",
                 sha256: "4feeb870738f0b0a15c8823381502021b1bf2f666b3b15185ce2deba9a92661d",
                 plain_sha256: None,
+                size: 3373,
+                plain_size: None,
             },
             FileSum {
                 path: "derived/voting.net",
                 sha256: "4d9dac80dca3a870328ad6d8214eb1b9e89f574b209d7ada3839a8c3eabcf49c",
                 plain_sha256: None,
+                size: 2143,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/anatomy.net.cnf",
                 sha256: "de1ae7c7481012aaed84f892435ad7c2de27092651b69144dc1cbef4bbc53ed5",
                 plain_sha256: None,
+                size: 1159,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/anatomy.net.lmap",
                 sha256: "71c119b01fb84cd73f15b36dd847b983dce3d637793251b7c1716e4ded9ef351",
                 plain_sha256: None,
+                size: 3158,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/anatomy.net.search",
                 sha256: "78f7b64733e87e7d2432268830eba44b5b26f94ef3a95655a3cf3561e4277ad9",
                 plain_sha256: None,
+                size: 141,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/bupa.net.cnf",
                 sha256: "2ba40248700b898021e18144733d29d28066ffd368801043005efc91e5145182",
                 plain_sha256: None,
+                size: 746,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/bupa.net.lmap",
                 sha256: "1efd5e42ce07a9c00db0925f1ace55d7c15501178dc47bdabc3e3254934e43b2",
                 plain_sha256: None,
+                size: 1590,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/bupa.net.search",
                 sha256: "60f60f16718ae065d45af1acd6c8d7b079784258294183cf0ae680d44c26b194",
                 plain_sha256: None,
+                size: 77,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/heart.net.cnf",
                 sha256: "817bce78469a6591c721e00ea710a1d2f6e9b0b3f7689b136a5451082830c85c",
                 plain_sha256: None,
+                size: 1225,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/heart.net.lmap",
                 sha256: "81c068ade591e10992ab24cff69d73973bb9ebc4de5d0189eef7b87363299098",
                 plain_sha256: None,
+                size: 3285,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/heart.net.search",
                 sha256: "f83b4873085e9e89892edcd90a4c5b1df47adc3f73c5ed87ec16466a885c546a",
                 plain_sha256: None,
+                size: 152,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/hepatitis.net.cnf",
                 sha256: "7c21723f04314e243430f112bd0af43d5dac040d4e61b58cf51c362371ee85ff",
                 plain_sha256: None,
+                size: 1660,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/hepatitis.net.lmap",
                 sha256: "f8c7b7ab5e28e331867557a9c3bc7d2b6b84d3fa05643982592d683f87f080e2",
                 plain_sha256: None,
+                size: 4742,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/hepatitis.net.search",
                 sha256: "9b02b7edd98d97f5b685eb9118615f237c1e034b6f6ee0319e1fb78ae40226f2",
                 plain_sha256: None,
+                size: 218,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/ident.net.cnf",
                 sha256: "837d2eb22dd638a9fe63beffcb22e7f8ecde073c664965cc61410e7feea17808",
                 plain_sha256: None,
+                size: 929,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/ident.net.lmap",
                 sha256: "a08ad9eb7826c1ef3ba50a8759acb90a479589b128f06d6900ce23c29c22d067",
                 plain_sha256: None,
+                size: 2355,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/ident.net.search",
                 sha256: "5aefefff9bbb711109123975a64b2930d90c851208879e45c80dd84b92d06612",
                 plain_sha256: None,
+                size: 107,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/pima.net.cnf",
                 sha256: "57b2885abe61d8f3616e01566fe00aabb9056b918308dc124f5995c1ada5fffd",
                 plain_sha256: None,
+                size: 894,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/pima.net.lmap",
                 sha256: "2ab64cd482c3f8b1bfa0a2936a98fb34f49ccc9daf648576bf508a49ec0deb4e",
                 plain_sha256: None,
+                size: 2109,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/pima.net.search",
                 sha256: "3c186e94f146cfcba1e902f6151f613aa85f1aac5ff34ad822d15371a88e4889",
                 plain_sha256: None,
+                size: 97,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/voting.net.cnf",
                 sha256: "aef81f5f369addade1575dad9d5c0047ed5cce2f6218d19c3e762271363418ec",
                 plain_sha256: None,
+                size: 1426,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/voting.net.lmap",
                 sha256: "52788c1d85c8a488ca7f705b1793e2c0386ac0f95d8e7fd5251437996a1f379f",
                 plain_sha256: None,
+                size: 4132,
+                plain_size: None,
             },
             FileSum {
                 path: "examples/voting.net.search",
                 sha256: "148f1cfc51280517ca39ae368fc8310cbab1a841e248575b35aa1aa131f751cb",
                 plain_sha256: None,
+                size: 168,
+                plain_size: None,
             },
         ],
         sources: &[],
@@ -1786,6 +2228,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "701e6c561f71b55669070c29614f0724b761289aa2c4a35bcc97b638ee881fa2",
                 ),
+                size: 1832,
+                plain_size: Some(13376),
             },
             FileSum {
                 path: "andes.bif.gz",
@@ -1793,6 +2237,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "2330f233405fbbdf2a485651edd4130d3d09f816e81cb7056842ae6021edabe4",
                 ),
+                size: 3971,
+                plain_size: Some(64737),
             },
             FileSum {
                 path: "asia.bif.gz",
@@ -1800,6 +2246,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9f770c96940dc4d860b581602120790ac538983b30b28d38631b8184dc7b5f89",
                 ),
+                size: 310,
+                plain_size: Some(1074),
             },
             FileSum {
                 path: "barley.bif.gz",
@@ -1807,6 +2255,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1250e958b3d8ca87ccf8af9584de8baa18da667fbccbf4e0efa2a33e112fe346",
                 ),
+                size: 378305,
+                plain_size: Some(1960690),
             },
             FileSum {
                 path: "cancer.bif.gz",
@@ -1814,6 +2264,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "05d4ea00a758450eed6fe68ea6de4da05ce0e3e919bd3e8ff7f0bc80a1db4b48",
                 ),
+                size: 288,
+                plain_size: Some(725),
             },
             FileSum {
                 path: "child.bif.gz",
@@ -1821,6 +2273,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "432c22e661cd0e8235c8d95599ac22ccc261002459f5c4e6e7235b057908fe6e",
                 ),
+                size: 1443,
+                plain_size: Some(5863),
             },
             FileSum {
                 path: "diabetes.bif.gz",
@@ -1828,6 +2282,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "062a429ad6fb61120f4a3d68fa9bc7350799cdab33cd60bf383c5d41b42b43fb",
                 ),
+                size: 259215,
+                plain_size: Some(5512265),
             },
             FileSum {
                 path: "earthquake.bif.gz",
@@ -1835,6 +2291,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "74dd131e2c6437a39de17f2963d2d16fadd91e70450d1fc20501df05e8dc4f2e",
                 ),
+                size: 271,
+                plain_size: Some(747),
             },
             FileSum {
                 path: "hailfinder.bif.gz",
@@ -1842,6 +2300,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "cf09960af33dd643771c61e23a89c7815448047f335ffa9ba7d57359bc755548",
                 ),
+                size: 9075,
+                plain_size: Some(57369),
             },
             FileSum {
                 path: "hepar2.bif.gz",
@@ -1849,6 +2309,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d70ffdcc3b698235002898344c98d9645beb277969f29ba7af6f11d7db3f16cc",
                 ),
+                size: 12148,
+                plain_size: Some(58214),
             },
             FileSum {
                 path: "insurance.bif.gz",
@@ -1856,6 +2318,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "39f9e706e9208e720a55a98b6811188b33a7292335a53373a9343a0c7065dab4",
                 ),
+                size: 3802,
+                plain_size: Some(22719),
             },
             FileSum {
                 path: "link.bif.gz",
@@ -1863,6 +2327,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "19299d5710d9a59b8812e0c811bbabb1230d3e42801d297c7f90dffb4fc1c59e",
                 ),
+                size: 9307,
+                plain_size: Some(244861),
             },
             FileSum {
                 path: "mildew.bif.gz",
@@ -1870,6 +2336,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "bc1cf6af78a9b289249b6805a65f83af8be9a742aca5d789188d4737b80cfd9b",
                 ),
+                size: 195693,
+                plain_size: Some(5334872),
             },
             FileSum {
                 path: "munin.bif.gz",
@@ -1877,6 +2345,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9235aff13057307e3f1b8aaea0c6cd072653e0cfbd0db8f9068094f8f18dbf11",
                 ),
+                size: 138708,
+                plain_size: Some(1165598),
             },
             FileSum {
                 path: "munin1.bif.gz",
@@ -1884,6 +2354,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "decf5ce383c6d1c3010ec3c8419a9fa7520efef924f27f98578bb5332968b6d2",
                 ),
+                size: 28215,
+                plain_size: Some(228116),
             },
             FileSum {
                 path: "munin2.bif.gz",
@@ -1891,6 +2363,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "572ba4528e45d933953073c546abae4014eaee73f041356eb181838de8b33880",
                 ),
+                size: 139156,
+                plain_size: Some(1022252),
             },
             FileSum {
                 path: "munin3.bif.gz",
@@ -1898,6 +2372,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "bbed2463e8f4ab2f84144ea16eb0a94bc4388045e5898110cad514244adc1f2c",
                 ),
+                size: 143557,
+                plain_size: Some(1042956),
             },
             FileSum {
                 path: "munin4.bif.gz",
@@ -1905,6 +2381,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "af0ec78fce35f3cdebedff4b1a191a44b8d28e1c8d609e3a5cbc7ce4489d74d1",
                 ),
+                size: 149454,
+                plain_size: Some(1176860),
             },
             FileSum {
                 path: "pathfinder.bif.gz",
@@ -1912,6 +2390,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "2c67a693139b417067d895077aa00b8610a97eadf8a6fbae544631729a7a6f24",
                 ),
+                size: 121899,
+                plain_size: Some(1612470),
             },
             FileSum {
                 path: "pigs.bif.gz",
@@ -1919,6 +2399,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1d474376703784f755048daa0fd1ce0be89b5676254e08256c3424e3e4caf805",
                 ),
+                size: 6043,
+                plain_size: Some(115154),
             },
             FileSum {
                 path: "sachs.bif.gz",
@@ -1926,6 +2408,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "b7bd3931192f9e529f0f88bba15fca6cc61ba3c805d5c8ae57eba57ed3b332ec",
                 ),
+                size: 1916,
+                plain_size: Some(5734),
             },
             FileSum {
                 path: "survey.bif.gz",
@@ -1933,6 +2417,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "3698ccc0f1f74b9f935617d91989e4cdb39edb5360b558216af64047fc88b3b0",
                 ),
+                size: 368,
+                plain_size: Some(891),
             },
             FileSum {
                 path: "water.bif.gz",
@@ -1940,6 +2426,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "433a1c1a795e6a26d4ea41e1916982e7af9c7fff236438f4d4006bbacd226661",
                 ),
+                size: 25613,
+                plain_size: Some(237482),
             },
             FileSum {
                 path: "win95pts.bif.gz",
@@ -1947,6 +2435,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "14d2195e0c4613e0beb1f06e9199c8cd39a1154171a215c38b47c0fd773d0b36",
                 ),
+                size: 4261,
+                plain_size: Some(42125),
             },
         ],
         sources: &[],
@@ -1958,6 +2448,8 @@ pub static DATASETS: &[Dataset] = &[
             path: "asia.uai",
             sha256: "7b024a491ce0cd4d868acd5526fa4a4f7a2ad6964674f1d387327f86f871aa27",
             plain_sha256: None,
+            size: 257,
+            plain_size: None,
         }],
         sources: &[Source {
             kind: SourceKind::Raw,
@@ -1974,11 +2466,15 @@ pub static DATASETS: &[Dataset] = &[
                 path: "pima-indians-diabetes.csv",
                 sha256: "b7ce7c4bdfa34891fae2c97afa2c4277569385f2c05c8197df3df7568af62b3f",
                 plain_sha256: None,
+                size: 23345,
+                plain_size: None,
             },
             FileSum {
                 path: "pima-indians-diabetes.names",
                 sha256: "60d1939616d51c185add571f935309973eed52eb33a31764aaeeef18745374c5",
                 plain_sha256: None,
+                size: 3066,
+                plain_size: None,
             },
         ],
         sources: &[
@@ -2005,6 +2501,8 @@ pub static DATASETS: &[Dataset] = &[
             path: "bupa.csv",
             sha256: "ab7c9f801a6fc0568605bda3796a3962d0b940a19ced4060fb1e2ff98438b5cc",
             plain_sha256: None,
+            size: 7343,
+            plain_size: None,
         }],
         sources: &[Source {
             kind: SourceKind::Raw,
@@ -2020,6 +2518,8 @@ pub static DATASETS: &[Dataset] = &[
             path: "heart_statlog.csv",
             sha256: "f9803512270f9d02e5787d9eb1c4b5ea46f27ef95f362922035cdbffdd31e569",
             plain_sha256: None,
+            size: 16640,
+            plain_size: None,
         }],
         sources: &[],
     },
@@ -2030,6 +2530,8 @@ pub static DATASETS: &[Dataset] = &[
             path: "processed_cleveland.csv",
             sha256: "a5195b7562ca4f48bda400649bfee2a7d7ed70ff72fb5cc0c486c68fd68f7f62",
             plain_sha256: None,
+            size: 18538,
+            plain_size: None,
         }],
         sources: &[Source {
             kind: SourceKind::Raw,
@@ -2048,11 +2550,15 @@ pub static DATASETS: &[Dataset] = &[
                 path: "house-votes-84.csv",
                 sha256: "2905e3905d5530c34fb5cb816dfbfa5aafb72bca35198c98923d92c858f4d294",
                 plain_sha256: None,
+                size: 18530,
+                plain_size: None,
             },
             FileSum {
                 path: "house-votes-84.names",
                 sha256: "5fab2dce4c8e311c2001c4eba22f8956273335698f2aab7714f85f694aad3449",
                 plain_sha256: None,
+                size: 6868,
+                plain_size: None,
             },
         ],
         sources: &[Source {
@@ -2071,6 +2577,8 @@ pub static DATASETS: &[Dataset] = &[
             path: "hepatitis.csv",
             sha256: "effe783abd486cc868bbeb10e402bf623e96dd6ea95ead7198e9db94d5515e7b",
             plain_sha256: None,
+            size: 7719,
+            plain_size: None,
         }],
         sources: &[],
     },
@@ -2082,11 +2590,15 @@ pub static DATASETS: &[Dataset] = &[
                 path: "glass.csv",
                 sha256: "65d0ee9847b1d74cf4a5eb57e9267055b1006d45fef8ac9732659ef51f310d49",
                 plain_sha256: None,
+                size: 11937,
+                plain_size: None,
             },
             FileSum {
                 path: "glass.names",
                 sha256: "5921d4b93ed323aa092a2c17cc0bab3bafbf66b7085f5d98880d9c5ea0c51d42",
                 plain_sha256: None,
+                size: 3506,
+                plain_size: None,
             },
         ],
         sources: &[
@@ -2112,16 +2624,22 @@ pub static DATASETS: &[Dataset] = &[
                 path: "manifest.json",
                 sha256: "e3faeb6a1c14d090a2a193e8384d9f7fdb140583fdd0edb78c2caeb6390ee21b",
                 plain_sha256: None,
+                size: 61086,
+                plain_size: None,
             },
             FileSum {
                 path: "metadata.csv",
                 sha256: "544a2f3e0510fe46eebc9b6a7032c69763638ad97535956f6b0833c2349c07c8",
                 plain_sha256: None,
+                size: 71956,
+                plain_size: None,
             },
             FileSum {
                 path: "presidents.csv",
                 sha256: "e127f86c88506485be6a4135180e0c4ce5281019274bf9a25ec69db16bcbb7a4",
                 plain_sha256: None,
+                size: 2605,
+                plain_size: None,
             },
             FileSum {
                 path: "speeches/1790-Washington-1.txt.gz",
@@ -2129,6 +2647,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "71cfcce4c84e8b82bc79c7c245d77dd725b3de94e2f987752a8c27534ca3b275",
                 ),
+                size: 2892,
+                plain_size: Some(6704),
             },
             FileSum {
                 path: "speeches/1790-Washington-2.txt.gz",
@@ -2136,6 +2656,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d14de33b4a448de46558a7cb245685952afa826dcc3233eb5281833185061ff8",
                 ),
+                size: 3628,
+                plain_size: Some(8412),
             },
             FileSum {
                 path: "speeches/1791-Washington-1.txt.gz",
@@ -2143,6 +2665,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1104baa3ce2132743846cd09093d07f99b1c66f2708e1815d214405d8ff79041",
                 ),
+                size: 5158,
+                plain_size: Some(13143),
             },
             FileSum {
                 path: "speeches/1792-Washington-1.txt.gz",
@@ -2150,6 +2674,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c659c926ec6237e10b547fa14726e6b1b44a4d9dd055fa1029af2b26a1f8fd3e",
                 ),
+                size: 5090,
+                plain_size: Some(12682),
             },
             FileSum {
                 path: "speeches/1793-Washington-1.txt.gz",
@@ -2157,6 +2683,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "bc6a7f3a4c2ce2f8aee6bb46355899a2fca999ea068e63ea753715826e07237e",
                 ),
+                size: 4906,
+                plain_size: Some(11614),
             },
             FileSum {
                 path: "speeches/1794-Washington-1.txt.gz",
@@ -2164,6 +2692,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "a81baef296875ffabb97fd227ab8342d4461bf7b3a2c95f042e5c67cfacd8e79",
                 ),
+                size: 7322,
+                plain_size: Some(17567),
             },
             FileSum {
                 path: "speeches/1795-Washington-1.txt.gz",
@@ -2171,6 +2701,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9963a0076604557f77c50c4618b1c64c38f6e9c712047b693455020122226efb",
                 ),
+                size: 5114,
+                plain_size: Some(12241),
             },
             FileSum {
                 path: "speeches/1796-Washington-1.txt.gz",
@@ -2178,6 +2710,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ef029ccc9829d7b37423588adbba3c04a9285325ee17068b4910b7edec20a0a4",
                 ),
+                size: 6895,
+                plain_size: Some(17296),
             },
             FileSum {
                 path: "speeches/1797-Adams-1.txt.gz",
@@ -2185,6 +2719,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e3e8c77bb9eb214a0204ab1827533a6fbfc38731f4660e7bbca0f82bfbdbd307",
                 ),
+                size: 4957,
+                plain_size: Some(12442),
             },
             FileSum {
                 path: "speeches/1798-Adams-1.txt.gz",
@@ -2192,6 +2728,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "998e1fab8c0472e1a776d1a7bb58a08d502f8aa1b4e86ec2fa651d2a12f13613",
                 ),
+                size: 5385,
+                plain_size: Some(13360),
             },
             FileSum {
                 path: "speeches/1799-Adams-1.txt.gz",
@@ -2199,6 +2737,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5bfbcf46eb38018ba5a6a176a1a74c235cb20bac375c728fa6d7b93a3b9a9b95",
                 ),
+                size: 3765,
+                plain_size: Some(9200),
             },
             FileSum {
                 path: "speeches/1800-Adams-1.txt.gz",
@@ -2206,6 +2746,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "0e34eab56d34380b5c490c1c7bb699a650cf9f05f15bbe69aa1a7cb7a9b84a9d",
                 ),
+                size: 3444,
+                plain_size: Some(8350),
             },
             FileSum {
                 path: "speeches/1801-Jefferson-1.txt.gz",
@@ -2213,6 +2755,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "12ee9a4e6320f7a00fb6d2e89647d5650f88d6e0ac2d38cde56a063f7cba09fa",
                 ),
+                size: 7642,
+                plain_size: Some(19290),
             },
             FileSum {
                 path: "speeches/1802-Jefferson-1.txt.gz",
@@ -2220,6 +2764,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "209f7ff77f1c098c73a7658e46fdc2be9853acac8ce562bd6f58a73547e10f95",
                 ),
+                size: 5094,
+                plain_size: Some(12240),
             },
             FileSum {
                 path: "speeches/1803-Jefferson-1.txt.gz",
@@ -2227,6 +2773,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "b886a62338b19a653127ce4d1fc7b3940eb430091a249c0207fb074e1d9e1f1d",
                 ),
+                size: 5275,
+                plain_size: Some(12928),
             },
             FileSum {
                 path: "speeches/1804-Jefferson-1.txt.gz",
@@ -2234,6 +2782,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ee30bd8ff4f1feaa759c1c11120855ad97ccac292bdf5b3f5de5c3048f7e82df",
                 ),
+                size: 5076,
+                plain_size: Some(12538),
             },
             FileSum {
                 path: "speeches/1805-Jefferson-1.txt.gz",
@@ -2241,6 +2791,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f15cb3dad68ba54b61ed72698fe1cff2ada5ffe8e24773e397045abb9fabaa59",
                 ),
+                size: 6860,
+                plain_size: Some(17006),
             },
             FileSum {
                 path: "speeches/1806-Jefferson-1.txt.gz",
@@ -2248,6 +2800,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "7cc57306cd6e3538767e68a8eb9eff45100ab7e83cfa068327c3c48dc49f35e5",
                 ),
+                size: 6766,
+                plain_size: Some(17041),
             },
             FileSum {
                 path: "speeches/1807-Jefferson-1.txt.gz",
@@ -2255,6 +2809,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9fc7158abf683eeeba6adda80c4cd2fd5d858b9c52ee749a9b59092c40eff21b",
                 ),
+                size: 5794,
+                plain_size: Some(14256),
             },
             FileSum {
                 path: "speeches/1808-Jefferson-1.txt.gz",
@@ -2262,6 +2818,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "833b9c1de5ddd694d4f3db36c4498ec05dd2e050f9e22631544165e425f9ba5f",
                 ),
+                size: 6470,
+                plain_size: Some(16085),
             },
             FileSum {
                 path: "speeches/1809-Madison-1.txt.gz",
@@ -2269,6 +2827,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1af60db91cd91c076e94d46ce4d5deb97f37ec987c25d2f48e0f6b83f07cc940",
                 ),
+                size: 4541,
+                plain_size: Some(10995),
             },
             FileSum {
                 path: "speeches/1810-Madison-1.txt.gz",
@@ -2276,6 +2836,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ae7aef38d3c73f78a21cb5476e9ef145e74a919f74e80ebc73f9cc1e20cbf37b",
                 ),
+                size: 5910,
+                plain_size: Some(14956),
             },
             FileSum {
                 path: "speeches/1811-Madison-1.txt.gz",
@@ -2283,6 +2845,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5385206eb0f2bad2dd4c7de879fa7e800cd326e4c4b1f7bcc0018649d367bfc2",
                 ),
+                size: 5562,
+                plain_size: Some(13872),
             },
             FileSum {
                 path: "speeches/1812-Madison-1.txt.gz",
@@ -2290,6 +2854,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e9034783e05a28e825e001c4e875c82327dcf3a6e8a4e1eeffee255359446762",
                 ),
+                size: 7821,
+                plain_size: Some(19534),
             },
             FileSum {
                 path: "speeches/1813-Madison-1.txt.gz",
@@ -2297,6 +2863,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "877ec9deec8b00f8f9fc769392c4869be7d43673cee7d49f0ad6daf57f2c595c",
                 ),
+                size: 7669,
+                plain_size: Some(19444),
             },
             FileSum {
                 path: "speeches/1814-Madison-1.txt.gz",
@@ -2304,6 +2872,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ade66d2d13c9219de23948dd1f655d3fd25b3c6177678c5924e9be956ed5547f",
                 ),
+                size: 5329,
+                plain_size: Some(12549),
             },
             FileSum {
                 path: "speeches/1815-Madison-1.txt.gz",
@@ -2311,6 +2881,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "319caa420ab640cad3e7862b2394e0c41cceb07e322653456594ef45afea916c",
                 ),
+                size: 7405,
+                plain_size: Some(19260),
             },
             FileSum {
                 path: "speeches/1816-Madison-1.txt.gz",
@@ -2318,6 +2890,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "108c9bf3136d1dc4899beeaad49c863a566a87543241eb3b4b42dd31a8a42ee4",
                 ),
+                size: 7818,
+                plain_size: Some(20243),
             },
             FileSum {
                 path: "speeches/1817-Monroe-1.txt.gz",
@@ -2325,6 +2899,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ad13ed620b4c08ff36abf406612c61539810f2fc0b49b5334c950361f4887b43",
                 ),
+                size: 9644,
+                plain_size: Some(26085),
             },
             FileSum {
                 path: "speeches/1818-Monroe-1.txt.gz",
@@ -2332,6 +2908,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ff44885ddacc78d8829a1dd0d803ba7fceab3acf77aaa1cfeb5ebff2c91ff847",
                 ),
+                size: 9736,
+                plain_size: Some(26357),
             },
             FileSum {
                 path: "speeches/1819-Monroe-1.txt.gz",
@@ -2339,6 +2917,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9d037d1fcb21cb2d36d2ab362a78ca8fa8109242b719f741fa4e479452bea5af",
                 ),
+                size: 9804,
+                plain_size: Some(27778),
             },
             FileSum {
                 path: "speeches/1820-Monroe-1.txt.gz",
@@ -2346,6 +2926,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "aca588c1e7e989b2527d3e29ae343f64aaa1ba0995fb725820ff9a250c2fac01",
                 ),
+                size: 7941,
+                plain_size: Some(20416),
             },
             FileSum {
                 path: "speeches/1821-Monroe-1.txt.gz",
@@ -2353,6 +2935,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "45737e09ef7b9cb78ff04ab27319ad47228310b44d3ec3c7b8193c5d41a92e44",
                 ),
+                size: 11909,
+                plain_size: Some(34257),
             },
             FileSum {
                 path: "speeches/1822-Monroe-1.txt.gz",
@@ -2360,6 +2944,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "2245b5595002dd0b4a0bf4fbb719645c87f4bd22f99d6ccda700cad3bc2b0cd2",
                 ),
+                size: 9398,
+                plain_size: Some(25629),
             },
             FileSum {
                 path: "speeches/1823-Monroe-1.txt.gz",
@@ -2367,6 +2953,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c79c9283f309fb4f5e9c287d826a94c2feb751f1723e816bf3dc04cd80cc2424",
                 ),
+                size: 13476,
+                plain_size: Some(37921),
             },
             FileSum {
                 path: "speeches/1824-Monroe-1.txt.gz",
@@ -2374,6 +2962,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "527ab5d3d4c8e29e964cb61c35867808837dcc7def7e98c8862ba2070477641b",
                 ),
+                size: 16792,
+                plain_size: Some(48818),
             },
             FileSum {
                 path: "speeches/1825-Adams-1.txt.gz",
@@ -2381,6 +2971,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "b2891860c9a21484dbbc0a2b7c3f4912a846c87b28b40c62edfaf2c13edd39ff",
                 ),
+                size: 18943,
+                plain_size: Some(53842),
             },
             FileSum {
                 path: "speeches/1826-Adams-1.txt.gz",
@@ -2388,6 +2980,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "aa663c9d6a49da7237d7528e697445b65e604b4755db32f4d5d5e9974620f710",
                 ),
+                size: 15974,
+                plain_size: Some(46170),
             },
             FileSum {
                 path: "speeches/1827-Adams-1.txt.gz",
@@ -2395,6 +2989,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "67ff04af428083708446cdd83b9c6c0fab3c952e567173d7319ba1ca93c68244",
                 ),
+                size: 14279,
+                plain_size: Some(40722),
             },
             FileSum {
                 path: "speeches/1828-Adams-1.txt.gz",
@@ -2402,6 +2998,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5443f45086066b1da9fb4109f5a0f5220dff2bfcd491346daef1d1709c443559",
                 ),
+                size: 15667,
+                plain_size: Some(44010),
             },
             FileSum {
                 path: "speeches/1829-Jackson-1.txt.gz",
@@ -2409,6 +3007,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e1ba28fece9e9f1c70693ba04d31243571ba2ad9ba7b4d5c8ae89735dfb08306",
                 ),
+                size: 22223,
+                plain_size: Some(62868),
             },
             FileSum {
                 path: "speeches/1830-Jackson-1.txt.gz",
@@ -2416,6 +3016,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e44f13dad5975141c7028a4d8d7b6e7f363375cfb4576878614150461b0dd4b5",
                 ),
+                size: 30592,
+                plain_size: Some(90594),
             },
             FileSum {
                 path: "speeches/1831-Jackson-1.txt.gz",
@@ -2423,6 +3025,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f4863418769199244df64c371086e76204fffc1cd8a6f639edcd15f5d0547053",
                 ),
+                size: 15450,
+                plain_size: Some(42808),
             },
             FileSum {
                 path: "speeches/1832-Jackson-1.txt.gz",
@@ -2430,6 +3034,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1d555ec9411d1b19c73a540d0ed66115ce6c10289e4911cbb1e99ea87d8a5938",
                 ),
+                size: 16659,
+                plain_size: Some(46812),
             },
             FileSum {
                 path: "speeches/1833-Jackson-1.txt.gz",
@@ -2437,6 +3043,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "92775978317ad15c7caa66fc10ecae235fc787e3f9ca1ffe4769a6e33dce7785",
                 ),
+                size: 15958,
+                plain_size: Some(46928),
             },
             FileSum {
                 path: "speeches/1834-Jackson-1.txt.gz",
@@ -2444,6 +3052,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "43c3294650bccaf453b6fb8e431f8a232d9d579439b8b884b50eb42f7a4c033a",
                 ),
+                size: 26871,
+                plain_size: Some(79230),
             },
             FileSum {
                 path: "speeches/1835-Jackson-1.txt.gz",
@@ -2451,6 +3061,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c788f189b6a9ea68d8b34522fe0bbe5451315055a087cafcbbc1807a45808475",
                 ),
+                size: 31484,
+                plain_size: Some(93420),
             },
             FileSum {
                 path: "speeches/1836-Jackson-1.txt.gz",
@@ -2458,6 +3070,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4e6f8f3e9f56040dee7c24dcc699d905e41c95a2e4ddcbf6094dc7791b1f5026",
                 ),
+                size: 24886,
+                plain_size: Some(73270),
             },
             FileSum {
                 path: "speeches/1837-VanBuren-1.txt.gz",
@@ -2465,6 +3079,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "68683bf3e5f4ffba700cb314fc085209ee09b7eb1bd25bb644bad9fd37675391",
                 ),
+                size: 23741,
+                plain_size: Some(68879),
             },
             FileSum {
                 path: "speeches/1838-VanBuren-1.txt.gz",
@@ -2472,6 +3088,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "8d7cc92c597ea597aa28e851f6110791b536acd474e4ba01643327f4ffb64661",
                 ),
+                size: 23787,
+                plain_size: Some(69836),
             },
             FileSum {
                 path: "speeches/1839-VanBuren-1.txt.gz",
@@ -2479,6 +3097,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c5cfcae3734802dbbd44c28684e57878b858bb20585a678f221bca2f6d8dd032",
                 ),
+                size: 27621,
+                plain_size: Some(80096),
             },
             FileSum {
                 path: "speeches/1840-VanBuren-1.txt.gz",
@@ -2486,6 +3106,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "99ef93c3e24c0b419bb7a7c5c88a72b53c141492eafb73e09d97cf7cda6eb73d",
                 ),
+                size: 19438,
+                plain_size: Some(54982),
             },
             FileSum {
                 path: "speeches/1841-Tyler-1.txt.gz",
@@ -2493,6 +3115,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f48f5ac4580bf7919bd813fe2c1a93e0103d7ef064966757484151f6d6968863",
                 ),
+                size: 17547,
+                plain_size: Some(48759),
             },
             FileSum {
                 path: "speeches/1842-Tyler-1.txt.gz",
@@ -2500,6 +3124,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6871fba4ae11513ef408897bd6a5e813647ddbd43d84030feeb22f4d2e586532",
                 ),
+                size: 17899,
+                plain_size: Some(49756),
             },
             FileSum {
                 path: "speeches/1843-Tyler-1.txt.gz",
@@ -2507,6 +3133,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5efa7f313bbe2b46e4b72f992a46f565e262849c807dee0b334f7f7cf460e608",
                 ),
+                size: 17010,
+                plain_size: Some(47639),
             },
             FileSum {
                 path: "speeches/1844-Tyler-1.txt.gz",
@@ -2514,6 +3142,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ffd23d2f93e6ce107cda0525e675118fd4b449478df18f200248a21dae4504a2",
                 ),
+                size: 19584,
+                plain_size: Some(55466),
             },
             FileSum {
                 path: "speeches/1845-Polk-1.txt.gz",
@@ -2521,6 +3151,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4b0d19010af715283fc3cfc307abc7702efd64580fbe82d770aeb9d395fd0bb8",
                 ),
+                size: 31434,
+                plain_size: Some(95853),
             },
             FileSum {
                 path: "speeches/1846-Polk-1.txt.gz",
@@ -2528,6 +3160,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9cea2b2af649c2048c1899e1a2c9c4d54dd6b5ce47a0c1b9f3278010c964f0f5",
                 ),
+                size: 34761,
+                plain_size: Some(107805),
             },
             FileSum {
                 path: "speeches/1847-Polk-1.txt.gz",
@@ -2535,6 +3169,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "328c7efc657acf0186f1a42854a01eec8b642197041096099bde7914e0fbe52e",
                 ),
+                size: 31628,
+                plain_size: Some(96865),
             },
             FileSum {
                 path: "speeches/1848-Polk-1.txt.gz",
@@ -2542,6 +3178,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "7f72264bd9ec7b5880b9a2967cfdac5b722e51961ef0c699f8aef13a167bdcec",
                 ),
+                size: 41243,
+                plain_size: Some(127543),
             },
             FileSum {
                 path: "speeches/1849-Taylor-1.txt.gz",
@@ -2549,6 +3187,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "b71cc8b760a28d016a8fb950f8e070ab2dd948f5de9195b26211b6225d15dfe7",
                 ),
+                size: 16188,
+                plain_size: Some(45972),
             },
             FileSum {
                 path: "speeches/1850-Fillmore-1.txt.gz",
@@ -2556,6 +3196,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "3a97c5f67017c59010186aacf7698e22aba7bb1f9f6711b22dd015153eb21bfc",
                 ),
+                size: 17962,
+                plain_size: Some(49788),
             },
             FileSum {
                 path: "speeches/1851-Fillmore-1.txt.gz",
@@ -2563,6 +3205,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "522fde349234215ac36d7b8065dba9464eebec148b09169c505f4595439f5389",
                 ),
+                size: 27163,
+                plain_size: Some(79300),
             },
             FileSum {
                 path: "speeches/1852-Fillmore-1.txt.gz",
@@ -2570,6 +3214,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "bac210a1260fad81a04686746e77e8410914323a267a9335e94682dc19a4459a",
                 ),
+                size: 21252,
+                plain_size: Some(59405),
             },
             FileSum {
                 path: "speeches/1853-Pierce-1.txt.gz",
@@ -2577,6 +3223,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f52af718e96fb01409988036f422e01231b27ae8e789a68e8e5edd4fbf83fa45",
                 ),
+                size: 20761,
+                plain_size: Some(57993),
             },
             FileSum {
                 path: "speeches/1854-Pierce-1.txt.gz",
@@ -2584,6 +3232,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "cb1d961da745784426be23ee5186afc1a466031a44f3e42f8a94cf4a588716d4",
                 ),
+                size: 22049,
+                plain_size: Some(61880),
             },
             FileSum {
                 path: "speeches/1855-Pierce-1.txt.gz",
@@ -2591,6 +3241,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "0435ebf39f6cfd9179d9e75b98f319eaeb7a7da9154e4c069258a990edd3a9ea",
                 ),
+                size: 24049,
+                plain_size: Some(70424),
             },
             FileSum {
                 path: "speeches/1856-Pierce-1.txt.gz",
@@ -2598,6 +3250,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "050d00750566282f7ab23b1dfebe30dcde2b8b13bac6453fed35857b77416c81",
                 ),
+                size: 21910,
+                plain_size: Some(63867),
             },
             FileSum {
                 path: "speeches/1857-Buchanan-1.txt.gz",
@@ -2605,6 +3259,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e25202c4bb55a79caff4af12da78419155eabf0e5f128455a67201893a3e20df",
                 ),
+                size: 27872,
+                plain_size: Some(82016),
             },
             FileSum {
                 path: "speeches/1858-Buchanan-1.txt.gz",
@@ -2612,6 +3268,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "77405969d5b7c76483e2110fe8e37841ca52534eba5c266585e6bf5066c51dab",
                 ),
+                size: 33171,
+                plain_size: Some(98490),
             },
             FileSum {
                 path: "speeches/1859-Buchanan-1.txt.gz",
@@ -2619,6 +3277,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "70505cf98678aa3650249dc8ccb24c48c41de5d0fe169a76cc819e15a78ae4bd",
                 ),
+                size: 25555,
+                plain_size: Some(74050),
             },
             FileSum {
                 path: "speeches/1860-Buchanan-1.txt.gz",
@@ -2626,6 +3286,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "411532d8535698bb6bbd1654d37f9f3657933d342b70ba32543e1e4bb36670e9",
                 ),
+                size: 28556,
+                plain_size: Some(84324),
             },
             FileSum {
                 path: "speeches/1861-Lincoln-1.txt.gz",
@@ -2633,6 +3295,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e1110b05ba0ff6faf01a884d9c3d0368efb76f1420529a031c8bb937bd6e8136",
                 ),
+                size: 15558,
+                plain_size: Some(41553),
             },
             FileSum {
                 path: "speeches/1862-Lincoln-1.txt.gz",
@@ -2640,6 +3304,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "55514a382c2dc641783dbe0325b4b7d1a3570d35e9c9bb22c575292f5e93a061",
                 ),
+                size: 18459,
+                plain_size: Some(49514),
             },
             FileSum {
                 path: "speeches/1863-Lincoln-1.txt.gz",
@@ -2647,6 +3313,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d9d48d62bdff101cbb42eca6360a995aebc497ab27b6bd6cf659057ca7b93edb",
                 ),
+                size: 13902,
+                plain_size: Some(37101),
             },
             FileSum {
                 path: "speeches/1864-Lincoln-1.txt.gz",
@@ -2654,6 +3322,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d4725466e37209e11f1be9f6e10e4e1fae13204e692ee166757632a8ab41eb9f",
                 ),
+                size: 13689,
+                plain_size: Some(35514),
             },
             FileSum {
                 path: "speeches/1865-Johnson-1.txt.gz",
@@ -2661,6 +3331,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "189bca84839f470b4b8bb1ad0ab93b2812c018bfebba032492d8d48a058f6fe8",
                 ),
+                size: 19594,
+                plain_size: Some(54755),
             },
             FileSum {
                 path: "speeches/1866-Johnson-1.txt.gz",
@@ -2668,6 +3340,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4f275be61cb971a3947d7e5ea1ab302d3ac6f6582eb8bd2d0a0fcaf501ec9e10",
                 ),
+                size: 15790,
+                plain_size: Some(44117),
             },
             FileSum {
                 path: "speeches/1867-Johnson-1.txt.gz",
@@ -2675,6 +3349,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5b45e6efa845f5cde055d7dfe787eb6afd4c0ff32b76f01d2ea4e4af69e82928",
                 ),
+                size: 25661,
+                plain_size: Some(71627),
             },
             FileSum {
                 path: "speeches/1868-Johnson-1.txt.gz",
@@ -2682,6 +3358,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "31a5193dbd4fb7932328418b936b7307cf00eb39997b3cc5d25047dbcfb991f3",
                 ),
+                size: 21510,
+                plain_size: Some(60626),
             },
             FileSum {
                 path: "speeches/1869-Grant-1.txt.gz",
@@ -2689,6 +3367,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "94302d532293fc34fd0055e2900088f762c51a831baa280563fe14acbefb49be",
                 ),
+                size: 16703,
+                plain_size: Some(45973),
             },
             FileSum {
                 path: "speeches/1870-Grant-1.txt.gz",
@@ -2696,6 +3376,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6d967e79dc39c48b6a34dc59bee04d8dfa800b9557947d686395d5e726ee741e",
                 ),
+                size: 18898,
+                plain_size: Some(52066),
             },
             FileSum {
                 path: "speeches/1871-Grant-1.txt.gz",
@@ -2703,6 +3385,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1ee9c8cedf14779364b6691c6e95946c8d1515f78f8d702c6710ecae694fef97",
                 ),
+                size: 14112,
+                plain_size: Some(38753),
             },
             FileSum {
                 path: "speeches/1872-Grant-1.txt.gz",
@@ -2710,6 +3394,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "309da94c61d411b87fc61949a7acdc9b9926b5e43096ede656349f2843019acb",
                 ),
+                size: 20717,
+                plain_size: Some(59254),
             },
             FileSum {
                 path: "speeches/1873-Grant-1.txt.gz",
@@ -2717,6 +3403,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "fcb61d0cc6c4d1bbb45a471ba6db0e57378bb3e23ca951fb383e57f223bc55ef",
                 ),
+                size: 21519,
+                plain_size: Some(60362),
             },
             FileSum {
                 path: "speeches/1874-Grant-1.txt.gz",
@@ -2724,6 +3412,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ad89357ef7cc4d2c099996c938bdbc981b5d47f6ad08cde5538d7ba7c056f407",
                 ),
+                size: 20459,
+                plain_size: Some(58252),
             },
             FileSum {
                 path: "speeches/1875-Grant-1.txt.gz",
@@ -2731,6 +3421,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "07db716357e09db03956d058dd9cd46c0402943bc8ad2ed7cffe2f3612ecb543",
                 ),
+                size: 25779,
+                plain_size: Some(73216),
             },
             FileSum {
                 path: "speeches/1876-Grant-1.txt.gz",
@@ -2738,6 +3430,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "7485a59edf14cb2d9dc58d8893f59def4e02bdc09fca3951ca230b357ed0c5e4",
                 ),
+                size: 14658,
+                plain_size: Some(40817),
             },
             FileSum {
                 path: "speeches/1877-Hayes-1.txt.gz",
@@ -2745,6 +3439,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "3c84fcde83ab3fdc02a6060ed6219816a91af12cf7610608e96f1ff1b286a173",
                 ),
+                size: 22163,
+                plain_size: Some(64504),
             },
             FileSum {
                 path: "speeches/1878-Hayes-1.txt.gz",
@@ -2752,6 +3448,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "60d010daa194967e2bdb86e2cc55a0b8f6172291427e1f81bd41af3d43a8c809",
                 ),
+                size: 17291,
+                plain_size: Some(48501),
             },
             FileSum {
                 path: "speeches/1879-Hayes-1.txt.gz",
@@ -2759,6 +3457,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "578d44f0c19f5302b0b16b86f79b500cba350ebdbc0326ba752db6d8a8347e1c",
                 ),
+                size: 24165,
+                plain_size: Some(71117),
             },
             FileSum {
                 path: "speeches/1880-Hayes-1.txt.gz",
@@ -2766,6 +3466,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "31240b96aa42f91997217043a7e9ba038e42fe577f47500ab1305cf016a7e1d6",
                 ),
+                size: 27470,
+                plain_size: Some(80671),
             },
             FileSum {
                 path: "speeches/1881-Arthur-1.txt.gz",
@@ -2773,6 +3475,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f0f9ba55e3eae6cb60158586204f2240060e9025ac7870cfd9ba20433aabc15b",
                 ),
+                size: 28238,
+                plain_size: Some(79716),
             },
             FileSum {
                 path: "speeches/1882-Arthur-1.txt.gz",
@@ -2780,6 +3484,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "48fd45e09e6ce7fcf609dc238b39de017791151df9bde752607d6c48bf15a2be",
                 ),
+                size: 21440,
+                plain_size: Some(59919),
             },
             FileSum {
                 path: "speeches/1883-Arthur-1.txt.gz",
@@ -2787,6 +3493,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "cc288986155baf4a12f3904e2eceedbaa80b2f9a765da4f832b5eb6bbc6ac14a",
                 ),
+                size: 17683,
+                plain_size: Some(48577),
             },
             FileSum {
                 path: "speeches/1884-Arthur-1.txt.gz",
@@ -2794,6 +3502,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9d27b5a02f1d78d9a341bf243bc96fa9ea13dbc20debd110b0c23c7f42039306",
                 ),
+                size: 19347,
+                plain_size: Some(53671),
             },
             FileSum {
                 path: "speeches/1885-Cleveland-1.txt.gz",
@@ -2801,6 +3511,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "43db1632638c38d6582b1c6dedf91b59392e14da9460a17ffcac619eff803031",
                 ),
+                size: 41752,
+                plain_size: Some(121009),
             },
             FileSum {
                 path: "speeches/1886-Cleveland-1.txt.gz",
@@ -2808,6 +3520,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6514e12bef54f205d41cb4624c9dd9aa31787ef50353a67fef397b7e3080bafa",
                 ),
+                size: 32065,
+                plain_size: Some(92831),
             },
             FileSum {
                 path: "speeches/1887-Cleveland-1.txt.gz",
@@ -2815,6 +3529,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ce11f1b00a2eb8677b32e86f6a4be9c920d23fecd6e4a7c291d017e0f2379121",
                 ),
+                size: 11499,
+                plain_size: Some(31647),
             },
             FileSum {
                 path: "speeches/1888-Cleveland-1.txt.gz",
@@ -2822,6 +3538,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "17cc85a5bf95124877fc9764e0b2b0ebb6ce7920137141cb90895869cbeac1fa",
                 ),
+                size: 28766,
+                plain_size: Some(81128),
             },
             FileSum {
                 path: "speeches/1889-Harrison-1.txt.gz",
@@ -2829,6 +3547,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f9ed762d9bbc1f50e4bfa277547c580d7fe967dbc86e14bb107ec992e09702d8",
                 ),
+                size: 27058,
+                plain_size: Some(77771),
             },
             FileSum {
                 path: "speeches/1890-Harrison-1.txt.gz",
@@ -2836,6 +3556,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c51c822d493a18f2a505ca887bde065da10f9ff046faac7eeca9fbe8ea3e8b2b",
                 ),
+                size: 24457,
+                plain_size: Some(69533),
             },
             FileSum {
                 path: "speeches/1891-Harrison-1.txt.gz",
@@ -2843,6 +3565,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "15249bc550ee5562e57de3ce0d339e4ebc1828a59355a31805098bcfb1b1ad55",
                 ),
+                size: 33305,
+                plain_size: Some(96842),
             },
             FileSum {
                 path: "speeches/1892-Harrison-1.txt.gz",
@@ -2850,6 +3574,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "59db99d01213db5a057b08ee82cad6ac46cfb99b17c0542950eecd9ee23cc8f6",
                 ),
+                size: 28279,
+                plain_size: Some(81763),
             },
             FileSum {
                 path: "speeches/1893-Cleveland-1.txt.gz",
@@ -2857,6 +3583,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "3ac5ef0aecea20850b550476eb8ae99b0f02eff8daede4c25066cca3be3399ef",
                 ),
+                size: 27437,
+                plain_size: Some(76730),
             },
             FileSum {
                 path: "speeches/1894-Cleveland-1.txt.gz",
@@ -2864,6 +3592,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1f2cee350638622844a45faef80b05bd35cddc93f7baf73e3560318ee8dac00f",
                 ),
+                size: 34135,
+                plain_size: Some(97737),
             },
             FileSum {
                 path: "speeches/1895-Cleveland-1.txt.gz",
@@ -2871,6 +3601,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "0020b6a2f21cbcd20f4d4c068f7c02aef9574d81e4bc9dbe155d2dedc01de9ec",
                 ),
+                size: 31090,
+                plain_size: Some(89735),
             },
             FileSum {
                 path: "speeches/1896-Cleveland-1.txt.gz",
@@ -2878,6 +3610,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "2589d7f40f911ce04d02dd470aa178ddad5e6561fe8b34d5b7e8ab9bf9682bee",
                 ),
+                size: 33229,
+                plain_size: Some(94138),
             },
             FileSum {
                 path: "speeches/1897-McKinley-1.txt.gz",
@@ -2885,6 +3619,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4bd3747d3447a67413fd348014e1d9354e20e4e250d553850141a3da1d2fd453",
                 ),
+                size: 25745,
+                plain_size: Some(72713),
             },
             FileSum {
                 path: "speeches/1898-McKinley-1.txt.gz",
@@ -2892,6 +3628,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "2196981e83f36f411d19536f86a295433599f1c16772126434bb6ecb5d0fe274",
                 ),
+                size: 43397,
+                plain_size: Some(123790),
             },
             FileSum {
                 path: "speeches/1899-McKinley-1.txt.gz",
@@ -2899,6 +3637,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "22181ceff42bc2067367fbceaa4919dbd1a9167bdb8eaaf873fafaaa9812b891",
                 ),
+                size: 47982,
+                plain_size: Some(139495),
             },
             FileSum {
                 path: "speeches/1900-McKinley-1.txt.gz",
@@ -2906,6 +3646,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6dc1e84808e8c1db19f13cd7822781e960223bfdb6594503745b050ff55ab9c0",
                 ),
+                size: 41128,
+                plain_size: Some(118485),
             },
             FileSum {
                 path: "speeches/1901-Roosevelt-1.txt.gz",
@@ -2913,6 +3655,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f1c8a6b6d56d7ba4cd865cb0f5230174eaf5bbb21b6f0ff6563beede9dd25571",
                 ),
+                size: 40729,
+                plain_size: Some(115733),
             },
             FileSum {
                 path: "speeches/1902-Roosevelt-1.txt.gz",
@@ -2920,6 +3664,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5f3872f444a8d60704ead30bf812acf46304cd8e2a034fa5e4bfc1c807b2fac4",
                 ),
+                size: 20904,
+                plain_size: Some(57636),
             },
             FileSum {
                 path: "speeches/1903-Roosevelt-1.txt.gz",
@@ -2927,6 +3673,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "0bf37b610d77a63b564e54392fec48490f6935f4eb52f2b5507e9adf4079a0c5",
                 ),
+                size: 30696,
+                plain_size: Some(87734),
             },
             FileSum {
                 path: "speeches/1904-Roosevelt-1.txt.gz",
@@ -2934,6 +3682,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4b314d184b4ec0f8f713efd07b21d3112559934024a61699922e21e09841405a",
                 ),
+                size: 36604,
+                plain_size: Some(103985),
             },
             FileSum {
                 path: "speeches/1905-Roosevelt-1.txt.gz",
@@ -2941,6 +3691,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4dbe74cb4b53c41931a3da194329f40e19a340c191503143e7d98366397771fd",
                 ),
+                size: 50494,
+                plain_size: Some(147405),
             },
             FileSum {
                 path: "speeches/1906-Roosevelt-1.txt.gz",
@@ -2948,6 +3700,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "80a5f83847c2c3203a9e3be0f6a7fd01b657032410be2f057c9c8b0dd849272f",
                 ),
+                size: 48429,
+                plain_size: Some(138033),
             },
             FileSum {
                 path: "speeches/1907-Roosevelt-1.txt.gz",
@@ -2955,6 +3709,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "98a804919e48a4d325d1005ee6a524e55759cc25f8435e28e9e454e8db680768",
                 ),
+                size: 55130,
+                plain_size: Some(161935),
             },
             FileSum {
                 path: "speeches/1908-Roosevelt-1.txt.gz",
@@ -2962,6 +3718,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d6c70d8ee6f82f50c8eb2f1af2972159f7b00b1693e37de8086a5ba2a91fa0bd",
                 ),
+                size: 40294,
+                plain_size: Some(115533),
             },
             FileSum {
                 path: "speeches/1909-Taft-1.txt.gz",
@@ -2969,6 +3727,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "935625620522b49ce83dd0b1f3837116cf8c575fb56ccb55a67568676e897097",
                 ),
+                size: 28736,
+                plain_size: Some(84721),
             },
             FileSum {
                 path: "speeches/1910-Taft-1.txt.gz",
@@ -2976,6 +3736,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ed2697ed0f4cfc2eb671d792c83ad7a05171cf28bcec43aa077a4b061afbcdeb",
                 ),
+                size: 55397,
+                plain_size: Some(164956),
             },
             FileSum {
                 path: "speeches/1911-Taft-1.txt.gz",
@@ -2983,6 +3745,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "0daa35aafaad3a4ea94b8b82f010e195d2cd023488cf0ed95f87fd8b4e22c99c",
                 ),
+                size: 49065,
+                plain_size: Some(143625),
             },
             FileSum {
                 path: "speeches/1912-Taft-1.txt.gz",
@@ -2990,6 +3754,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "93cfd3d11f68fdd5726bd4fe6053115d7f538813787b55d55e8f328178af7289",
                 ),
+                size: 52362,
+                plain_size: Some(152956),
             },
             FileSum {
                 path: "speeches/1913-Wilson-1.txt.gz",
@@ -2997,6 +3763,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "88503f64167fa7acadaa0f71edd5a707ec6e9c0e282b5c7b8806bd8c9b978b89",
                 ),
+                size: 8062,
+                plain_size: Some(20503),
             },
             FileSum {
                 path: "speeches/1914-Wilson-1.txt.gz",
@@ -3004,6 +3772,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "71e80cce3ab9fc949506fa671988f34a0a8cea2621254e901bfe91ac53e4a5d9",
                 ),
+                size: 9807,
+                plain_size: Some(25410),
             },
             FileSum {
                 path: "speeches/1915-Wilson-1.txt.gz",
@@ -3011,6 +3781,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "73f16ad24ac20aa36c0e6c99ae37908673ac28738eab102f0490bd5fd3264998",
                 ),
+                size: 16220,
+                plain_size: Some(44734),
             },
             FileSum {
                 path: "speeches/1916-Wilson-1.txt.gz",
@@ -3018,6 +3790,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "35736d8a6d05c118e7dd521ec82848d5493e3c5fddcd3734d77bc5d7e530f67e",
                 ),
+                size: 4851,
+                plain_size: Some(12738),
             },
             FileSum {
                 path: "speeches/1917-Wilson-1.txt.gz",
@@ -3025,6 +3799,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "685653cd82336c77b55925678b4102da8ebaa6cda9e4b91b13077e999df653e3",
                 ),
+                size: 8646,
+                plain_size: Some(22030),
             },
             FileSum {
                 path: "speeches/1918-Wilson-1.txt.gz",
@@ -3032,6 +3808,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5bbbcc9816cb4226fabb7f1d4d094a92723880d1bcdca26f1385bc3fdb477eb1",
                 ),
+                size: 11996,
+                plain_size: Some(31367),
             },
             FileSum {
                 path: "speeches/1919-Wilson-1.txt.gz",
@@ -3039,6 +3817,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d1217cd3b1f27b4216b53791ec0722feca66372bbb47f2a04c33e6da1b94778a",
                 ),
+                size: 10654,
+                plain_size: Some(28476),
             },
             FileSum {
                 path: "speeches/1920-Wilson-1.txt.gz",
@@ -3046,6 +3826,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6aee5256760df2188ca3a903e506158f2c74aff9cf1c13c46602401df8a80a50",
                 ),
+                size: 6337,
+                plain_size: Some(16082),
             },
             FileSum {
                 path: "speeches/1921-Harding-1.txt.gz",
@@ -3053,6 +3835,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d9e4065d3a30a48826e8d50ecea5949bb5297c06d3e9ddcb8a3a67df5fdbe08d",
                 ),
+                size: 12916,
+                plain_size: Some(34298),
             },
             FileSum {
                 path: "speeches/1922-Harding-1.txt.gz",
@@ -3060,6 +3844,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "322d126de1a1aaf099bc6178a289af7092c71e9ffce1f2c295cd7350bf9248f6",
                 ),
+                size: 13258,
+                plain_size: Some(35392),
             },
             FileSum {
                 path: "speeches/1923-Coolidge-1.txt.gz",
@@ -3067,6 +3853,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "29617509eedffd511a929308eba0710961995ed164afaca721193a33683b5024",
                 ),
+                size: 15401,
+                plain_size: Some(41115),
             },
             FileSum {
                 path: "speeches/1924-Coolidge-1.txt.gz",
@@ -3074,6 +3862,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f901cd42aab6c55a6ae3537a153a1ea4bd7c348e427a175701d85c76daf18cc4",
                 ),
+                size: 15469,
+                plain_size: Some(42474),
             },
             FileSum {
                 path: "speeches/1925-Coolidge-1.txt.gz",
@@ -3081,6 +3871,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "fa8bdedb7b675e8bf217775dd339be538cc000c58efe90d4b8b7cad39ee6e2ce",
                 ),
+                size: 23707,
+                plain_size: Some(66283),
             },
             FileSum {
                 path: "speeches/1926-Coolidge-1.txt.gz",
@@ -3088,6 +3880,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c8d5acc6c888a9ad6263aca3394a50447ab217262480c73aec87934544befdf2",
                 ),
+                size: 22513,
+                plain_size: Some(62588),
             },
             FileSum {
                 path: "speeches/1927-Coolidge-1.txt.gz",
@@ -3095,6 +3889,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ccbfa5a298680fd6c8cd5e0914a9cbb9123bcd1fa107fc65e8f2b230da272bda",
                 ),
+                size: 19822,
+                plain_size: Some(54092),
             },
             FileSum {
                 path: "speeches/1928-Coolidge-1.txt.gz",
@@ -3102,6 +3898,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "8846429e9151eaf91820497b3fc67b5d0712f50c908fad7eae42e82c2a693522",
                 ),
+                size: 18814,
+                plain_size: Some(50079),
             },
             FileSum {
                 path: "speeches/1929-Hoover-1.txt.gz",
@@ -3109,6 +3907,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "a487ea8c8b02c7f242ec6f836a51670eb3fad5966d9d318bac471044ab5fd775",
                 ),
+                size: 24331,
+                plain_size: Some(68929),
             },
             FileSum {
                 path: "speeches/1930-Hoover-1.txt.gz",
@@ -3116,6 +3916,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "3ee7c7c40bb60d4ccd6df1ddaf7fbae610c5750751c0cd6fd1258e9bde7d18e9",
                 ),
+                size: 10764,
+                plain_size: Some(29075),
             },
             FileSum {
                 path: "speeches/1931-Hoover-1.txt.gz",
@@ -3123,6 +3925,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "89f1c1fda0348e259bf13897a0769fd00762be6d7abd130ac9643a1381661fc3",
                 ),
+                size: 13299,
+                plain_size: Some(36627),
             },
             FileSum {
                 path: "speeches/1932-Hoover-1.txt.gz",
@@ -3130,6 +3934,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "696ac5d73f299d7ef8c900fa1d53330e1c8f99dedb850c743ed0f71eb9f2e120",
                 ),
+                size: 10216,
+                plain_size: Some(26385),
             },
             FileSum {
                 path: "speeches/1934-Roosevelt-1.txt.gz",
@@ -3137,6 +3943,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "26f5aa6d0d04e658c1d4d5ff5879068e386074481cf9ec3b41c0763412eb02e3",
                 ),
+                size: 5619,
+                plain_size: Some(13511),
             },
             FileSum {
                 path: "speeches/1935-Roosevelt-1.txt.gz",
@@ -3144,6 +3952,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1ffd3c9ddbff3be019993da94a9eef111d3253d49376cd68f42fecf6fffe423f",
                 ),
+                size: 8328,
+                plain_size: Some(21190),
             },
             FileSum {
                 path: "speeches/1936-Roosevelt-1.txt.gz",
@@ -3151,6 +3961,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "dcb7d32d239522ab80edb3e9179c4ba82ca99dda73594457c8c1d2221d35432e",
                 ),
+                size: 8845,
+                plain_size: Some(22275),
             },
             FileSum {
                 path: "speeches/1937-Roosevelt-1.txt.gz",
@@ -3158,6 +3970,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "b1139ce624bb2b60b9e0321ed864e1c1d2565a8db94473d5e659ce6555530a41",
                 ),
+                size: 6660,
+                plain_size: Some(16697),
             },
             FileSum {
                 path: "speeches/1938-Roosevelt-1.txt.gz",
@@ -3165,6 +3979,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "56cfe2c8dcb364f53d065ad76c24f1ba105251b0a14ff7853db38dcd0cdf8931",
                 ),
+                size: 10635,
+                plain_size: Some(28044),
             },
             FileSum {
                 path: "speeches/1939-Roosevelt-1.txt.gz",
@@ -3172,6 +3988,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "2cda0a514f7de74442060ff3072b63b79a12b994544746fa93ae168535e3d4b9",
                 ),
+                size: 8863,
+                plain_size: Some(22549),
             },
             FileSum {
                 path: "speeches/1940-Roosevelt-1.txt.gz",
@@ -3179,6 +3997,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "701159d0283316eb2f8222e8ffd2a0ff0ad90fdff2f9da237bba3b15026f284b",
                 ),
+                size: 7550,
+                plain_size: Some(18701),
             },
             FileSum {
                 path: "speeches/1941-Roosevelt-1.txt.gz",
@@ -3186,6 +4006,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "260ae8c6786fbf5e4d3d488d889d9e222e6fa300223f1ceab98a4003b940bf08",
                 ),
+                size: 7777,
+                plain_size: Some(19349),
             },
             FileSum {
                 path: "speeches/1942-Roosevelt-1.txt.gz",
@@ -3193,6 +4015,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "3609b679391fe32224b97db4c352935a55595023db70027a58b07176e3c34c04",
                 ),
+                size: 7909,
+                plain_size: Some(19914),
             },
             FileSum {
                 path: "speeches/1943-Roosevelt-1.txt.gz",
@@ -3200,6 +4024,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "45bd8d1ff2a6ce06e48cd6378c2ce6471b3dab7543cd11aa98e2cd7037847ff4",
                 ),
+                size: 10409,
+                plain_size: Some(26303),
             },
             FileSum {
                 path: "speeches/1944-Roosevelt-1.txt.gz",
@@ -3207,6 +4033,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c985933b76c4da904d9acab34a4f0020d4266de90336d9cbca678f21603be87b",
                 ),
+                size: 8964,
+                plain_size: Some(22141),
             },
             FileSum {
                 path: "speeches/1945-Roosevelt-1.txt.gz",
@@ -3214,6 +4042,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "296af7cab9126eab6805cfbe880ebcf8fe2d4944fb7a03d0cfe36c175fbfb128",
                 ),
+                size: 18118,
+                plain_size: Some(48903),
             },
             FileSum {
                 path: "speeches/1945-Roosevelt-2.txt.gz",
@@ -3221,6 +4051,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ee20c880049acdd13e7bd5ada0489124a209a5244316930f68c3da322cc5481f",
                 ),
+                size: 7402,
+                plain_size: Some(18346),
             },
             FileSum {
                 path: "speeches/1946-Truman-1.txt.gz",
@@ -3228,6 +4060,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "cd9cdab0478449f55586543244e1ef3b44044b023e434bcc48c6010f422c1aab",
                 ),
+                size: 55946,
+                plain_size: Some(174644),
             },
             FileSum {
                 path: "speeches/1947-Truman-1.txt.gz",
@@ -3235,6 +4069,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "a12785db05990f12d80453ec668d7ffec3140e858187c4577ca8cfcfb6a2d9b3",
                 ),
+                size: 13807,
+                plain_size: Some(37353),
             },
             FileSum {
                 path: "speeches/1948-Truman-1.txt.gz",
@@ -3242,6 +4078,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "79934d1da95270e2a05fccac6169437a70f23f4eb6a449a729049a9d59960695",
                 ),
+                size: 11237,
+                plain_size: Some(30473),
             },
             FileSum {
                 path: "speeches/1949-Truman-1.txt.gz",
@@ -3249,6 +4087,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5479d66899449560a187f3269ceab319d12b754d92c19a8ba00c156dd27fadf6",
                 ),
+                size: 8004,
+                plain_size: Some(20755),
             },
             FileSum {
                 path: "speeches/1950-Truman-1.txt.gz",
@@ -3256,6 +4096,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "2abf40b5c90d3b4dd71cd454bfc490869951b6b0a7148f992f7a236383925a30",
                 ),
+                size: 11015,
+                plain_size: Some(30384),
             },
             FileSum {
                 path: "speeches/1951-Truman-1.txt.gz",
@@ -3263,6 +4105,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "cacaf32d2f8fe569312059fa4de3eac1f71ea9a85dcd0387a28e9b73e083828c",
                 ),
+                size: 8641,
+                plain_size: Some(22859),
             },
             FileSum {
                 path: "speeches/1952-Truman-1.txt.gz",
@@ -3270,6 +4114,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e915910ced26f41c68f7e62fdceaa9ea896382d3ea4c10105ca91abcbb03ee97",
                 ),
+                size: 11650,
+                plain_size: Some(30190),
             },
             FileSum {
                 path: "speeches/1953-Eisenhower-1.txt.gz",
@@ -3277,6 +4123,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "08a19c3d552a0a5be488b99a179aefca25ee20f5ebd575bb71612c4be6ca373a",
                 ),
+                size: 16179,
+                plain_size: Some(43600),
             },
             FileSum {
                 path: "speeches/1953-Truman-1.txt.gz",
@@ -3284,6 +4132,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "bce6c8742c8722170b3be2fb829d641cca43132a9541f7ecfd98d59236e73b96",
                 ),
+                size: 20865,
+                plain_size: Some(56753),
             },
             FileSum {
                 path: "speeches/1954-Eisenhower-1.txt.gz",
@@ -3291,6 +4141,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "646787658d566550f813e1b45d2c90fc89db0d9e095b38d694a7dff32437907f",
                 ),
+                size: 14311,
+                plain_size: Some(37815),
             },
             FileSum {
                 path: "speeches/1955-Eisenhower-1.txt.gz",
@@ -3298,6 +4150,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "23c15c1d2dc326874b18f448682fde2932695ce45ec7ade4a6018361660f172a",
                 ),
+                size: 16636,
+                plain_size: Some(46503),
             },
             FileSum {
                 path: "speeches/1956-Eisenhower-1.txt.gz",
@@ -3305,6 +4159,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ec91b7e57badf6bb92ac0bfe26c14716465c0016f623e945b371b8ae0b2fbd4a",
                 ),
+                size: 18897,
+                plain_size: Some(52211),
             },
             FileSum {
                 path: "speeches/1956-Eisenhower-2.txt.gz",
@@ -3312,6 +4168,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "059dae8d6ed90c103b2514fb4be0b3f697807464a3c1813090cca6c5aee1afbe",
                 ),
+                size: 2735,
+                plain_size: Some(6259),
             },
             FileSum {
                 path: "speeches/1957-Eisenhower-1.txt.gz",
@@ -3319,6 +4177,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "90778d8fda4a53c653a42ea5528f62c1b33a2eac41db0225671643c4bb3767ab",
                 ),
+                size: 10088,
+                plain_size: Some(25827),
             },
             FileSum {
                 path: "speeches/1958-Eisenhower-1.txt.gz",
@@ -3326,6 +4186,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "09cfa8d5099ab758db5ab58ecf60a5f184d485360e2dde7402ee07e9d7ea2c81",
                 ),
+                size: 11896,
+                plain_size: Some(30326),
             },
             FileSum {
                 path: "speeches/1959-Eisenhower-1.txt.gz",
@@ -3333,6 +4195,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5681b4ff2b2788349720d9bc4e26b6411cd7dbfcfdd38205b37653277e7edf50",
                 ),
+                size: 12200,
+                plain_size: Some(30621),
             },
             FileSum {
                 path: "speeches/1960-Eisenhower-1.txt.gz",
@@ -3340,6 +4204,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "3331353864455400abf3493f7147720505eb3cf18967e55d0c60db6c7ec2b2d2",
                 ),
+                size: 13859,
+                plain_size: Some(35106),
             },
             FileSum {
                 path: "speeches/1961-Eisenhower-1.txt.gz",
@@ -3347,6 +4213,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "53df5a6b2bdfe1788589175926ce6b7587b6e7200ac37fa909b2c830f6988dcc",
                 ),
+                size: 15618,
+                plain_size: Some(40373),
             },
             FileSum {
                 path: "speeches/1961-Kennedy-1.txt.gz",
@@ -3354,6 +4222,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d303beb8cec8870cff3764d346fff8c5cec9915d619f18b411db4efa8750fb86",
                 ),
+                size: 12723,
+                plain_size: Some(31629),
             },
             FileSum {
                 path: "speeches/1962-Kennedy-1.txt.gz",
@@ -3361,6 +4231,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "bc174f39b9fdc80b45bcce557173fc5e41a8453dca7a57d00702e76553dd3241",
                 ),
+                size: 15937,
+                plain_size: Some(39465),
             },
             FileSum {
                 path: "speeches/1963-Kennedy-1.txt.gz",
@@ -3368,6 +4240,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6737b8703c333182f2dea8de70638ee41fd57dc97ca61c962ba45b8605de5d1f",
                 ),
+                size: 12635,
+                plain_size: Some(31711),
             },
             FileSum {
                 path: "speeches/1964-Johnson-1.txt.gz",
@@ -3375,6 +4249,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6acb538f0d73bab2c054a0e541d0a602a2ec2619361e824a677eb8c6f9643dee",
                 ),
+                size: 7566,
+                plain_size: Some(18677),
             },
             FileSum {
                 path: "speeches/1965-Johnson-1.txt.gz",
@@ -3382,6 +4258,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "8e67934862e152aa2b54cb41c9dadf067ddb3fbfaf9c33abba009d7b43dd63aa",
                 ),
+                size: 10216,
+                plain_size: Some(25429),
             },
             FileSum {
                 path: "speeches/1966-Johnson-1.txt.gz",
@@ -3389,6 +4267,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "512cffe2eaef1ace48fe1ae772111b5ba592efe47d57a9d13ec0fd4bc4a3bb89",
                 ),
+                size: 12233,
+                plain_size: Some(31954),
             },
             FileSum {
                 path: "speeches/1967-Johnson-1.txt.gz",
@@ -3396,6 +4276,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6f69135b4bbd761cb64b1d5c9c6c186a478440b0a21337821f521ff19802a896",
                 ),
+                size: 15924,
+                plain_size: Some(41677),
             },
             FileSum {
                 path: "speeches/1968-Johnson-1.txt.gz",
@@ -3403,6 +4285,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "7861d12e39567c3b8b3c4d3f71f9957f3a1f58a46a47233fcb8d251dcf60392d",
                 ),
+                size: 11383,
+                plain_size: Some(28790),
             },
             FileSum {
                 path: "speeches/1969-Johnson-1.txt.gz",
@@ -3410,6 +4294,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "a192da8baf0c8c4c7e02bc96dd96dae7c5d803ebc222b6647c83e32a90c2f3b7",
                 ),
+                size: 9224,
+                plain_size: Some(23561),
             },
             FileSum {
                 path: "speeches/1970-Nixon-1.txt.gz",
@@ -3417,6 +4303,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "41a4ca022f3bb7c568a96647b82dac4edc399ba324edc108cd4c0c3723278897",
                 ),
+                size: 9882,
+                plain_size: Some(25391),
             },
             FileSum {
                 path: "speeches/1971-Nixon-1.txt.gz",
@@ -3424,6 +4312,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "95946d5c4e5029c243a4c621f04d2b5e84866e4e21601f9903bb4ba6e9478993",
                 ),
+                size: 9573,
+                plain_size: Some(25745),
             },
             FileSum {
                 path: "speeches/1972-Nixon-1.txt.gz",
@@ -3431,6 +4321,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "020243b734db40f6316cc6a867ddf939a8dd921e092e591ed8b2271242fba9d4",
                 ),
+                size: 8985,
+                plain_size: Some(23048),
             },
             FileSum {
                 path: "speeches/1972-Nixon-2.txt.gz",
@@ -3438,6 +4330,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "7e05fc1b5081ff6f2778f87356b7e281e97beed2b10889c5fa6a4157805a304f",
                 ),
+                size: 37126,
+                plain_size: Some(104880),
             },
             FileSum {
                 path: "speeches/1973-Nixon-1.txt.gz",
@@ -3445,6 +4339,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "92622a993a9f8f36a9733d541aeb2b1510d45bf7fbd52bd884a951d164dbcb99",
                 ),
+                size: 4142,
+                plain_size: Some(9823),
             },
             FileSum {
                 path: "speeches/1973-Nixon-10.txt.gz",
@@ -3452,6 +4348,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "fc989cb16184d42334311be81d7f4f414c4a244a0a408174070b79ab7d05948b",
                 ),
+                size: 4908,
+                plain_size: Some(11854),
             },
             FileSum {
                 path: "speeches/1973-Nixon-11.txt.gz",
@@ -3459,6 +4357,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "08fedaad4bfab4de4dfa07e80d036ad9bb9e83250e1eb78514159e5494ce1c2e",
                 ),
+                size: 12371,
+                plain_size: Some(33514),
             },
             FileSum {
                 path: "speeches/1973-Nixon-2.txt.gz",
@@ -3466,6 +4366,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "a0c48759d11d23b2a04ad8ac55e3faaa7cf3fa4185611a597b500702bceb1dfb",
                 ),
+                size: 4504,
+                plain_size: Some(10448),
             },
             FileSum {
                 path: "speeches/1973-Nixon-3.txt.gz",
@@ -3473,6 +4375,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "b4d8927349f652e7d7e1e105a0ccce7a5a6b4edf24f282c453783792e626f0fc",
                 ),
+                size: 10866,
+                plain_size: Some(28204),
             },
             FileSum {
                 path: "speeches/1973-Nixon-4.txt.gz",
@@ -3480,6 +4384,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6b3b40df12d736301aa3920125c75aa060a7f55fb8a1e8c7df5ac8bcb859e1ae",
                 ),
+                size: 4900,
+                plain_size: Some(11713),
             },
             FileSum {
                 path: "speeches/1973-Nixon-5.txt.gz",
@@ -3487,6 +4393,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4834b9d5bb9eaaad1ae6087b4e80d3bc413bde81cc5ef3c3ea690daf45fac31e",
                 ),
+                size: 9226,
+                plain_size: Some(23052),
             },
             FileSum {
                 path: "speeches/1973-Nixon-6.txt.gz",
@@ -3494,6 +4402,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "48dd1be0740ef78f7d76ae115869a37d30a357ca5117be281d70a7c4436c00d5",
                 ),
+                size: 4716,
+                plain_size: Some(11326),
             },
             FileSum {
                 path: "speeches/1973-Nixon-7.txt.gz",
@@ -3501,6 +4411,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "62bf302b25d8516b9ae20a87a1a42277208ed5758cc6e1e953362d057d36fa71",
                 ),
+                size: 17214,
+                plain_size: Some(46628),
             },
             FileSum {
                 path: "speeches/1973-Nixon-8.txt.gz",
@@ -3508,6 +4420,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "e76ce3cec6951686afd5ad56b5a93bbfaf73920ecbb9bdb248cd3a623c8b7725",
                 ),
+                size: 4351,
+                plain_size: Some(10235),
             },
             FileSum {
                 path: "speeches/1973-Nixon-9.txt.gz",
@@ -3515,6 +4429,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "5322ee11c6ab329524865e29c366a57b26e9d8245e18b9eb28045decab2ca265",
                 ),
+                size: 10008,
+                plain_size: Some(26873),
             },
             FileSum {
                 path: "speeches/1974-Nixon-1.txt.gz",
@@ -3522,6 +4438,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "0371850e5d8313929c9ef4d63cc1e82cdc57ffcd71717c9f2df5c84e73e2d339",
                 ),
+                size: 10718,
+                plain_size: Some(29303),
             },
             FileSum {
                 path: "speeches/1974-Nixon-2.txt.gz",
@@ -3529,6 +4447,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "30146bce4631e1c8febfade61c4f105165ab226a86a966032b3d69d7307cbd9f",
                 ),
+                size: 48212,
+                plain_size: Some(140950),
             },
             FileSum {
                 path: "speeches/1975-Ford-1.txt.gz",
@@ -3536,6 +4456,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "eb55e0419a99688f5dd636ebb4ec512d173446197a281d688e8cd2fa73e3a766",
                 ),
+                size: 9853,
+                plain_size: Some(24818),
             },
             FileSum {
                 path: "speeches/1976-Ford-1.txt.gz",
@@ -3543,6 +4465,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ab8488034802a0c46016d915374793506bf2f66dd26e2973e9d3d503f99be27a",
                 ),
+                size: 11573,
+                plain_size: Some(29690),
             },
             FileSum {
                 path: "speeches/1977-Ford-1.txt.gz",
@@ -3550,6 +4474,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "525dc334a6237d4e7b3e73e0380ab816906e0a62bed3ccfc99faf4049ddd33f6",
                 ),
+                size: 11153,
+                plain_size: Some(28338),
             },
             FileSum {
                 path: "speeches/1978-Carter-1.txt.gz",
@@ -3557,6 +4483,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "7e0a4ed214f9ebdff77058623f3e304e98c94dc14a3cb72d55be3e942e3418aa",
                 ),
+                size: 10427,
+                plain_size: Some(26655),
             },
             FileSum {
                 path: "speeches/1978-Carter-2.txt.gz",
@@ -3564,6 +4492,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "fef2932357e358ee653f5c0fe182008c80441df79cd950788ee5d20fc5b55090",
                 ),
+                size: 27026,
+                plain_size: Some(79174),
             },
             FileSum {
                 path: "speeches/1979-Carter-1.txt.gz",
@@ -3571,6 +4501,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "7fcff13f9c69a6a43893d70985d7561d8053cea09ddbec2577644b119d808412",
                 ),
+                size: 7741,
+                plain_size: Some(19688),
             },
             FileSum {
                 path: "speeches/1979-Carter-2.txt.gz",
@@ -3578,6 +4510,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "97ef4c77dd07d6b6f167fc1b0e371c193c0259fc622f2d41aaead72fa88f43d3",
                 ),
+                size: 45849,
+                plain_size: Some(139152),
             },
             FileSum {
                 path: "speeches/1980-Carter-1.txt.gz",
@@ -3585,6 +4519,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1d7e12d87efd9f989fb16b3f82176127299a96ab7ad8c7e81a040235d99365ef",
                 ),
+                size: 71174,
+                plain_size: Some(215621),
             },
             FileSum {
                 path: "speeches/1980-Carter-2.txt.gz",
@@ -3592,6 +4528,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "cdc19b6e594be2eda93162a43a3c1c4f67b488bf2fa49733a2d4d9bceffc0219",
                 ),
+                size: 7928,
+                plain_size: Some(20462),
             },
             FileSum {
                 path: "speeches/1981-Carter-1.txt.gz",
@@ -3599,6 +4537,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "87e98ae8e264d9e79a48003f2926b3004e3d10297bc39d6f5f1aa9c4d81c99cc",
                 ),
+                size: 73559,
+                plain_size: Some(219354),
             },
             FileSum {
                 path: "speeches/1982-Reagan-1.txt.gz",
@@ -3606,6 +4546,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "0e34f31f8a86fa929f29fdac9a8e48b1944d826e60d9f4fdae68d49a4e830579",
                 ),
+                size: 12356,
+                plain_size: Some(30957),
             },
             FileSum {
                 path: "speeches/1983-Reagan-1.txt.gz",
@@ -3613,6 +4555,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "886427598754fd7469428dc94fe313c915efe621a810246ddc4e567b615461e2",
                 ),
+                size: 13022,
+                plain_size: Some(33027),
             },
             FileSum {
                 path: "speeches/1984-Reagan-1.txt.gz",
@@ -3620,6 +4564,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "900b1303674fb16e236c51b74a2efa5b3b01dce0bedefbe7ae552eeeac1ee9e2",
                 ),
+                size: 12150,
+                plain_size: Some(29509),
             },
             FileSum {
                 path: "speeches/1985-Reagan-1.txt.gz",
@@ -3627,6 +4573,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c0fe0f4028bb4394cf702b6d84bb9c9aeb27131551d2288e4d8bc0b179588d89",
                 ),
+                size: 10443,
+                plain_size: Some(25121),
             },
             FileSum {
                 path: "speeches/1986-Reagan-1.txt.gz",
@@ -3634,6 +4582,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "435b66f38c48690e38226ef57d8e40b8248ca28cec6fac036a0c308ef2bf2e1d",
                 ),
+                size: 8604,
+                plain_size: Some(20205),
             },
             FileSum {
                 path: "speeches/1987-Reagan-1.txt.gz",
@@ -3641,6 +4591,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "159279d390d15e592964aa890da160ae139f48c04d47f9dc4514c65cff5773c0",
                 ),
+                size: 9304,
+                plain_size: Some(22142),
             },
             FileSum {
                 path: "speeches/1988-Reagan-1.txt.gz",
@@ -3648,6 +4600,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "56f00f231c2f347337da5515a404317e67d14fa008dcf2301731b83fb2e78e17",
                 ),
+                size: 11557,
+                plain_size: Some(28417),
             },
             FileSum {
                 path: "speeches/1990-Bush-1.txt.gz",
@@ -3655,6 +4609,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "77a4ab40f48f6af87e41779f31c9df5f18d6d3ca38287f5af06de0762a44f169",
                 ),
+                size: 8782,
+                plain_size: Some(21487),
             },
             FileSum {
                 path: "speeches/1991-Bush-1.txt.gz",
@@ -3662,6 +4618,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ad96253deb6ea0ce037f5ed1545dd66ed55c29ab899a260ec473f3dd7c08904e",
                 ),
+                size: 9418,
+                plain_size: Some(23280),
             },
             FileSum {
                 path: "speeches/1992-Bush-1.txt.gz",
@@ -3669,6 +4627,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "54bcf3f2acb21455ffdd7234d0b5f9cdf8601dcb4d915049b76e5c31104426c2",
                 ),
+                size: 11606,
+                plain_size: Some(28548),
             },
             FileSum {
                 path: "speeches/1994-Clinton-1.txt.gz",
@@ -3676,6 +4636,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "8a95206ed52f883a045044d3e89da9753542a7099cce71f52673baadfcb68a05",
                 ),
+                size: 16130,
+                plain_size: Some(42103),
             },
             FileSum {
                 path: "speeches/1995-Clinton-1.txt.gz",
@@ -3683,6 +4645,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "1831b172adf101e57c7d12024925489ce578855ab770f24d5962d7a1993c5afb",
                 ),
+                size: 18970,
+                plain_size: Some(51118),
             },
             FileSum {
                 path: "speeches/1996-Clinton-1.txt.gz",
@@ -3690,6 +4654,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "edbd169bb11b96146424349c35e926b7f54f9435b50db3d30a5142609e48a2d5",
                 ),
+                size: 13650,
+                plain_size: Some(36387),
             },
             FileSum {
                 path: "speeches/1997-Clinton-1.txt.gz",
@@ -3697,6 +4663,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9e40b4affd18854892138a4119d27f076b15c092e776e4060ee6aa534d6f7a62",
                 ),
+                size: 14773,
+                plain_size: Some(38840),
             },
             FileSum {
                 path: "speeches/1998-Clinton-1.txt.gz",
@@ -3704,6 +4672,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d8b2dae305bc7dace4bc9887974a68d39dfc33490d6f8967185c1ad89b094339",
                 ),
+                size: 16388,
+                plain_size: Some(42104),
             },
             FileSum {
                 path: "speeches/1999-Clinton-1.txt.gz",
@@ -3711,6 +4681,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ebdc85743a820b91ca2ce3dc885aa4d0bed6987e242705cf18294817c0caddb7",
                 ),
+                size: 16438,
+                plain_size: Some(43537),
             },
             FileSum {
                 path: "speeches/2000-Clinton-1.txt.gz",
@@ -3718,6 +4690,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "fdfdc2009a0d91d9d9c4593a06642fb7c5cc55efc77967c5103e924be3870b99",
                 ),
+                size: 19539,
+                plain_size: Some(52278),
             },
             FileSum {
                 path: "speeches/2002-Bush-1.txt.gz",
@@ -3725,6 +4699,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "6407e938de87d797c6974836959d9b4d59397eb6688ac582aaf017a7b393e989",
                 ),
+                size: 9321,
+                plain_size: Some(22629),
             },
             FileSum {
                 path: "speeches/2003-Bush-1.txt.gz",
@@ -3732,6 +4708,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "56ac946e4806726eef0f821890bfb802bcdab64015b36c453dc645172fe8ffc2",
                 ),
+                size: 12530,
+                plain_size: Some(31857),
             },
             FileSum {
                 path: "speeches/2004-Bush-1.txt.gz",
@@ -3739,6 +4717,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "eed8d1bd3d6b4ef012281616a8e582d13343795f6059726d64336e690421a638",
                 ),
+                size: 12061,
+                plain_size: Some(30574),
             },
             FileSum {
                 path: "speeches/2005-Bush-1.txt.gz",
@@ -3746,6 +4726,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "d58878c550d3938db96e888852701c8b199c4c85b55093ae08f596e8b475d559",
                 ),
+                size: 11880,
+                plain_size: Some(29839),
             },
             FileSum {
                 path: "speeches/2006-Bush-1.txt.gz",
@@ -3753,6 +4735,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4f5cd8e42d80ba650feda8a375241feadd9e24d5cdbf89406138e31415bc962c",
                 ),
+                size: 12399,
+                plain_size: Some(31397),
             },
             FileSum {
                 path: "speeches/2007-Bush-1.txt.gz",
@@ -3760,6 +4744,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "32c7a13153a3720c36f8ea0caebae34eabf37ea29a4b80068deb86ca08c3911f",
                 ),
+                size: 12760,
+                plain_size: Some(31852),
             },
             FileSum {
                 path: "speeches/2008-Bush-1.txt.gz",
@@ -3767,6 +4753,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "ce5c89e4ca19ffc16c1d3a436c6aa45a232f03a239f8475eb5403cecc7b8802d",
                 ),
+                size: 13054,
+                plain_size: Some(33730),
             },
             FileSum {
                 path: "speeches/2010-Obama-1.txt.gz",
@@ -3774,6 +4762,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "3d9db734ad504f0b047913702cc3facb62408d8860df4430181d1da4304dcc65",
                 ),
+                size: 16111,
+                plain_size: Some(42012),
             },
             FileSum {
                 path: "speeches/2011-Obama-1.txt.gz",
@@ -3781,6 +4771,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c3e8f8252cb1d4554a3f8c88884142399d3a2414f43ba42f175a4b279b460dfd",
                 ),
+                size: 15383,
+                plain_size: Some(39421),
             },
             FileSum {
                 path: "speeches/2012-Obama-1.txt.gz",
@@ -3788,6 +4780,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9485034721964c4c73c6ecb9ffc2934319473c6811cea1ad2c249e5fe5c6f5e0",
                 ),
+                size: 15841,
+                plain_size: Some(40506),
             },
             FileSum {
                 path: "speeches/2013-Obama-1.txt.gz",
@@ -3795,6 +4789,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "a963af6ad4c201603ba5262ba8b06b6b68f3750ee19ecec45bcb68ab83581ede",
                 ),
+                size: 15358,
+                plain_size: Some(39582),
             },
             FileSum {
                 path: "speeches/2014-Obama-1.txt.gz",
@@ -3802,6 +4798,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "805d706980a2cc43370b3f1655408346922dd9b45eed1c288aae2dd9f1b6ff08",
                 ),
+                size: 16219,
+                plain_size: Some(40836),
             },
             FileSum {
                 path: "speeches/2015-Obama-1.txt.gz",
@@ -3809,6 +4807,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "9b488088042885a4d38bac88b1f583901b20c6e95f6d522e7c68a35093e79aa1",
                 ),
+                size: 15280,
+                plain_size: Some(38808),
             },
             FileSum {
                 path: "speeches/2016-Obama-1.txt.gz",
@@ -3816,6 +4816,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f40d262f7a124674ce568f31a4032783d8347bf87269081364423b0b2ec5e9ff",
                 ),
+                size: 13803,
+                plain_size: Some(34370),
             },
             FileSum {
                 path: "speeches/2018-Trump-1.txt.gz",
@@ -3823,6 +4825,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "c16565e78ec4aab231b51b0f08faa8766aae369b4bc6cadbd9f54f546302a666",
                 ),
+                size: 13965,
+                plain_size: Some(34152),
             },
             FileSum {
                 path: "speeches/2019-Trump-1.txt.gz",
@@ -3830,6 +4834,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "4a45fcb129e64a327fce3f86c36d83cf612c3d62e71ed84fb6eb45f6ae205270",
                 ),
+                size: 13463,
+                plain_size: Some(33462),
             },
             FileSum {
                 path: "speeches/2020-Trump-1.txt.gz",
@@ -3837,6 +4843,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "233c46baa0fc0ebc500e1e64a025bddbbeff4fe1441fb064ea51c14c5b1037eb",
                 ),
+                size: 15040,
+                plain_size: Some(37910),
             },
             FileSum {
                 path: "speeches/2022-Biden-1.txt.gz",
@@ -3844,6 +4852,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "14411c6e38a51de054c39bee2bcfada699b1009b1b59b82d5d64a1ad94ee377e",
                 ),
+                size: 17842,
+                plain_size: Some(45431),
             },
             FileSum {
                 path: "speeches/2023-Biden-1.txt.gz",
@@ -3851,6 +4861,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "f8f86982ec24ee64b3683a751aa64a46590ab08009e5a4e0eb266cde5179c535",
                 ),
+                size: 20615,
+                plain_size: Some(54480),
             },
             FileSum {
                 path: "speeches/2024-Biden-1.txt.gz",
@@ -3858,6 +4870,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "49bfe893a36415825c9491050022f3cb438a5209d7317678c481a93906e39a71",
                 ),
+                size: 18676,
+                plain_size: Some(49257),
             },
             FileSum {
                 path: "speeches/2026-Trump-1.txt.gz",
@@ -3865,6 +4879,8 @@ pub static DATASETS: &[Dataset] = &[
                 plain_sha256: Some(
                     "888d6d77ab0e283fd6ceffd2c2d7f03e4731178654234b19d0ad650f92ca20ad",
                 ),
+                size: 24042,
+                plain_size: Some(63156),
             },
         ],
         sources: &[],

@@ -4,7 +4,28 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest as _, Sha256};
 
+use crate::DataError;
 use crate::registry::{Dataset, FileSum};
+
+/// Checks that `dir` is an existing, readable directory (following symbolic links).
+///
+/// # Errors
+/// [`DataError::DataDir`] saying, in words, that it does not exist, is not a directory,
+/// or cannot be read.
+pub fn check_data_dir(dir: &Path) -> Result<(), DataError> {
+    let err = |reason: String| DataError::DataDir {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => std::fs::read_dir(dir)
+            .map(|_| ())
+            .map_err(|e| err(format!("cannot be read: {e}"))),
+        Ok(_) => Err(err("is not a directory".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(err("does not exist".into())),
+        Err(e) => Err(err(format!("cannot be read: {e}"))),
+    }
+}
 
 /// sha256 (lower-case hex) of a file's bytes.
 ///
@@ -42,6 +63,21 @@ pub enum FileStatus {
     },
     /// Present but unreadable.
     Unreadable(String),
+}
+
+impl FileStatus {
+    /// The status in words for a report line about `sum`'s file, e.g. `ok`, `absent`,
+    /// `sha256 expected 3f2a… found 9b1c…` (full 64-digit sums), `unreadable: …`.
+    pub fn describe(&self, sum: &FileSum) -> String {
+        match self {
+            Self::Ok => "ok".into(),
+            Self::Missing => "absent".into(),
+            Self::Mismatch { found } => {
+                format!("sha256 expected {} found {found}", sum.sha256)
+            }
+            Self::Unreadable(e) => format!("unreadable: {e}"),
+        }
+    }
 }
 
 /// Checks one file against its registry entry.
@@ -106,4 +142,38 @@ pub fn verify(data_dir: &Path, ds: &'static Dataset) -> VerifyReport {
         .map(|f| (f, check_file(&folder.join(f.path), f)))
         .collect();
     VerifyReport { folder, files }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_dir_checks() {
+        let t = tempfile::tempdir().expect("tempdir");
+        assert!(check_data_dir(t.path()).is_ok());
+        let missing = t.path().join("nope");
+        let e = check_data_dir(&missing).expect_err("missing").to_string();
+        assert!(e.contains("does not exist") && e.contains("nope"), "{e}");
+        let file = t.path().join("f");
+        std::fs::write(&file, "x").expect("write");
+        let e = check_data_dir(&file).expect_err("file").to_string();
+        assert!(e.contains("is not a directory"), "{e}");
+    }
+
+    #[test]
+    fn mismatch_in_words() {
+        let sum = FileSum {
+            path: "a",
+            sha256: "3f2a",
+            plain_sha256: None,
+            size: 1,
+            plain_size: None,
+        };
+        let s = FileStatus::Mismatch {
+            found: "9b1c".into(),
+        };
+        assert_eq!(s.describe(&sum), "sha256 expected 3f2a found 9b1c");
+        assert_eq!(FileStatus::Missing.describe(&sum), "absent");
+    }
 }

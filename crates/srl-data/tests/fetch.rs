@@ -1,6 +1,7 @@
 //! `fetch` against a local HTTP server on 127.0.0.1 started by the test: a good download,
-//! a bad checksum, an interrupted transfer, an archive with a `../` entry, and a present
-//! file that fails verification. The server answers a bounded number of requests and
+//! a bad checksum, an interrupted transfer, an archive with a `../` entry, a present
+//! file that fails verification, archives with huge entries (listed and unlisted), stale
+//! staging folders of interrupted runs, and SIGTERM during a download. The server answers a bounded number of requests and
 //! stops after 60 s at the latest.
 
 use std::collections::HashMap;
@@ -18,6 +19,9 @@ enum Reply {
     Full(Vec<u8>),
     /// Announce the full length, send only the first half, close.
     Truncated(Vec<u8>),
+    /// Announce the full length, send the first half, then wait 30 s before closing
+    /// (a stalled transfer, for the interrupt test).
+    Stall(Vec<u8>),
 }
 
 /// Starts the server; returns its base address `http://127.0.0.1:PORT`.
@@ -63,6 +67,16 @@ fn serve(routes: HashMap<String, Reply>) -> String {
                         b.len()
                     );
                     let _ = s.write_all(&b[..b.len() / 2]);
+                }
+                Some(Reply::Stall(b)) => {
+                    let _ = write!(
+                        s,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        b.len()
+                    );
+                    let _ = s.write_all(&b[..b.len() / 2]);
+                    let _ = s.flush();
+                    std::thread::sleep(Duration::from_secs(30));
                 }
                 None => {
                     let _ = write!(
@@ -111,16 +125,22 @@ fn dataset(
             path: "README",
             sha256: leak(srl_data::sha256_bytes(README)),
             plain_sha256: None,
+            size: 1 << 20,
+            plain_size: None,
         },
         FileSum {
             path: "tiny.content.gz",
             sha256: leak("0".repeat(64)),
             plain_sha256: Some(leak(srl_data::sha256_bytes(CONTENT))),
+            size: 1 << 20,
+            plain_size: Some(1 << 20),
         },
         FileSum {
             path: "table.csv",
             sha256: leak(table_sum),
             plain_sha256: None,
+            size: 1 << 20,
+            plain_size: None,
         },
     ]));
     let sources: &'static [Source] = Box::leak(Box::new([
@@ -323,6 +343,8 @@ fn tar_gz_archives_and_links() {
         path: "README",
         sha256: leak(srl_data::sha256_bytes(README)),
         plain_sha256: None,
+        size: README.len() as u64,
+        plain_size: None,
     }]));
     let ds = |path: &str| -> &'static Dataset {
         let sources: &'static [Source] = Box::leak(Box::new([Source {
@@ -349,4 +371,302 @@ fn tar_gz_archives_and_links() {
     );
     let rep = srl_data::fetch(ds("/good.tar.gz"), &data, &opts()).expect("good tar.gz");
     assert_eq!(rep.installed, vec!["README".to_owned()]);
+}
+
+/// A one-file data set (`README`, recorded size `README.len()`) from one archive.
+fn readme_dataset(base: &str, path: &str, kind: SourceKind) -> &'static Dataset {
+    let files: &'static [FileSum] = Box::leak(Box::new([FileSum {
+        path: "README",
+        sha256: leak(srl_data::sha256_bytes(README)),
+        plain_sha256: None,
+        size: README.len() as u64,
+        plain_size: None,
+    }]));
+    let sources: &'static [Source] = Box::leak(Box::new([Source {
+        kind,
+        url: leak(format!("{base}{path}")),
+        dest: "",
+        transform: Transform::None,
+    }]));
+    Box::leak(Box::new(Dataset {
+        name: "capped",
+        used_by: "tests",
+        files,
+        sources,
+    }))
+}
+
+/// The process's peak resident memory in bytes (Linux; `None` elsewhere).
+fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Issue 25: a small tar.gz holding an unlisted 400 MiB entry (zeros) before the listed
+/// file installs the listed file without reading the big entry into memory (the old
+/// code read every entry whole: 600 MiB took the process to 685 MB).
+#[test]
+fn unlisted_huge_tar_entry_is_skipped_unread() {
+    const HUGE: u64 = 400 << 20;
+    let archive = tar_gz(|b| {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(HUGE);
+        h.set_mode(0o644);
+        h.set_entry_type(tar::EntryType::Regular);
+        b.append_data(&mut h, "tiny/huge.bin", std::io::repeat(0).take(HUGE))
+            .expect("huge entry");
+        b.append_data(&mut file_header(README.len()), "tiny/README", README)
+            .expect("entry");
+    });
+    assert!(archive.len() < 4 << 20, "{} bytes", archive.len());
+    let mut routes = HashMap::new();
+    routes.insert("/bomb.tar.gz".to_owned(), Reply::Full(archive));
+    let base = serve(routes);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    let ds = readme_dataset(&base, "/bomb.tar.gz", SourceKind::TarGz);
+    let rep = srl_data::fetch(ds, &data, &opts()).expect("fetch");
+    assert_eq!(rep.installed, vec!["README".to_owned()]);
+    assert!(!data.join("capped/huge.bin").exists());
+    if let Some(peak) = peak_rss() {
+        assert!(peak < 200 << 20, "peak resident memory {peak} bytes");
+    }
+}
+
+/// A listed entry larger than the registry's size is refused after reading at most
+/// cap + 1 bytes of it (zeros: a 64 MiB deflated zip entry, a 512 MiB tar.gz entry), and
+/// nothing is left.
+#[test]
+fn listed_entry_over_its_cap_is_refused() {
+    const HUGE: u64 = 1 << 30;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let o = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(1))
+        .large_file(true);
+    w.start_file("README", o).expect("zip entry");
+    // 64 MiB written, claimed by nothing: the test reads far less than that.
+    std::io::copy(&mut std::io::repeat(0).take(HUGE >> 4), &mut w).expect("zip write");
+    let archive = w.finish().expect("zip finish").into_inner();
+    let tarred = tar_gz(|b| {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(HUGE / 2);
+        h.set_mode(0o644);
+        h.set_entry_type(tar::EntryType::Regular);
+        b.append_data(&mut h, "README", std::io::repeat(0).take(HUGE / 2))
+            .expect("huge entry");
+    });
+    let mut routes = HashMap::new();
+    routes.insert("/big.zip".to_owned(), Reply::Full(archive));
+    routes.insert("/big.tar.gz".to_owned(), Reply::Full(tarred));
+    let base = serve(routes);
+    for (path, kind) in [
+        ("/big.zip", SourceKind::Zip),
+        ("/big.tar.gz", SourceKind::TarGz),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let data = tmp.path().join("data");
+        let ds = readme_dataset(&base, path, kind);
+        let e = srl_data::fetch(ds, &data, &opts()).expect_err("over the cap");
+        assert!(
+            matches!(e, DataError::TooLarge { cap, .. } if cap == README.len() as u64),
+            "{path}: {e}"
+        );
+        assert!(e.to_string().contains("README"), "{e}");
+        assert!(
+            entries(&data).is_empty(),
+            "{path}: left behind: {:?}",
+            entries(&data)
+        );
+    }
+    if let Some(peak) = peak_rss() {
+        assert!(peak < 200 << 20, "peak resident memory {peak} bytes");
+    }
+}
+
+/// A plain download is capped by its file's recorded size too.
+#[test]
+fn raw_download_over_its_cap_is_refused() {
+    let mut routes = HashMap::new();
+    routes.insert("/big.txt".to_owned(), Reply::Full(vec![b'x'; 4096]));
+    let base = serve(routes);
+    let files: &'static [FileSum] = Box::leak(Box::new([FileSum {
+        path: "README",
+        sha256: leak(srl_data::sha256_bytes(README)),
+        plain_sha256: None,
+        size: README.len() as u64,
+        plain_size: None,
+    }]));
+    let sources: &'static [Source] = Box::leak(Box::new([Source {
+        kind: SourceKind::Raw,
+        url: leak(format!("{base}/big.txt")),
+        dest: "README",
+        transform: Transform::None,
+    }]));
+    let ds: &'static Dataset = Box::leak(Box::new(Dataset {
+        name: "raw",
+        used_by: "tests",
+        files,
+        sources,
+    }));
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    let e = srl_data::fetch(ds, &data, &opts()).expect_err("over the cap");
+    assert!(
+        matches!(e, DataError::Http { ref message, .. } if message.contains("limit")),
+        "{e}"
+    );
+    assert!(entries(&data).is_empty(), "{:?}", entries(&data));
+}
+
+/// Staging folders of dead processes are removed by the next run (with a message); a
+/// live process's folder is kept.
+#[test]
+fn stale_staging_folders_are_removed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path();
+    let dead = data.join(".tiny.srl-partial-4000000000");
+    let live = data.join(".tiny.srl-partial-1");
+    let other = data.join("tiny.srl-partial-notes");
+    for d in [&dead, &live] {
+        std::fs::create_dir_all(d.join("sub")).expect("mkdir");
+        std::fs::write(d.join("sub/x.part"), "half").expect("write");
+    }
+    std::fs::write(&other, "kept").expect("write");
+    let notes = std::cell::RefCell::new(Vec::new());
+    let note = |m: &str| notes.borrow_mut().push(m.to_owned());
+    let removed = srl_data::remove_stale_staging(data, &note);
+    assert_eq!(removed, vec![dead.clone()]);
+    assert!(!dead.exists());
+    if cfg!(target_os = "linux") {
+        assert!(live.exists(), "process 1 runs: its folder is kept");
+    }
+    assert!(other.exists());
+    let notes = notes.into_inner();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("interrupted") && notes[0].contains("4000000000"),
+        "{notes:?}"
+    );
+    // fetch runs the cleanup itself before staging.
+    std::fs::create_dir_all(&dead).expect("mkdir");
+    let base = serve(routes());
+    let ds = dataset(&base, "/good.zip", "/table.data", None);
+    srl_data::fetch(ds, data, &opts()).expect("fetch");
+    assert!(!dead.exists());
+}
+
+/// Child half of [`sigterm_during_fetch_removes_the_staging_folder`]: installs srl-io's
+/// handler and fetches from a stalling server (run only by that test).
+#[test]
+#[ignore = "run as a child process by sigterm_during_fetch_removes_the_staging_folder"]
+fn child_fetch_until_killed() {
+    let (Some(base), Some(data)) = (
+        std::env::var_os("SRL_DATA_TEST_BASE"),
+        std::env::var_os("SRL_DATA_TEST_DIR"),
+    ) else {
+        panic!("run by sigterm_during_fetch_removes_the_staging_folder only");
+    };
+    assert!(srl_io::install_interrupt_cleanup());
+    let ds = readme_dataset(&base.to_string_lossy(), "/stall.zip", SourceKind::Zip);
+    let r = srl_data::fetch(ds, Path::new(&data), &opts());
+    panic!("the fetch should have been killed, it returned {r:?}");
+}
+
+/// SIGTERM while a download stalls: the child exits (status 130) and its staging folder
+/// is gone.
+#[test]
+fn sigterm_during_fetch_removes_the_staging_folder() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let mut routes = HashMap::new();
+    routes.insert(
+        "/stall.zip".to_owned(),
+        Reply::Stall(zip_of(&[("README", README)])),
+    );
+    let base = serve(routes);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    let mut child = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--ignored",
+            "--exact",
+            "child_fetch_until_killed",
+            "--test-threads=1",
+        ])
+        .env("SRL_DATA_TEST_BASE", &base)
+        .env("SRL_DATA_TEST_DIR", &data)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn child");
+    let staging = data.join(format!(".capped.srl-partial-{}", child.id()));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !staging.join(".download-0.part").exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the child never started its download"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let exit = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the child did not exit after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(exit.code(), Some(130), "{exit:?}");
+    assert!(
+        !staging.exists(),
+        "staging folder left: {}",
+        staging.display()
+    );
+    assert!(entries(&data).is_empty(), "{:?}", entries(&data));
+}
+
+/// A tar.gz whose GNU long-name header claims 256 MiB (the tar crate would read it whole
+/// into memory) is refused before that header is read.
+#[test]
+fn huge_tar_long_name_header_is_refused() {
+    const HUGE: u64 = 256 << 20;
+    let archive = tar_gz(|b| {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(HUGE);
+        h.set_mode(0o644);
+        h.set_entry_type(tar::EntryType::GNULongName);
+        h.set_path("././@LongLink").expect("path");
+        h.set_cksum();
+        b.append(&h, std::io::repeat(b'a').take(HUGE))
+            .expect("long name");
+        b.append_data(&mut file_header(README.len()), "README", README)
+            .expect("entry");
+    });
+    let mut routes = HashMap::new();
+    routes.insert("/long.tar.gz".to_owned(), Reply::Full(archive));
+    let base = serve(routes);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    let ds = readme_dataset(&base, "/long.tar.gz", SourceKind::TarGz);
+    let e = srl_data::fetch(ds, &data, &opts()).expect_err("huge long name");
+    assert!(
+        matches!(e, DataError::Archive { ref message, .. } if message.contains("extension header")),
+        "{e}"
+    );
+    assert!(entries(&data).is_empty(), "{:?}", entries(&data));
+    if let Some(peak) = peak_rss() {
+        assert!(peak < 200 << 20, "peak resident memory {peak} bytes");
+    }
 }

@@ -5,7 +5,9 @@ Usage: python3 crates/srl-data/tools/gen_registry.py /work/shared/data > crates/
 
 For every file a SOURCE.md lists with a sha256, the registry records that sum; for a
 `.gz` file it also records the sha256 of the decompressed bytes (computed here), so a
-re-compressed download (another gzip implementation) still verifies. The download
+re-compressed download (another gzip implementation) still verifies. It also records
+each file's size in bytes (and a `.gz` file's decompressed size): fetch caps what it
+reads from an archive entry or a download by these sizes. The download
 addresses are the SOURCES table below, built from each SOURCE.md's provenance section.
 """
 import gzip, hashlib, os, re, sys
@@ -113,10 +115,16 @@ for name in USED_BY:
     print("        files: &[")
     for f, s in files:
         plain = "None"
+        plain_size = "None"
         p = os.path.join(ROOT, name, f)
-        if f.endswith(".gz") and os.path.exists(p):
-            plain = "Some(" + rs(hashlib.sha256(gzip.open(p).read()).hexdigest()) + ")"
-        print(f"            FileSum {{ path: {rs(f)}, sha256: {rs(s)}, plain_sha256: {plain} }},")
+        if not os.path.exists(p):
+            sys.exit(f"{p}: listed in its SOURCE.md but absent; the registry needs its size")
+        if f.endswith(".gz"):
+            data = gzip.open(p).read()
+            plain = "Some(" + rs(hashlib.sha256(data).hexdigest()) + ")"
+            plain_size = f"Some({len(data)})"
+        size = os.path.getsize(p)
+        print(f"            FileSum {{ path: {rs(f)}, sha256: {rs(s)}, plain_sha256: {plain}, size: {size}, plain_size: {plain_size} }},")
     print("        ],")
     print("        sources: &[")
     for kind, url, dest, tr in sources(name, [f for f, _ in files]):
