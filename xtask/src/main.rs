@@ -84,8 +84,30 @@ fn repo_root() -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
+/// The nearest existing ancestor of `p` (itself if it exists), canonical.
+fn canonical_existing(p: &Path) -> Option<PathBuf> {
+    p.ancestors().find_map(|a| std::fs::canonicalize(a).ok())
+}
+
+/// `reproduce --out` must not lie inside the data directory (an input of every
+/// experiment): its `results.*` files would be written among the data sets.
+fn refuse_out_in_data(out: &Path, data_dir: &Path) -> anyhow::Result<()> {
+    if let (Some(o), Ok(d)) = (canonical_existing(out), std::fs::canonicalize(data_dir))
+        && o.starts_with(&d)
+    {
+        bail!(
+            "--out {} is inside the data directory {}: the results would be written among the data sets; choose another folder",
+            out.display(),
+            data_dir.display()
+        );
+    }
+    Ok(())
+}
+
 #[allow(clippy::print_stdout, clippy::print_stderr)]
 fn main() -> anyhow::Result<()> {
+    // an interrupt removes half-written result files
+    srl_io::install_interrupt_cleanup();
     let cli = Cli::parse();
     let root = repo_root();
     match cli.command {
@@ -163,6 +185,7 @@ fn main() -> anyhow::Result<()> {
             } else {
                 root.join(out)
             };
+            refuse_out_in_data(&out, &data_dir)?;
             eprintln!(
                 "reproduce: {} experiment(s), data dir {}, seed {seed}, {}",
                 wanted.len(),
@@ -188,12 +211,14 @@ fn main() -> anyhow::Result<()> {
                 let t0 = Instant::now();
                 let report = (e.run)(&ctx).with_context(|| format!("experiment {}", e.name))?;
                 let secs = t0.elapsed().as_secs_f64();
+                // xtask's own result folder: replaced on every run, atomically (an
+                // interrupt leaves the previous run's files, never half of a new one)
                 let json = report.table.to_json()?;
-                std::fs::write(ctx.out_file("results.json"), json)?;
+                srl_io::write_bytes_atomic(&ctx.out_file("results.json"), true, json.as_bytes())?;
                 let md = report.table.to_markdown();
-                std::fs::write(ctx.out_file("results.md"), &md)?;
+                srl_io::write_bytes_atomic(&ctx.out_file("results.md"), true, md.as_bytes())?;
                 for (file, svg) in &report.plots {
-                    std::fs::write(ctx.out_file(file), svg)?;
+                    srl_io::write_bytes_atomic(&ctx.out_file(file), true, svg.as_bytes())?;
                 }
                 println!("{md}");
                 for s in &report.table.skipped {

@@ -23,11 +23,14 @@ const ALLOWED_SRL_DEPS: &[(&str, Option<&[&str]>)] = &[
     ("srl-boost", Some(&["srl-infer", "srl-graph"])),
     ("srl-bayes", Some(&["srl-infer", "srl-graph"])),
     // Distributed inference on timely dataflow: beside the learners, above inference.
-    ("srl-dist", Some(&["srl-infer", "srl-graph"])),
+    ("srl-dist", Some(&["srl-infer", "srl-graph", "srl-io"])),
     // srl-eval knows no model: nothing above srl-graph.
     ("srl-eval", Some(&["srl-graph"])),
     // Dataset registry, download and verification: a leaf used by the CLI and xtask.
-    ("srl-data", Some(&[])),
+    ("srl-data", Some(&["srl-io"])),
+    // Safe outputs (no input overwritten, --force, atomic writes, interrupt cleanup): a
+    // leaf every writer uses.
+    ("srl-io", Some(&[])),
     // The command-line tool sits above every library crate, beside xtask (never on it).
     (
         "srl-cli",
@@ -39,6 +42,7 @@ const ALLOWED_SRL_DEPS: &[(&str, Option<&[&str]>)] = &[
             "srl-bayes",
             "srl-eval",
             "srl-data",
+            "srl-io",
         ]),
     ),
     // The Python bindings sit above the library crates, beside the CLI: conversion and
@@ -52,6 +56,7 @@ const ALLOWED_SRL_DEPS: &[(&str, Option<&[&str]>)] = &[
             "srl-boost",
             "srl-bayes",
             "srl-eval",
+            "srl-io",
         ]),
     ),
     // The top: automation and benches may use every crate.

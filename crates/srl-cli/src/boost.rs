@@ -20,7 +20,7 @@ use srl_boost::{
 use crate::model::{
     ModelFile, ModelFileIo as _, ModelKind as _, Provenance, ProvenanceNow as _, peek_kind,
 };
-use crate::ui::{Ui, write_to};
+use crate::ui::{Ui, check_outputs, write_to};
 
 /// `srl boost ...`.
 #[derive(Subcommand, Debug)]
@@ -149,6 +149,23 @@ pub fn run(cmd: &BoostCmd, ui: Ui) -> anyhow::Result<()> {
     }
 }
 
+/// The regular files directly inside a BoostSRL folder: the inputs an output must not
+/// overwrite (the reader takes its pos, neg, facts and bk files from there).
+fn folder_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn paths(v: &[PathBuf]) -> Vec<&Path> {
+    v.iter().map(PathBuf::as_path).collect()
+}
+
 fn background(dir: &Path, prefix: &str, bk: Option<&Path>) -> anyhow::Result<Background> {
     if !dir.is_dir() {
         bail!("{}: no such folder", dir.display());
@@ -211,6 +228,9 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
             a.beta
         );
     }
+    let mut inputs = folder_files(&a.train);
+    inputs.extend(a.bk.clone());
+    check_outputs(ui, &paths(&inputs), &[&a.model])?;
     let bk = background(&a.train, &a.prefix, a.bk.as_deref())?;
     let (params, settings) = params(a, &bk)?;
     if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
@@ -241,7 +261,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
                 .fit(&split.db, &bk, &split.examples, &mut rng)
                 .context("learning the model")?;
             let file = ModelFile::new(m, serde_json::to_value(&params)?, provenance);
-            file.save(&a.model)?;
+            file.save(ui, &a.model)?;
             Boosted::Rdn(file.model)
         }
         ModelType::Mln => {
@@ -250,7 +270,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
                 .fit(&split.db, &bk, &split.examples, &mut rng)
                 .context("learning the model")?;
             let file = ModelFile::new(m, serde_json::to_value(&mp)?, provenance);
-            file.save(&a.model)?;
+            file.save(ui, &a.model)?;
             Boosted::Mln(file.model)
         }
     };
@@ -429,6 +449,12 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     if !(0.0..=1.0).contains(&a.threshold) {
         bail!("--threshold {}: must be in [0, 1]", a.threshold);
     }
+    if let Some(out) = &a.out {
+        let mut inputs = folder_files(&a.test);
+        inputs.push(a.model.clone());
+        inputs.extend(a.bk.clone());
+        check_outputs(ui, &paths(&inputs), &[out])?;
+    }
     let (model, _) = Boosted::load(&a.model)?;
     let s = score(&model, &a.test, &a.prefix, a.bk.as_deref())?;
     let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
@@ -439,7 +465,7 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     let fnr = metric(conf.false_negative_rate());
     let fb = metric(conf.f_beta(a.f_beta));
     if let Some(out) = &a.out {
-        write_to(Some(out), |w| {
+        write_to(ui, Some(out), |w| {
             writeln!(w, "atom\tlabel\tprobability")?;
             for ((atom, &y), p) in s.atoms.iter().zip(&s.labels).zip(&s.probs) {
                 writeln!(w, "{atom}\t{}\t{p}", u8::from(y))?;

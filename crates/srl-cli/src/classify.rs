@@ -27,7 +27,7 @@ use srl_infer::{
 };
 use srl_learn::{LocalLogisticRegression, RelationalMarkovNetworkParams};
 
-use crate::ui::{Ui, write_to};
+use crate::ui::{Ui, check_outputs, write_to};
 
 /// The collective method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -279,6 +279,15 @@ pub fn predictions(
 /// # Errors
 /// See [`predictions`]; unwritable output.
 pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
+    if let Some(out) = &a.out {
+        let inputs: Vec<&std::path::Path> =
+            [&a.content, &a.cites, &a.nodes, &a.edges, &a.train_mask]
+                .into_iter()
+                .flatten()
+                .map(PathBuf::as_path)
+                .collect();
+        check_outputs(ui, &inputs, &[out])?;
+    }
     let g = load(a)?;
     ui.note(&format!(
         "srl classify: {} nodes, {} edges, {} features, {} labels; method {}, local {}",
@@ -304,7 +313,7 @@ pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
         correct as f64 / scored.len() as f64
     };
     if let Some(out) = &a.out {
-        write_to(Some(out), |w| {
+        write_to(ui, Some(out), |w| {
             write!(w, "node,label,fold")?;
             for n in &names {
                 write!(w, ",p_{n}")?;

@@ -29,9 +29,8 @@ pub struct FetchArgs {
     /// Data directory (default: $SRL_DATA_DIR, else ./data).
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
-    /// Replace present files that fail verification.
-    #[arg(long)]
-    pub force: bool,
+    // `--force` (replace present files that fail verification) is the global flag of
+    // every `srl` subcommand: `ui.force`.
 }
 
 /// `srl data verify`.
@@ -131,7 +130,7 @@ pub fn run(cmd: &DataCmd, ui: Ui) -> anyhow::Result<()> {
             let dir = data_dir(a.data_dir.as_deref());
             let note = |m: &str| ui.note(m);
             let opts = srl_data::FetchOptions {
-                force: a.force,
+                force: ui.force,
                 note: &note,
                 ..srl_data::FetchOptions::default()
             };

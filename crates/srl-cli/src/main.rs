@@ -15,9 +15,11 @@
 //! ```
 //!
 //! Every subcommand takes `--quiet` (no messages on stderr) and `--json` (the summary on
-//! stdout as one JSON object). Errors print one line `srl: error: ...` naming the file and
-//! line at fault and exit with status 1; output files are written under a temporary name
-//! and renamed only on success.
+//! stdout as one JSON object, also on failure), and `--force` (replace existing outputs).
+//! Errors print one line `srl: error: ...` naming the file and line at fault and exit with
+//! status 1. Outputs are checked before the work (an output that is an input is refused,
+//! an existing one needs `--force`, the folder must be writable), written under a
+//! temporary name, renamed only on success, and removed on an interrupt (srl-io).
 
 mod boost;
 mod classify;
@@ -41,9 +43,15 @@ struct Cli {
     /// No messages or progress bars on stderr (errors still print).
     #[arg(long, global = true)]
     quiet: bool,
-    /// Print the summary on stdout as one JSON object.
+    /// Print the summary on stdout as one JSON object (on failure: an object with an
+    /// `error` field; the exit status is kept). Layout: docs/srl-cli.md, version 1.
     #[arg(long, global = true)]
     json: bool,
+    /// Replace output files that exist (without it a command stops before the work
+    /// with "exists; add --force"). An output that is one of the command's inputs is
+    /// refused even with --force.
+    #[arg(long, global = true)]
+    force: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -64,11 +72,34 @@ enum Command {
     Data(data::DataCmd),
 }
 
-fn run(cli: &Cli) -> anyhow::Result<()> {
-    let ui = Ui {
+impl Command {
+    /// The subcommand as typed, for the `command` field of JSON output.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Boost(boost::BoostCmd::Learn(_)) => "boost learn",
+            Command::Boost(boost::BoostCmd::Predict(_)) => "boost predict",
+            Command::Boost(boost::BoostCmd::Show(_)) => "boost show",
+            Command::Classify(_) => "classify",
+            Command::Mrf(_) => "mrf",
+            Command::Trim(_) => "trim",
+            Command::Data(data::DataCmd::Fetch(_)) => "data fetch",
+            Command::Data(data::DataCmd::Verify(_)) => "data verify",
+            Command::Data(data::DataCmd::List) => "data list",
+        }
+    }
+}
+
+fn ui_of(cli: &Cli) -> Ui {
+    Ui {
         quiet: cli.quiet,
         json: cli.json,
-    };
+        force: cli.force,
+        command: cli.command.name(),
+    }
+}
+
+fn run(cli: &Cli) -> anyhow::Result<()> {
+    let ui = ui_of(cli);
     match &cli.command {
         Command::Boost(c) => boost::run(c, ui),
         Command::Classify(a) => classify::run(a, ui),
@@ -78,13 +109,30 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
     }
 }
 
-#[allow(clippy::print_stderr)]
+/// The JSON error object of a failed command (`--json`): `{"srl_json": 1, "command":
+/// ..., "error": {"message": the whole message, "causes": [outermost first]}}`.
+fn json_error(ui: &Ui, e: &anyhow::Error) -> serde_json::Value {
+    let causes: Vec<String> = e.chain().map(ToString::to_string).collect();
+    ui.envelope(&serde_json::json!({
+        "error": { "message": format!("{e:#}"), "causes": causes }
+    }))
+}
+
+#[allow(clippy::print_stderr, clippy::print_stdout)]
 fn main() -> std::process::ExitCode {
+    // An interrupt removes every half-written output before the process exits (130).
+    srl_io::install_interrupt_cleanup();
     let cli = Cli::parse();
     match run(&cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("srl: error: {e:#}");
+            if cli.json {
+                let ui = ui_of(&cli);
+                if let Ok(text) = serde_json::to_string_pretty(&json_error(&ui, &e)) {
+                    println!("{text}");
+                }
+            }
             std::process::ExitCode::FAILURE
         }
     }

@@ -75,11 +75,12 @@ pub trait ModelFileIo<M>: Sized {
     /// Wraps `model` (kind [`ModelKind::KIND`]).
     fn new(model: M, parameters: serde_json::Value, provenance: Provenance) -> Self;
 
-    /// Writes the file atomically (temporary name, then rename).
+    /// Writes the file atomically (temporary name, then rename); an existing file is
+    /// replaced only with `ui.force` (`--force`).
     ///
     /// # Errors
-    /// I/O errors naming the file.
-    fn save(&self, path: &Path) -> anyhow::Result<()>;
+    /// I/O errors naming the file; the file exists and `--force` was not given.
+    fn save(&self, ui: crate::ui::Ui, path: &Path) -> anyhow::Result<()>;
 
     /// Reads and checks a model file: `format` must be `srl-model`, `version` must be
     /// [`srl_boost::model_file::VERSION`], `kind` must be `M::KIND`.
@@ -95,8 +96,8 @@ impl<M: ModelKind> ModelFileIo<M> for ModelFile<M> {
         ModelFile::wrap(M::KIND, model, parameters, provenance)
     }
 
-    fn save(&self, path: &Path) -> anyhow::Result<()> {
-        crate::ui::write_atomic(path, |w| {
+    fn save(&self, ui: crate::ui::Ui, path: &Path) -> anyhow::Result<()> {
+        crate::ui::write_atomic(ui, path, |w| {
             serde_json::to_writer_pretty(&mut *w, self)?;
             writeln!(w)?;
             Ok(())
@@ -154,7 +155,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("lr.json");
         ModelFile::new(lr.clone(), serde_json::json!({}), Provenance::now(&p, None))
-            .save(&p)
+            .save(crate::ui::Ui::default(), &p)
             .expect("save");
         let back = ModelFile::<srl_learn::LogisticRegression>::load(&p).expect("load");
         assert_eq!(back.model, lr);
@@ -172,7 +173,7 @@ mod tests {
         let p = dir.path().join("cli.json");
         let prov = Provenance::now(Path::new("data"), Some(9));
         ModelFile::new(nb.clone(), serde_json::json!({"k": 1}), prov.clone())
-            .save(&p)
+            .save(crate::ui::Ui::default(), &p)
             .expect("save");
         let text = std::fs::read_to_string(&p).expect("read");
         // The Python path: the undecoded envelope, then the model by kind.
@@ -212,7 +213,7 @@ mod tests {
             serde_json::json!({}),
             Provenance::now(Path::new("x"), Some(3)),
         );
-        f.save(&p).expect("save");
+        f.save(crate::ui::Ui::default(), &p).expect("save");
         let back = ModelFile::<srl_bayes::NaiveBayes>::load(&p).expect("load");
         assert_eq!(back.provenance.seed, Some(3));
         assert_eq!(

@@ -21,7 +21,7 @@ use srl_infer::{
     PairwiseMrf, Schedule, Sweep,
 };
 
-use crate::ui::{Ui, write_to};
+use crate::ui::{Ui, check_outputs, write_to};
 
 /// What to compute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -267,6 +267,12 @@ fn convergence_json(c: &Convergence) -> serde_json::Value {
 /// # Errors
 /// See [`load`] and [`infer`]; unwritable output.
 pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
+    if let Some(out) = &a.out {
+        let inputs: Vec<&std::path::Path> = std::iter::once(a.model.as_path())
+            .chain(a.evidence.as_deref())
+            .collect();
+        check_outputs(ui, &inputs, &[out])?;
+    }
     let mrf = load(a)?;
     let pb = ui.spinner("inference");
     let t0 = std::time::Instant::now();
@@ -293,7 +299,7 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
         score.map_or_else(String::new, |s| format!(", log score {s:.6}"))
     ));
     if a.out.is_some() || !ui.json {
-        write_to(a.out.as_deref(), |w| Ok(w.write_all(text.as_bytes())?))?;
+        write_to(ui, a.out.as_deref(), |w| Ok(w.write_all(text.as_bytes())?))?;
     }
     if ui.json {
         let mut summary = json!({

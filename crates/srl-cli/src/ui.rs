@@ -1,11 +1,12 @@
 //! Terminal output: messages on stderr (silenced by `--quiet`), the run's summary on
 //! stdout (text, or one JSON object with `--json`), progress bars only on a terminal, and
-//! output files written under a temporary name and renamed into place on success.
+//! output files through srl-io: checked before the work (never an input, an existing file
+//! only with `--force`, a writable folder), written under a temporary name and renamed
+//! into place on success, removed on an interrupt.
 
 use std::io::{IsTerminal as _, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Output settings shared by every subcommand.
@@ -15,7 +16,17 @@ pub struct Ui {
     pub quiet: bool,
     /// `--json`: the summary on stdout is one JSON object.
     pub json: bool,
+    /// `--force`: replace existing output files.
+    pub force: bool,
+    /// The subcommand, as typed (`"boost learn"`, `"mrf"`, ...): the `command` field of
+    /// every JSON object printed.
+    pub command: &'static str,
 }
+
+/// The version of the `--json` output's layout: the `"srl_json"` field of every object
+/// (summary or error) that `srl --json` prints on stdout. docs/srl-cli.md documents the
+/// fields of each subcommand at this version.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
 
 impl Ui {
     /// A message on stderr, unless `--quiet`.
@@ -33,7 +44,11 @@ impl Ui {
     pub fn summary(&self, json: &serde_json::Value, text: &str) -> anyhow::Result<()> {
         let mut out = std::io::stdout().lock();
         if self.json {
-            writeln!(out, "{}", serde_json::to_string_pretty(json)?)?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&self.envelope(json))?
+            )?;
         } else if !text.is_empty() {
             write!(out, "{text}")?;
             if !text.ends_with('\n') {
@@ -41,6 +56,26 @@ impl Ui {
             }
         }
         Ok(())
+    }
+
+    /// `body` (an object) with the fields every JSON object of `srl` starts with:
+    /// `"srl_json"` ([`JSON_SCHEMA_VERSION`]) and `"command"`. A body that is not an object
+    /// is put under `"result"`.
+    pub fn envelope(&self, body: &serde_json::Value) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        map.insert("srl_json".into(), JSON_SCHEMA_VERSION.into());
+        map.insert("command".into(), self.command.into());
+        match body {
+            serde_json::Value::Object(o) => {
+                for (k, v) in o {
+                    map.insert(k.clone(), v.clone());
+                }
+            }
+            other => {
+                map.insert("result".into(), other.clone());
+            }
+        }
+        serde_json::Value::Object(map)
     }
 
     /// A progress bar of `len` steps on stderr, or a hidden one when `--quiet` or stderr
@@ -72,41 +107,30 @@ impl Ui {
     }
 }
 
-/// Writes `path` atomically: `fill` writes into `PATH.srl-tmp-PID` beside it, which is
-/// renamed onto `path` only if `fill` succeeds; on any error the temporary file is
-/// removed and `path` is untouched (no partial output is ever left behind).
+/// Checks, before any work, that the command may write `outputs` given the files it
+/// reads (`inputs`): no output is an input (also through links and `..`), an existing
+/// output needs `--force`, the output folder exists and is writable. The rules are
+/// [`srl_io::check_outputs`]'s.
+///
+/// # Errors
+/// The first rule broken, naming the file.
+pub fn check_outputs(ui: Ui, inputs: &[&Path], outputs: &[&Path]) -> anyhow::Result<()> {
+    Ok(srl_io::check_outputs(inputs, outputs, ui.force)?)
+}
+
+/// Writes `path` atomically through [`srl_io::write_atomic`]: `fill` writes into a
+/// temporary file beside it (`.NAME.srl-tmp-PID-…`), which is renamed onto `path` only if
+/// `fill` succeeds; on any error or interrupt the temporary file is removed and `path`
+/// is untouched. An existing `path` is replaced only with `--force`.
 ///
 /// # Errors
 /// `fill`'s error, or an I/O error naming the file.
 pub fn write_atomic(
+    ui: Ui,
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let tmp = temp_name(path);
-    let result = (|| -> anyhow::Result<()> {
-        let file = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        let mut w = std::io::BufWriter::new(file);
-        fill(&mut w)?;
-        w.flush()
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        drop(w);
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot move the output into place at {}", path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-fn temp_name(path: &Path) -> PathBuf {
-    let mut name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(format!(".srl-tmp-{}", std::process::id()));
-    path.with_file_name(name)
+    srl_io::write_atomic(path, ui.force, fill)
 }
 
 /// `fill` writes to the file `out` atomically (see [`write_atomic`]) or, without `out`,
@@ -115,11 +139,12 @@ fn temp_name(path: &Path) -> PathBuf {
 /// # Errors
 /// As [`write_atomic`].
 pub fn write_to(
+    ui: Ui,
     out: Option<&Path>,
     fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     match out {
-        Some(p) => write_atomic(p, fill),
+        Some(p) => write_atomic(ui, p, fill),
         None => {
             let mut stdout = std::io::stdout().lock();
             fill(&mut stdout)?;
@@ -137,13 +162,19 @@ mod tests {
     fn failed_write_leaves_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("out.tsv");
-        let r = write_atomic(&p, |w| {
+        let ui = Ui::default();
+        let r = write_atomic(ui, &p, |w| {
             writeln!(w, "half")?;
             anyhow::bail!("boom")
         });
         assert!(r.is_err());
         assert_eq!(std::fs::read_dir(dir.path()).expect("read").count(), 0);
-        write_atomic(&p, |w| Ok(writeln!(w, "ok")?)).expect("write");
+        write_atomic(ui, &p, |w| Ok(writeln!(w, "ok")?)).expect("write");
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "ok\n");
+        let e = write_atomic(ui, &p, |w| Ok(writeln!(w, "again")?)).expect_err("exists");
+        assert!(e.to_string().contains("--force"), "{e}");
+        let forced = Ui { force: true, ..ui };
+        write_atomic(forced, &p, |w| Ok(writeln!(w, "again")?)).expect("forced");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "again\n");
     }
 }

@@ -866,7 +866,7 @@ fn boost_setparam_and_options() {
     let leaves = |extra: &[&str]| -> (usize, serde_json::Value) {
         let mut args = vec![
             "boost", "learn", "--train", &tr, "--target", "cancer", "--trees", "2", "--model", &m,
-            "--json", "--quiet",
+            "--json", "--quiet", "--force",
         ];
         args.extend_from_slice(extra);
         let j = json(&srl(&args));

@@ -32,6 +32,10 @@ pub enum DistError {
     /// A bad argument value.
     #[error("{0}")]
     Argument(String),
+    /// An output cannot be written: it is an input, it exists and `--force` was not
+    /// given, or its folder is missing or read-only (srl-io's rules).
+    #[error(transparent)]
+    Output(#[from] srl_io::OutputError),
     /// Reading or writing a file failed.
     #[error("{file}")]
     Io {

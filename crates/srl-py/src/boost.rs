@@ -803,13 +803,14 @@ macro_rules! boost_methods {
             /// Writes the fitted model as an srl model file (format `srl-model`, version 1,
             /// kind `soft-rfgb`: the file of `srl boost learn`, readable by
             /// `srl boost predict`) to `path`, atomically; without `path` returns the JSON
-            /// text. Raises srl.NotFittedError before `fit`, OSError if the file cannot be
-            /// written.
-            #[pyo3(signature = (path = None))]
-            fn to_json(&self, path: Option<PathBuf>) -> PyResult<Option<String>> {
+            /// text. An existing file is replaced only with `overwrite=True` (as `--force`
+            /// of the CLI). Raises srl.NotFittedError before `fit`, FileExistsError for an
+            /// existing file without `overwrite`, OSError if the file cannot be written.
+            #[pyo3(signature = (path = None, *, overwrite = false))]
+            fn to_json(&self, path: Option<PathBuf>, overwrite: bool) -> PyResult<Option<String>> {
                 let text = model_file::to_string(&self.core.model_file($name, $soft)?)?;
                 match path {
-                    Some(p) => model_file::write_atomic(&p, &text).map(|()| None),
+                    Some(p) => model_file::write_atomic(&p, &text, overwrite).map(|()| None),
                     None => Ok(Some(text)),
                 }
             }

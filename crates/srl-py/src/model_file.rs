@@ -34,20 +34,22 @@ pub fn to_string(file: &ModelFile) -> PyResult<String> {
     file.to_json_string().map_err(value_error)
 }
 
-/// Writes `text` to `path` atomically (temporary name in the same folder, then rename).
+/// Writes `text` to `path` atomically through srl-io (the CLI's rules: temporary name in
+/// the same folder, then rename; an existing file is replaced only when `overwrite`;
+/// folders and devices never).
 ///
 /// # Errors
-/// `OSError` naming the file.
-pub fn write_atomic(path: &Path, text: &str) -> PyResult<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "model".to_owned());
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| os_error(path, "cannot write", &e))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        os_error(path, "cannot write", &e)
+/// `FileExistsError` for an existing file without `overwrite`; `OSError` naming the file
+/// otherwise.
+pub fn write_atomic(path: &Path, text: &str, overwrite: bool) -> PyResult<()> {
+    srl_io::write_bytes_atomic(path, overwrite, text.as_bytes()).map_err(|e| match e {
+        srl_io::OutputError::Exists { .. } => pyo3::exceptions::PyFileExistsError::new_err((
+            17,
+            format!("{}: exists; pass overwrite=True to replace it", path.display()),
+            path.display().to_string(),
+        )),
+        srl_io::OutputError::Io { source, .. } => os_error(path, "cannot write", &source),
+        other => pyo3::exceptions::PyOSError::new_err(other.to_string()),
     })
 }
 

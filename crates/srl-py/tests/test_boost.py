@@ -104,6 +104,11 @@ def test_model_file_round_trip(tmp_path, data):
         assert envelope["provenance"]["seed"] == 5
         assert envelope["parameters"]["n_trees"] == 10
         assert envelope["parameters"]["estimator"]["class"] == cls.__name__
+        # an existing file is kept unless overwrite=True (the CLI's --force)
+        with pytest.raises(FileExistsError, match="overwrite=True"):
+            m.to_json(str(path))
+        assert m.to_json(str(path), overwrite=True) is None
+        assert not [p for p in tmp_path.iterdir() if "srl-tmp" in p.name]
         back = cls.from_json(str(path))
         assert back.get_params() == m.get_params()
         assert np.array_equal(back.predict_proba(test), m.predict_proba(test))

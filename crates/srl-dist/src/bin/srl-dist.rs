@@ -18,12 +18,13 @@ usage: srl-dist [timely: -w THREADS -n PROCESSES -p INDEX -h HOSTFILE]
                  | --ba N [--k K])
                 [--coupling C] [--observe FRACTION] [--seed S]
                 [--mode sum|max] [--damping D] [--tol T] [--max-iters N]
-                [--partition range|hash] [--out FILE]
+                [--partition range|hash] [--out FILE [--force]]
 
 Every process runs the same command except -p. Graphs get a Potts model: zero unary
 potentials, log-coupling C (default 0.5) on equal labels, and a seeded FRACTION (default
 0.5) of the known labels clamped as evidence. --out writes this process's marginals
-(`node p_0 p_1 ...`, shortest round-trip decimals); a summary line goes to stdout.";
+(`node p_0 p_1 ...`, shortest round-trip decimals; atomically, never over an input, over
+an existing file only with --force); a summary line goes to stdout.";
 
 struct Args {
     timely: Vec<String>,
@@ -38,6 +39,7 @@ struct Args {
     seed: u64,
     bp: DistBp,
     out: Option<PathBuf>,
+    force: bool,
 }
 
 fn value<T: std::str::FromStr>(flag: &str, v: Option<String>) -> Result<T, DistError> {
@@ -60,6 +62,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, DistError> {
         seed: 0,
         bp: DistBp::default(),
         out: None,
+        force: false,
     };
     while let Some(flag) = it.next() {
         match flag.as_str() {
@@ -104,6 +107,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, DistError> {
                 }
             }
             "--out" => a.out = Some(value(&flag, it.next())?),
+            "--force" => a.force = true,
             "--help" => return Err(DistError::Argument(USAGE.into())),
             other => {
                 return Err(DistError::Argument(format!(
@@ -158,30 +162,51 @@ fn model(a: &Args) -> Result<PairwiseMrf, DistError> {
     Err(DistError::Argument(format!("no model given\n{USAGE}")))
 }
 
-fn write_out(path: &PathBuf, m: &DistMarginals) -> Result<(), DistError> {
-    let io = |source| DistError::Io {
-        file: path.clone(),
-        source,
-    };
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    for &v in m.nodes() {
-        write!(f, "{v}").map_err(io)?;
-        for p in m.node(v as usize).unwrap_or(&[]) {
-            write!(f, " {p:?}").map_err(io)?;
-        }
-        writeln!(f).map_err(io)?;
+/// The files a run reads (an output must not be one of them).
+fn inputs(a: &Args) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = [&a.uai, &a.evidence, &a.csv.0, &a.csv.1]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    if let Some((dir, _)) = &a.linqs
+        && let Ok(rd) = std::fs::read_dir(dir)
+    {
+        v.extend(rd.flatten().map(|e| e.path()).filter(|p| p.is_file()));
     }
-    f.flush().map_err(io)
+    v
+}
+
+fn write_out(path: &std::path::Path, force: bool, m: &DistMarginals) -> Result<(), DistError> {
+    srl_io::write_atomic(path, force, |f| -> Result<(), DistError> {
+        let io = |source| DistError::Io {
+            file: path.to_path_buf(),
+            source,
+        };
+        for &v in m.nodes() {
+            write!(f, "{v}").map_err(io)?;
+            for p in m.node(v as usize).unwrap_or(&[]) {
+                write!(f, " {p:?}").map_err(io)?;
+            }
+            writeln!(f).map_err(io)?;
+        }
+        Ok(())
+    })
 }
 
 fn run() -> Result<(), DistError> {
     let a = parse(std::env::args().skip(1))?;
+    if let Some(out) = &a.out {
+        let inputs = inputs(&a);
+        let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+        srl_io::check_outputs(&inputs, &[out.as_path()], a.force)?;
+    }
     let config =
         timely::Config::from_args(a.timely.clone().into_iter()).map_err(DistError::Timely)?;
     let mrf = Arc::new(model(&a)?);
     let m = a.bp.run(Arc::clone(&mrf), config)?;
     if let Some(out) = &a.out {
-        write_out(out, &m)?;
+        write_out(out, a.force, &m)?;
     }
     let c = m.convergence();
     let s = m.stats();
@@ -206,6 +231,8 @@ fn run() -> Result<(), DistError> {
 }
 
 fn main() -> ExitCode {
+    // an interrupt removes a half-written --out file before the process exits
+    srl_io::install_interrupt_cleanup();
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -59,8 +59,13 @@ class _Boosted:
         """``predict_proba(database) >= threshold``, shape (n,)."""
     def get_params(self, deep: bool = True) -> Dict[str, Any]: ...
     def set_params(self, **params: Any) -> "_Boosted": ...
-    def to_json(self, path: Optional[_Path] = None) -> Optional[str]:
-        """srl model file (format srl-model, version 1): written to ``path`` or returned."""
+    def to_json(
+        self, path: Optional[_Path] = None, *, overwrite: bool = False
+    ) -> Optional[str]:
+        """srl model file (format srl-model, version 1): written to ``path`` or returned.
+
+        An existing ``path`` is replaced only with ``overwrite=True`` (FileExistsError
+        otherwise), as ``--force`` of the ``srl`` command."""
     @property
     def estimators_(self) -> List[List[str]]:
         """Clauses of each tree."""
