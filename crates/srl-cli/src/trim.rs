@@ -199,12 +199,12 @@ fn read_costs(path: &Path, names: &[String]) -> anyhow::Result<Vec<f64>> {
 fn problem(a: &TrimArgs, ui: Ui) -> anyhow::Result<Problem> {
     if let Some(t) = a.threshold {
         if !(0.0..=1.0).contains(&t) {
-            bail!("--threshold {t}: must be a number in [0, 1]");
+            bail!("--threshold {t:?}: must be a number in [0, 1]");
         }
     }
     if let Some(b) = a.budget {
         if !(b.is_finite() && b >= 0.0) {
-            bail!("--budget {b}: must be a finite non-negative number");
+            bail!("--budget {b:?}: must be a finite non-negative number");
         }
     }
     if a.max_evaluations == Some(0) {
@@ -212,7 +212,7 @@ fn problem(a: &TrimArgs, ui: Ui) -> anyhow::Result<Problem> {
     }
     if let Some(t) = a.time_limit {
         if !(t.is_finite() && t > 0.0 && t <= 1e9) {
-            bail!("--time-limit {t}: must be a positive number of seconds (at most 1e9)");
+            bail!("--time-limit {t:?}: must be a positive number of seconds (at most 1e9)");
         }
     }
     let (net, nb) = read_network(&a.network, a.normalize, ui)?;

@@ -61,6 +61,7 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                 c.expect("{")?;
                 let mut states: Option<Vec<String>> = None;
                 while !c.eat("}") {
+                    let kline = c.line();
                     let key = c.word()?;
                     if key == "type" {
                         let kind = c.word()?;
@@ -80,10 +81,14 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                         }
                         c.expect(";")?;
                         if (s.len() as f64 - k).abs() > 0.0 {
-                            return Err(c.err(format!(
-                                "variable `{name}` declares {k} states but lists {}",
-                                s.len()
-                            )));
+                            return Err(BayesError::parse(
+                                file,
+                                kline,
+                                format!(
+                                    "variable `{name}` declares {k} states but lists {}",
+                                    s.len()
+                                ),
+                            ));
                         }
                         states = Some(s);
                     } else {
@@ -167,6 +172,7 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                 let mut default: Option<Vec<f64>> = None;
                 c.expect("{")?;
                 while !c.eat("}") {
+                    let sline = c.line();
                     if c.eat("(") {
                         let mut row = 0usize;
                         for (j, &p) in parents.iter().enumerate() {
@@ -187,16 +193,24 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                         c.expect(")")?;
                         let vals = read_numbers(&mut c)?;
                         if vals.len() != k {
-                            return Err(c.err(format!(
-                                "row of `{child_name}` has {} values, expected {k}",
-                                vals.len()
-                            )));
+                            return Err(BayesError::parse(
+                                file,
+                                sline,
+                                format!(
+                                    "row of `{child_name}` has {} values, expected {k}",
+                                    vals.len()
+                                ),
+                            ));
                         }
                         if given[row] {
-                            return Err(c.err(format!(
-                                "the row for {} of `{child_name}` is given twice",
-                                crate::network::describe_row(&variables, &parents, row)
-                            )));
+                            return Err(BayesError::parse(
+                                file,
+                                sline,
+                                format!(
+                                    "the row for {} of `{child_name}` is given twice",
+                                    crate::network::describe_row(&variables, &parents, row)
+                                ),
+                            ));
                         }
                         for (s, v) in vals.into_iter().enumerate() {
                             probs[row * k + s] = v;
@@ -208,16 +222,24 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                             "table" => {
                                 let vals = read_numbers(&mut c)?;
                                 if given.iter().any(|&g| g) {
-                                    return Err(c.err(format!(
-                                        "`table` of `{child_name}` after rows or a second `table`"
-                                    )));
+                                    return Err(BayesError::parse(
+                                        file,
+                                        sline,
+                                        format!(
+                                            "`table` of `{child_name}` after rows or a second `table`"
+                                        ),
+                                    ));
                                 }
                                 if vals.len() != rows * k {
-                                    return Err(c.err(format!(
-                                        "table of `{child_name}` has {} values, expected {}",
-                                        vals.len(),
-                                        rows * k
-                                    )));
+                                    return Err(BayesError::parse(
+                                        file,
+                                        sline,
+                                        format!(
+                                            "table of `{child_name}` has {} values, expected {}",
+                                            vals.len(),
+                                            rows * k
+                                        ),
+                                    ));
                                 }
                                 // child slowest, parent rows fastest
                                 for s in 0..k {
@@ -230,15 +252,21 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                             "default" => {
                                 let vals = read_numbers(&mut c)?;
                                 if vals.len() != k {
-                                    return Err(c.err(format!(
-                                        "`default` row of `{child_name}` has {} values, expected {k}",
-                                        vals.len()
-                                    )));
+                                    return Err(BayesError::parse(
+                                        file,
+                                        sline,
+                                        format!(
+                                            "`default` row of `{child_name}` has {} values, expected {k}",
+                                            vals.len()
+                                        ),
+                                    ));
                                 }
                                 if default.is_some() {
-                                    return Err(
-                                        c.err(format!("second `default` row for `{child_name}`"))
-                                    );
+                                    return Err(BayesError::parse(
+                                        file,
+                                        sline,
+                                        format!("second `default` row for `{child_name}`"),
+                                    ));
                                 }
                                 default = Some(vals);
                             }

@@ -52,8 +52,8 @@ pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesE
             }
             "node" => {
                 c.next()?;
-                let name = c.word()?;
                 let line = c.line();
+                let name = c.word()?;
                 c.expect("{")?;
                 let mut states = None;
                 while !c.eat("}") {
