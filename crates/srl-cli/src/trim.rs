@@ -110,22 +110,22 @@ fn read_network(
     if normalize {
         let changed = net.normalize_rows(tol);
         rescaled += changed;
-        if changed > 0 {
-            if let Some(p) = nb.as_mut() {
-                // the naive-Bayes form follows the rescaled network: class prior = CPT of
-                // node 0, feature i = CPT of node i + 1 (one row per class)
-                let tables: Vec<Vec<Vec<f64>>> = (1..net.len())
-                    .map(|v| {
-                        net.cpt(v)
-                            .probs
-                            .chunks(net.cardinality(v))
-                            .map(<[f64]>::to_vec)
-                            .collect()
-                    })
-                    .collect();
-                p.model = NaiveBayes::from_tables(net.cpt(0).probs.clone(), &tables)
-                    .map_err(|e| e.in_file(&file))?;
-            }
+        if changed > 0
+            && let Some(p) = nb.as_mut()
+        {
+            // the naive-Bayes form follows the rescaled network: class prior = CPT of
+            // node 0, feature i = CPT of node i + 1 (one row per class)
+            let tables: Vec<Vec<Vec<f64>>> = (1..net.len())
+                .map(|v| {
+                    net.cpt(v)
+                        .probs
+                        .chunks(net.cardinality(v))
+                        .map(<[f64]>::to_vec)
+                        .collect()
+                })
+                .collect();
+            p.model = NaiveBayes::from_tables(net.cpt(0).probs.clone(), &tables)
+                .map_err(|e| e.in_file(&file))?;
         }
         if rescaled > 0 {
             ui.note(&format!(
@@ -197,23 +197,23 @@ fn read_costs(path: &Path, names: &[String]) -> anyhow::Result<Vec<f64>> {
 }
 
 fn problem(a: &TrimArgs, ui: Ui) -> anyhow::Result<Problem> {
-    if let Some(t) = a.threshold {
-        if !(0.0..=1.0).contains(&t) {
-            bail!("--threshold {t:?}: must be a number in [0, 1]");
-        }
+    if let Some(t) = a.threshold
+        && !(0.0..=1.0).contains(&t)
+    {
+        bail!("--threshold {t:?}: must be a number in [0, 1]");
     }
-    if let Some(b) = a.budget {
-        if !(b.is_finite() && b >= 0.0) {
-            bail!("--budget {b:?}: must be a finite non-negative number");
-        }
+    if let Some(b) = a.budget
+        && !(b.is_finite() && b >= 0.0)
+    {
+        bail!("--budget {b:?}: must be a finite non-negative number");
     }
     if a.max_evaluations == Some(0) {
         bail!("--max-evaluations 0: must be at least 1");
     }
-    if let Some(t) = a.time_limit {
-        if !(t.is_finite() && t > 0.0 && t <= 1e9) {
-            bail!("--time-limit {t:?}: must be a positive number of seconds (at most 1e9)");
-        }
+    if let Some(t) = a.time_limit
+        && !(t.is_finite() && t > 0.0 && t <= 1e9)
+    {
+        bail!("--time-limit {t:?}: must be a positive number of seconds (at most 1e9)");
     }
     let (net, nb) = read_network(&a.network, a.normalize, ui)?;
     let (class, positive_state) = match (&a.class, &nb) {
@@ -333,7 +333,7 @@ pub fn run(a: &TrimArgs, ui: Ui) -> anyhow::Result<()> {
     };
     let mut observer = |s: &SearchProgress| {
         let n = s.criterion_evaluations + s.bound_evaluations;
-        if n % 16 == 0 {
+        if n.is_multiple_of(16) {
             pb.set_position(n);
             pb.set_message(format!(
                 "branch and bound: {n} evaluations, best agreement {:.6}",
