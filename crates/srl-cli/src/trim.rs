@@ -331,9 +331,12 @@ pub fn run(a: &TrimArgs, ui: Ui) -> anyhow::Result<()> {
         Some(m) => ui.progress(m, "branch and bound (evaluations)"),
         None => ui.spinner("branch and bound"),
     };
+    // the bar is redrawn at most every 100 ms (an evaluation can take microseconds)
+    let mut next_draw = Duration::ZERO;
     let mut observer = |s: &SearchProgress| {
-        let n = s.criterion_evaluations + s.bound_evaluations;
-        if n.is_multiple_of(16) {
+        if s.elapsed >= next_draw {
+            next_draw = s.elapsed + Duration::from_millis(100);
+            let n = s.criterion_evaluations + s.bound_evaluations;
             pb.set_position(n);
             pb.set_message(format!(
                 "branch and bound: {n} evaluations, best agreement {:.6}",
