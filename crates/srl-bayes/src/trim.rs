@@ -703,6 +703,50 @@ impl NaiveBayesAgreement {
         })
     }
 
+    /// Checks that a branch-and-bound search ([`BranchAndBound::run`] and
+    /// [`BranchAndBound::run_limited`]) over this model with `costs` and `budget` enumerates
+    /// no table of more than `max_entries` instantiations (24 bytes each), so it cannot
+    /// exhaust memory: the product of all cardinalities when some probability is zero
+    /// (then every evaluation enumerates), else its square root (the split evaluations)
+    /// and the product over the largest feasible subset (the final MAA; bounded by the
+    /// largest cardinalities of as many features as the cheapest ones that fit).
+    ///
+    /// # Errors
+    /// [`BayesError::TooLarge`] with the estimated entries (rounded down).
+    pub fn check_search_size(
+        &self,
+        costs: &[f64],
+        budget: f64,
+        max_entries: f64,
+    ) -> Result<(), BayesError> {
+        let too_large = |entries: f64| BayesError::TooLarge {
+            entries: entries.min(u128::MAX as f64) as u128,
+            limit: max_entries as u128,
+        };
+        let all: f64 = self.cards.iter().map(|&k| k as f64).product();
+        let split = if self.has_zero { all } else { all.sqrt() };
+        if split > max_entries {
+            return Err(too_large(split));
+        }
+        let mut sorted_costs = costs.to_vec();
+        sorted_costs.sort_by(f64::total_cmp);
+        let mut spent = 0.0;
+        let fit = sorted_costs
+            .iter()
+            .take_while(|&&c| {
+                spent += c;
+                spent <= budget + COST_EPS
+            })
+            .count();
+        let mut cards: Vec<f64> = self.cards.iter().map(|&k| k as f64).collect();
+        cards.sort_by(|a, b| b.total_cmp(a));
+        let largest: f64 = cards.iter().take(fit).product();
+        if largest > max_entries {
+            return Err(too_large(largest));
+        }
+        Ok(())
+    }
+
     /// `(llr, w_pos, w_neg)` for every instantiation of `features` (first feature slowest).
     fn enumerate(&self, features: &[usize], start: (f64, f64, f64)) -> Vec<(f64, f64, f64)> {
         let size: usize = features.iter().map(|&f| self.cards[f]).product();

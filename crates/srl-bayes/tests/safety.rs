@@ -280,3 +280,35 @@ fn trimbn_json_inconsistencies_are_errors_naming_file_and_feature() {
     let e = parse_trimbn_json(&good.replace("0.6, 0.4", "NaN, 0.4"), "p.json").expect_err("NaN");
     assert!(matches!(e, BayesError::Parse { .. }), "{e:?}");
 }
+
+#[test]
+fn search_size_is_checked_before_enumeration() -> Result<(), BayesError> {
+    let tables = |n: usize, zero: bool| -> Vec<Vec<Vec<f64>>> {
+        (0..n)
+            .map(|i| {
+                if zero && i == 0 {
+                    vec![vec![1.0, 0.0], vec![0.5, 0.5]]
+                } else {
+                    vec![vec![0.6, 0.4], vec![0.4, 0.6]]
+                }
+            })
+            .collect()
+    };
+    let limit = f64::from(1u32 << 26);
+    // 40 binary features: 2^20 per split evaluation, 2^20 for a subset of 20
+    let nb = NaiveBayes::from_tables(vec![0.6, 0.4], &tables(40, false))?;
+    let m = NaiveBayesAgreement::new(&nb, 0, 0.5)?;
+    m.check_search_size(&[1.0; 40], 20.0, limit)?;
+    // a zero probability: every evaluation enumerates all 2^40 states
+    let nb = NaiveBayes::from_tables(vec![0.6, 0.4], &tables(40, true))?;
+    let m = NaiveBayesAgreement::new(&nb, 0, 0.5)?;
+    assert!(matches!(
+        m.check_search_size(&[1.0; 40], 20.0, limit),
+        Err(BayesError::TooLarge { entries, .. }) if entries == 1 << 40
+    ));
+    // 60 features: 2^30 per split evaluation
+    let nb = NaiveBayes::from_tables(vec![0.6, 0.4], &tables(60, false))?;
+    let m = NaiveBayesAgreement::new(&nb, 0, 0.5)?;
+    assert!(m.check_search_size(&[1.0; 60], 2.0, limit).is_err());
+    Ok(())
+}

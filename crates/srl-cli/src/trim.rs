@@ -350,6 +350,10 @@ pub fn run(a: &TrimArgs, ui: Ui) -> anyhow::Result<()> {
         Some(nb) => {
             let m = NaiveBayesAgreement::new(&nb.model, nb.positive_state, p.clf.threshold)
                 .map_err(|e| e.in_file(&a.network.display().to_string()))?;
+            // 2^26 instantiations of 24 bytes: 1.5 GiB, within a 4 GiB address space
+            m.check_search_size(&p.costs, p.budget, f64::from(1u32 << 26))
+                .map_err(|e| e.in_file(&a.network.display().to_string()))
+                .context("the features have too many joint states for the naive-Bayes search")?;
             bb.run_limited(&m, &p.costs, p.budget, limits, &mut observer)?
         }
         None => {
