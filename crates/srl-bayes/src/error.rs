@@ -68,6 +68,15 @@ pub enum BayesError {
         /// What was wrong.
         message: String,
     },
+    /// An error found after parsing a file (an invalid network, an inconsistent TrimBN
+    /// problem), with the file's name.
+    #[error("{file}: {inner}")]
+    InFile {
+        /// The file name.
+        file: String,
+        /// What was wrong (names the variable).
+        inner: Box<BayesError>,
+    },
     /// The evidence has probability zero, so a conditional is undefined.
     #[error("evidence has probability zero")]
     ZeroProbabilityEvidence,
@@ -79,6 +88,19 @@ impl BayesError {
             file: file.to_string(),
             line,
             message: message.into(),
+        }
+    }
+    /// This error as found in `file` ([`BayesError::InFile`]); errors that already name
+    /// a file ([`BayesError::Parse`], [`BayesError::Io`], [`BayesError::InFile`]) are
+    /// returned unchanged.
+    #[must_use]
+    pub fn in_file(self, file: &str) -> Self {
+        match self {
+            Self::Parse { .. } | Self::Io { .. } | Self::InFile { .. } => self,
+            other => Self::InFile {
+                file: file.to_string(),
+                inner: Box::new(other),
+            },
         }
     }
     pub(crate) fn network(message: impl Into<String>) -> Self {

@@ -39,7 +39,10 @@ impl Factor {
         if cards.contains(&0) {
             return Err(BayesError::network("a variable has no states"));
         }
-        let size: usize = cards.iter().product();
+        let size = cards
+            .iter()
+            .try_fold(1usize, |a, &k| a.checked_mul(k))
+            .ok_or_else(|| BayesError::network("factor table size overflows"))?;
         if values.len() != size {
             return Err(BayesError::network(format!(
                 "factor table has {} values, its scope needs {size}",

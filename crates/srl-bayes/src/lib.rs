@@ -53,6 +53,8 @@ pub use error::BayesError;
 pub use factor::Factor;
 pub use naive_bayes::{FeatureKind, NaiveBayes, NaiveBayesParams};
 pub use network::{BayesianNetwork, Cpt, Variable};
-pub use trim::{BranchAndBound, FeatureOrder, ThresholdClassifier, Trimming};
+pub use trim::{
+    BranchAndBound, FeatureOrder, SearchLimits, SearchProgress, ThresholdClassifier, Trimming,
+};
 pub use trim_by_name::{NamedTrimming, TrimByName};
 pub use ve::VariableElimination;

@@ -161,7 +161,15 @@ impl BayesianNetwork {
             }
         }
         if topo.len() != n {
-            return Err(BayesError::network("the graph has a directed cycle"));
+            let mut on_cycle: Vec<&str> = (0..n)
+                .filter(|&i| indeg[i] > 0)
+                .map(|i| variables[i].name.as_str())
+                .collect();
+            on_cycle.truncate(10);
+            return Err(BayesError::network(format!(
+                "the graph has a directed cycle (through or below `{}`)",
+                on_cycle.join("`, `")
+            )));
         }
         Ok(Self {
             variables,
@@ -322,6 +330,89 @@ impl BayesianNetwork {
             }
         }
         worst
+    }
+
+    /// The first CPT row (in variable order) whose sum differs from 1 by more than `tol`,
+    /// as `(variable id, row, sum)`; `None` when every row sums to 1 within `tol`.
+    /// Rows are numbered as in [`Cpt`] (last parent fastest).
+    #[must_use]
+    pub fn first_unnormalized_row(&self, tol: f64) -> Option<(usize, usize, f64)> {
+        self.cpts.iter().enumerate().find_map(|(i, c)| {
+            let k = self.cardinality(i);
+            c.probs.chunks(k).enumerate().find_map(|(r, row)| {
+                let sum: f64 = row.iter().sum();
+                ((sum - 1.0).abs() > tol).then_some((i, r, sum))
+            })
+        })
+    }
+
+    /// Number of CPT rows whose sum differs from 1 by more than `tol`.
+    #[must_use]
+    pub fn unnormalized_rows(&self, tol: f64) -> usize {
+        self.cpts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                c.probs
+                    .chunks(self.cardinality(i))
+                    .filter(|row| (row.iter().sum::<f64>() - 1.0).abs() > tol)
+                    .count()
+            })
+            .sum()
+    }
+
+    /// Checks that every CPT row sums to 1 within `tol` (e.g. `1e-6`).
+    ///
+    /// # Errors
+    /// [`BayesError::InvalidNetwork`] naming the variable, the parent states of the first
+    /// bad row and its sum.
+    pub fn check_row_sums(&self, tol: f64) -> Result<(), BayesError> {
+        match self.first_unnormalized_row(tol) {
+            None => Ok(()),
+            Some((v, r, sum)) => Err(BayesError::network(format!(
+                "CPT of `{}`, {}: the row sums to {sum}, not 1 (tolerance {tol}; {} such rows)",
+                self.variables[v].name,
+                self.describe_row(v, r),
+                self.unnormalized_rows(tol)
+            ))),
+        }
+    }
+
+    /// Divides every CPT row whose sum differs from 1 by more than `tol` by its sum (rows
+    /// within `tol` are left bit-identical) and returns how many rows changed.
+    ///
+    /// Cannot fail: rows are non-negative, finite and not all zero (checked by
+    /// [`BayesianNetwork::new`]); a row whose sum overflows to infinity is first scaled by
+    /// its largest entry, so the result is finite.
+    pub fn normalize_rows(&mut self, tol: f64) -> usize {
+        let mut changed = 0;
+        for (i, c) in self.cpts.iter_mut().enumerate() {
+            let k = self.variables[i].cardinality().max(1);
+            for row in c.probs.chunks_mut(k) {
+                let sum: f64 = row.iter().sum();
+                if (sum - 1.0).abs() <= tol {
+                    continue;
+                }
+                changed += 1;
+                if !sum.is_finite() {
+                    let max = row.iter().copied().fold(0.0, f64::max);
+                    row.iter_mut().for_each(|x| *x /= max);
+                }
+                let sum: f64 = row.iter().sum();
+                row.iter_mut().for_each(|x| *x /= sum);
+            }
+        }
+        changed
+    }
+
+    /// Row `row` of variable `var`'s CPT as text: `row 3 (A = a1, B = b0)` (the parents'
+    /// states, last parent fastest), or `the root (no parents)`.
+    ///
+    /// # Panics
+    /// If `var` or `row` is out of range.
+    #[must_use]
+    pub fn describe_row(&self, var: usize, row: usize) -> String {
+        describe_row(&self.variables, &self.cpts[var].parents, row)
     }
 
     /// The CPT of variable `id` as a factor over `parents..., id` (child last).

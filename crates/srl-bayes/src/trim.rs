@@ -259,8 +259,10 @@ pub fn sweep(stats: &mut [YStat]) -> (f64, f64) {
     let mut i = 0;
     while i < stats.len() {
         let p = post(&stats[i]);
+        // the group of (nearly) equal posteriors starting at `i`; `stats[i]` always
+        // belongs to it, so the sweep advances even when a posterior is NaN
         let mut j = i;
-        while j < stats.len() && post(&stats[j]) - p <= 1e-12 * p.max(1e-300) {
+        while j < stats.len() && (j == i || post(&stats[j]) - p <= 1e-12 * p.max(1e-300)) {
             let s = &stats[j];
             eca += s.pos_class + s.neg_class - 2.0 * s.agree_pos;
             j += 1;
@@ -394,6 +396,16 @@ impl JointAgreement {
             })
             .collect();
         let total = f.total();
+        if !total.is_finite()
+            || base
+                .iter()
+                .any(|s| !(s.pos_class.is_finite() && s.neg_class.is_finite()))
+        {
+            return Err(BayesError::network(format!(
+                "the joint weight of the features and the class is {total}, not a finite \
+                 number (CPT entries too large: rows should sum to 1)"
+            )));
+        }
         if total <= 0.0 {
             return Err(BayesError::ZeroProbabilityEvidence);
         }
@@ -662,6 +674,12 @@ impl NaiveBayesAgreement {
         let tau = logit - DECISION_TOL - prior_pos.ln() + prior_neg.ln();
         let total = prior_pos * mass_pos.iter().product::<f64>()
             + prior_neg * mass_neg.iter().product::<f64>();
+        if !total.is_finite() || theta.iter().flatten().any(|t| t.0.is_nan()) {
+            return Err(BayesError::network(format!(
+                "the total weight of the naive Bayes model is {total} or a likelihood ratio \
+                 is not a number (entries too large: rows should sum to 1)"
+            )));
+        }
         if total <= 0.0 {
             return Err(BayesError::ZeroProbabilityEvidence);
         }
@@ -683,6 +701,50 @@ impl NaiveBayesAgreement {
             total,
             threshold,
         })
+    }
+
+    /// Checks that a branch-and-bound search ([`BranchAndBound::run`] and
+    /// [`BranchAndBound::run_limited`]) over this model with `costs` and `budget` enumerates
+    /// no table of more than `max_entries` instantiations (24 bytes each), so it cannot
+    /// exhaust memory: the product of all cardinalities when some probability is zero
+    /// (then every evaluation enumerates), else its square root (the split evaluations)
+    /// and the product over the largest feasible subset (the final MAA; bounded by the
+    /// largest cardinalities of as many features as the cheapest ones that fit).
+    ///
+    /// # Errors
+    /// [`BayesError::TooLarge`] with the estimated entries (rounded down).
+    pub fn check_search_size(
+        &self,
+        costs: &[f64],
+        budget: f64,
+        max_entries: f64,
+    ) -> Result<(), BayesError> {
+        let too_large = |entries: f64| BayesError::TooLarge {
+            entries: entries.min(u128::MAX as f64) as u128,
+            limit: max_entries as u128,
+        };
+        let all: f64 = self.cards.iter().map(|&k| k as f64).product();
+        let split = if self.has_zero { all } else { all.sqrt() };
+        if split > max_entries {
+            return Err(too_large(split));
+        }
+        let mut sorted_costs = costs.to_vec();
+        sorted_costs.sort_by(f64::total_cmp);
+        let mut spent = 0.0;
+        let fit = sorted_costs
+            .iter()
+            .take_while(|&&c| {
+                spent += c;
+                spent <= budget + COST_EPS
+            })
+            .count();
+        let mut cards: Vec<f64> = self.cards.iter().map(|&k| k as f64).collect();
+        cards.sort_by(|a, b| b.total_cmp(a));
+        let largest: f64 = cards.iter().take(fit).product();
+        if largest > max_entries {
+            return Err(too_large(largest));
+        }
+        Ok(())
     }
 
     /// `(llr, w_pos, w_neg)` for every instantiation of `features` (first feature slowest).
@@ -758,7 +820,9 @@ impl NaiveBayesAgreement {
         let mut k = 0;
         while k < zl.len() {
             let b = self.tau - zl[k].0;
-            while k < zl.len() && self.tau - zl[k].0 == b {
+            let start = k;
+            // `k == start` always advances (a NaN breakpoint never equals itself)
+            while k < zl.len() && (k == start || self.tau - zl[k].0 == b) {
                 gp += zl[k].1;
                 gn += zl[k].2;
                 k += 1;
@@ -948,6 +1012,10 @@ pub struct Trimming {
     pub criterion_evaluations: u64,
     /// Number of MPA upper-bound evaluations.
     pub bound_evaluations: u64,
+    /// Whether the search finished, so `subset` is proven optimal; `false` when a
+    /// [`SearchLimits`] limit stopped [`BranchAndBound::run_limited`] early (then `subset`
+    /// is the best subset found so far).
+    pub optimal: bool,
 }
 
 impl Trimming {
@@ -1072,6 +1140,29 @@ impl BranchAndBound {
         costs: &[f64],
         budget: f64,
     ) -> Result<Trimming, BayesError> {
+        self.run_limited(model, costs, budget, SearchLimits::default(), &mut |_| {})
+    }
+
+    /// [`BranchAndBound::run`] with limits on the search and a progress observer.
+    ///
+    /// `observer` is called after every evaluation (criterion or bound) with the counts so
+    /// far, the best agreement found and the time spent; it must be cheap (a caller that
+    /// draws a progress bar should rely on the bar's own rate limit). When a limit of
+    /// `limits` is reached the search stops and the best subset found so far is returned
+    /// with [`Trimming::optimal`] `false` (the result is then **not** proven optimal; its
+    /// MAA and threshold are still exact for that subset). Without limits the search, its
+    /// counts and its result are exactly those of [`BranchAndBound::run`].
+    ///
+    /// # Errors
+    /// As [`BranchAndBound::run`].
+    pub fn run_limited<M: AgreementModel + ?Sized>(
+        &self,
+        model: &M,
+        costs: &[f64],
+        budget: f64,
+        limits: SearchLimits,
+        observer: &mut dyn FnMut(&SearchProgress),
+    ) -> Result<Trimming, BayesError> {
         let n = model.n_features();
         check_costs(n, costs, budget)?;
         let mut mpa_evals = 0u64;
@@ -1104,6 +1195,10 @@ impl BranchAndBound {
             maa_evals: 0,
             mpa_evals,
             buf: Vec::new(),
+            limits,
+            start: std::time::Instant::now(),
+            stopped: false,
+            observer,
         };
         st.evaluate(0, 0.0);
         st.search(0, 0, 0.0, f64::INFINITY);
@@ -1114,8 +1209,34 @@ impl BranchAndBound {
             eca: a.value,
             criterion_evaluations: st.maa_evals,
             bound_evaluations: st.mpa_evals,
+            optimal: !st.stopped,
         })
     }
+}
+
+/// Limits of [`BranchAndBound::run_limited`]; `None` = unlimited (the default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Stop after this many evaluations (criterion + bound; the first evaluation, of the
+    /// empty subset, is always made).
+    pub max_evaluations: Option<u64>,
+    /// Stop once this much wall-clock time has passed (checked after each evaluation).
+    pub time_limit: Option<std::time::Duration>,
+}
+
+/// The state of a running search, as given to the observer of
+/// [`BranchAndBound::run_limited`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchProgress {
+    /// Criterion (MAA) evaluations so far.
+    pub criterion_evaluations: u64,
+    /// Bound (MPA) evaluations so far.
+    pub bound_evaluations: u64,
+    /// The best criterion value found so far (normalised MAA, or MPA in naive Bayes);
+    /// `-inf` before the first.
+    pub best: f64,
+    /// Time since the search started.
+    pub elapsed: std::time::Duration,
 }
 
 struct State<'a, M: ?Sized> {
@@ -1131,9 +1252,31 @@ struct State<'a, M: ?Sized> {
     maa_evals: u64,
     mpa_evals: u64,
     buf: Vec<YStat>,
+    limits: SearchLimits,
+    start: std::time::Instant,
+    stopped: bool,
+    observer: &'a mut dyn FnMut(&SearchProgress),
 }
 
 impl<M: AgreementModel + ?Sized> State<'_, M> {
+    /// Reports progress after an evaluation and sets `stopped` when a limit is reached.
+    fn tick(&mut self) {
+        let elapsed = self.start.elapsed();
+        (self.observer)(&SearchProgress {
+            criterion_evaluations: self.maa_evals,
+            bound_evaluations: self.mpa_evals,
+            best: self.best,
+            elapsed,
+        });
+        if self
+            .limits
+            .max_evaluations
+            .is_some_and(|m| self.maa_evals + self.mpa_evals >= m)
+            || self.limits.time_limit.is_some_and(|t| elapsed >= t)
+        {
+            self.stopped = true;
+        }
+    }
     fn exhausts(&self, subset: u64, cost: f64) -> bool {
         (0..self.n).all(|j| subset >> j & 1 == 1 || cost + self.costs[j] > self.budget + COST_EPS)
     }
@@ -1156,6 +1299,7 @@ impl<M: AgreementModel + ?Sized> State<'_, M> {
             sweep(&mut self.buf).0 / self.model.total_weight()
         };
         self.offer(subset, v);
+        self.tick();
     }
     fn fits(&self, j: usize, cost: f64) -> bool {
         cost + self.costs[j] <= self.budget + COST_EPS
@@ -1163,7 +1307,7 @@ impl<M: AgreementModel + ?Sized> State<'_, M> {
     /// Depth-first search below a node at depth `i` with included set `inc` (cost
     /// `cost`, already evaluated) and subtree bound `ub`.
     fn search(&mut self, i: usize, inc: u64, cost: f64, ub: f64) {
-        if i == self.n || (self.found && ub <= self.best) {
+        if self.stopped || i == self.n || (self.found && ub <= self.best) {
             return;
         }
         // the subtree's subsets are `inc` plus undecided features that still fit; if none
@@ -1176,6 +1320,9 @@ impl<M: AgreementModel + ?Sized> State<'_, M> {
             let inc2 = inc | 1 << f;
             self.evaluate(inc2, cost + self.costs[f]);
             self.search(i + 1, inc2, cost + self.costs[f], ub);
+        }
+        if self.stopped {
+            return;
         }
         // exclude f: the subtree's subsets lie inside U = inc ∪ R, R = the undecided
         // features (after f) that fit the remaining budget on their own
@@ -1195,6 +1342,7 @@ impl<M: AgreementModel + ?Sized> State<'_, M> {
                 self.maa_evals += 1;
                 let v = self.model.mpa(u);
                 self.offer(u, v);
+                self.tick();
                 return;
             }
         } else if r.len() == 1 {
@@ -1204,7 +1352,8 @@ impl<M: AgreementModel + ?Sized> State<'_, M> {
         }
         self.mpa_evals += 1;
         let ub2 = self.model.mpa(u);
-        if self.found && ub2 <= self.best {
+        self.tick();
+        if self.stopped || (self.found && ub2 <= self.best) {
             return;
         }
         self.search(i + 1, inc, cost, ub2);
@@ -1264,6 +1413,7 @@ pub fn exhaustive_maa<M: AgreementModel + ?Sized>(
         eca: a.value,
         criterion_evaluations: subsets.len() as u64,
         bound_evaluations: 0,
+        optimal: true,
     })
 }
 
@@ -1288,6 +1438,7 @@ pub fn fs_sdd<M: AgreementModel + ?Sized>(
         eca: v,
         criterion_evaluations: subsets.len() as u64,
         bound_evaluations: 0,
+        optimal: true,
     })
 }
 
@@ -1312,5 +1463,6 @@ pub fn information_gain_selection<M: AgreementModel + ?Sized>(
         eca: a.value,
         criterion_evaluations: subsets.len() as u64,
         bound_evaluations: 0,
+        optimal: true,
     })
 }

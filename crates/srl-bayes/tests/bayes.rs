@@ -914,7 +914,12 @@ fn bif_writer_round_trips_bnlearn_and_trimbn_networks() -> Result<(), BayesError
             "{}",
             f.display()
         );
-        eprintln!("{name}: {} variables round-trip", net.len());
+        eprintln!(
+            "{name}: {} variables round-trip; rows off 1 by > 1e-6: {} (max {:e})",
+            net.len(),
+            net.unnormalized_rows(1e-6),
+            net.max_row_deviation()
+        );
     }
     let _ = std::fs::remove_dir_all(&out);
     Ok(())

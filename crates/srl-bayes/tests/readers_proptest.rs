@@ -2,7 +2,9 @@
 //! of a valid file (byte flips, truncations, duplicated, deleted and swapped lines, hostile
 //! tokens, huge numbers) never panic and never abort; they load or give an error. Readers:
 //! BIF, Hugin NET, UAI, TrimBN `nb.json`, UCI CSV tables (parse, fit the encoder, encode).
-//! Also: the BIF writer round-trips random small networks.
+//! Also: the BIF writer round-trips random small networks, and every network (or TrimBN
+//! problem) that loads is trimmed by a branch and bound bounded to a few evaluations
+//! (as given, and with its rows normalised): no hang, no panic, a finite answer.
 //!
 //! Cases per property: `SRL_PROPTEST_CASES` (default 256, what CI runs);
 //! `SRL_PROPTEST_CASES=10000 cargo test -p srl-bayes --release --test readers_proptest` is
@@ -11,7 +13,11 @@
 use proptest::prelude::*;
 use srl_bayes::data::{CsvTable, EncoderParams, TableEncoder};
 use srl_bayes::io::{parse_bif, parse_hugin_net, parse_trimbn_json, parse_uai, to_bif_string};
-use srl_bayes::{BayesianNetwork, Cpt, Variable};
+use srl_bayes::trim::{
+    BranchAndBound, JointAgreement, NaiveBayesAgreement, SearchLimits, ThresholdClassifier,
+    Trimming,
+};
+use srl_bayes::{BayesianNetwork, Cpt, Variable, VariableElimination};
 
 // The case count and the mutation strategies, one copy for the four reader test files.
 #[path = "../../../testkit/reader_mutations.rs"]
@@ -57,6 +63,11 @@ const BIF_EXTRA: &[&str] = &[
     "[ 2 ]",
     "{ yes, no };",
     "(yes)",
+    "1e308",
+    "-0.1",
+    "NaN",
+    "}",
+    "{",
 ];
 const NET_EXTRA: &[&str] = &[
     "net",
@@ -71,10 +82,18 @@ const NET_EXTRA: &[&str] = &[
     "F",
     "\"s0\"",
     "( 0.5 0.5 )",
+    "(",
+    ")",
+    "((",
+    "))",
+    "1e308",
+    "-0.1",
 ];
-const UAI_EXTRA: &[&str] = &["BAYES", "MARKOV", "3", "12", "1000000"];
+const UAI_EXTRA: &[&str] = &[
+    "BAYES", "MARKOV", "3", "12", "1000000", "1e308", "-0.1", "0",
+];
 const JSON_EXTRA: &[&str] = &[
-    "{", "}", "[", "]", "null", "true", "\"x\"", "1e999", "[[1]]", "[]",
+    "{", "}", "[", "]", "null", "true", "\"x\"", "1e999", "[[1]]", "[]", "1e308", "0", "-0.1",
 ];
 const CSV_EXTRA: &[&str] = &["x", "y", "c", "z", "p", "n", ",", ",,", "1e400", "NaN,"];
 
@@ -87,13 +106,22 @@ fn all_readers(text: &str) {
     if let Ok(net) = parse_hugin_net(text, "t.net") {
         check(&net);
     }
-    if let Ok(m) = parse_uai(text, "t.uai")
-        && let Ok(net) = m.to_bayesian_network()
-    {
-        check(&net);
+    if let Ok(m) = parse_uai(text, "t.uai") {
+        if let Ok(net) = m.to_bayesian_network() {
+            check(&net);
+        }
+        if let Ok((net, _)) = m.to_bayesian_network_normalized() {
+            check(&net);
+        }
     }
     if let Ok(p) = parse_trimbn_json(text, "t.json") {
-        let _ = p.to_bayesian_network();
+        if let Ok(net) = p.to_bayesian_network() {
+            trim_bounded(&net);
+        }
+        if let Ok(m) = NaiveBayesAgreement::new(&p.model, p.positive_state, p.threshold) {
+            let costs = vec![1.0; p.feature_names.len()];
+            finite(bounded().run_limited(&m, &costs, 1.0, limits(), &mut |_| {}));
+        }
     }
     csv(text);
 }
@@ -111,12 +139,56 @@ fn check(net: &BayesianNetwork) {
                 .all(|r| r.iter().any(|&x| x > 0.0))
         );
     }
+    trim_bounded(net);
+    let mut normalised = net.clone();
+    normalised.normalize_rows(1e-6);
+    assert!(normalised.check_row_sums(1e-6).is_ok());
+    trim_bounded(&normalised);
     // a loaded network writes and reads back
     if let Ok(text) = to_bif_string(net, "copy") {
         assert_eq!(
             &parse_bif(&text, "copy.bif").expect("written BIF reads back"),
             net
         );
+    }
+}
+
+fn bounded() -> BranchAndBound {
+    BranchAndBound::default()
+}
+
+fn limits() -> SearchLimits {
+    SearchLimits {
+        max_evaluations: Some(12),
+        time_limit: Some(std::time::Duration::from_secs(5)),
+    }
+}
+
+/// A search result (or error) that does not lie: finite agreement in [0, 1] (up to
+/// rounding) and a finite threshold.
+fn finite(r: Result<Trimming, srl_bayes::BayesError>) {
+    if let Ok(t) = r {
+        assert!(t.eca.is_finite() && t.threshold.is_finite(), "{t:?}");
+        assert!(t.evaluations() <= 12 + 1 || t.optimal, "{t:?}");
+    }
+}
+
+/// Trims `net` (class = the first variable, positive state 0, features = up to eight
+/// others) with a search bounded by [`limits`]: it ends, without a panic.
+fn trim_bounded(net: &BayesianNetwork) {
+    if net.len() < 2 {
+        return;
+    }
+    let clf = ThresholdClassifier {
+        class: 0,
+        positive_state: 0,
+        features: (1..net.len().min(9)).collect(),
+        threshold: 0.5,
+    };
+    let ve = VariableElimination::default();
+    if let Ok(m) = JointAgreement::new(net, &clf, &ve, 1 << 12) {
+        let costs = vec![1.0; clf.features.len()];
+        finite(bounded().run_limited(&m, &costs, 2.0, limits(), &mut |_| {}));
     }
 }
 

@@ -38,10 +38,13 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
     struct Block {
         child: usize,
         parents: Vec<usize>,
-        probs: Vec<Option<f64>>,
+        probs: Vec<f64>,
+        /// which parent rows were given (a row or the table)
+        given: Vec<bool>,
         line: usize,
     }
     let mut blocks: Vec<Block> = Vec::new();
+    let mut total_entries = 0usize;
     while let Some(t) = c.peek() {
         match t.text.as_str() {
             "network" => {
@@ -58,6 +61,7 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                 c.expect("{")?;
                 let mut states: Option<Vec<String>> = None;
                 while !c.eat("}") {
+                    let kline = c.line();
                     let key = c.word()?;
                     if key == "type" {
                         let kind = c.word()?;
@@ -77,10 +81,14 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                         }
                         c.expect(";")?;
                         if (s.len() as f64 - k).abs() > 0.0 {
-                            return Err(c.err(format!(
-                                "variable `{name}` declares {k} states but lists {}",
-                                s.len()
-                            )));
+                            return Err(BayesError::parse(
+                                file,
+                                kline,
+                                format!(
+                                    "variable `{name}` declares {k} states but lists {}",
+                                    s.len()
+                                ),
+                            ));
                         }
                         states = Some(s);
                     } else {
@@ -90,6 +98,20 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                 let states = states.ok_or_else(|| {
                     BayesError::parse(file, line, format!("variable `{name}` has no type"))
                 })?;
+                if states.is_empty() {
+                    return Err(BayesError::parse(
+                        file,
+                        line,
+                        format!("variable `{name}` has no states"),
+                    ));
+                }
+                if let Some(s) = super::repeated_state(&states) {
+                    return Err(BayesError::parse(
+                        file,
+                        line,
+                        format!("variable `{name}` lists state `{s}` twice"),
+                    ));
+                }
                 if index.insert(name.clone(), variables.len()).is_some() {
                     return Err(BayesError::parse(
                         file,
@@ -136,9 +158,21 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                     .ok_or_else(|| c.err(format!("the CPT of `{child_name}` is too large")))?;
                 let size = super::table_size(&[rows, k], 1)
                     .ok_or_else(|| c.err(format!("the CPT of `{child_name}` is too large")))?;
-                let mut probs: Vec<Option<f64>> = vec![None; size];
+                total_entries = total_entries
+                    .checked_add(size)
+                    .filter(|&t| t <= super::MAX_TABLE_ENTRIES)
+                    .ok_or_else(|| {
+                        c.err(format!(
+                            "the CPTs up to `{child_name}` exceed {} entries together",
+                            super::MAX_TABLE_ENTRIES
+                        ))
+                    })?;
+                let mut probs: Vec<f64> = vec![0.0; size];
+                let mut given = vec![false; rows];
+                let mut default: Option<Vec<f64>> = None;
                 c.expect("{")?;
                 while !c.eat("}") {
+                    let sline = c.line();
                     if c.eat("(") {
                         let mut row = 0usize;
                         for (j, &p) in parents.iter().enumerate() {
@@ -159,47 +193,94 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                         c.expect(")")?;
                         let vals = read_numbers(&mut c)?;
                         if vals.len() != k {
-                            return Err(c.err(format!(
-                                "row of `{child_name}` has {} values, expected {k}",
-                                vals.len()
-                            )));
+                            return Err(BayesError::parse(
+                                file,
+                                sline,
+                                format!(
+                                    "row of `{child_name}` has {} values, expected {k}",
+                                    vals.len()
+                                ),
+                            ));
+                        }
+                        if given[row] {
+                            return Err(BayesError::parse(
+                                file,
+                                sline,
+                                format!(
+                                    "the row for {} of `{child_name}` is given twice",
+                                    crate::network::describe_row(&variables, &parents, row)
+                                ),
+                            ));
                         }
                         for (s, v) in vals.into_iter().enumerate() {
-                            probs[row * k + s] = Some(v);
+                            probs[row * k + s] = v;
                         }
+                        given[row] = true;
                     } else {
                         let key = c.word()?;
                         match key.as_str() {
                             "table" => {
                                 let vals = read_numbers(&mut c)?;
+                                if given.iter().any(|&g| g) {
+                                    return Err(BayesError::parse(
+                                        file,
+                                        sline,
+                                        format!(
+                                            "`table` of `{child_name}` after rows or a second `table`"
+                                        ),
+                                    ));
+                                }
                                 if vals.len() != rows * k {
-                                    return Err(c.err(format!(
-                                        "table of `{child_name}` has {} values, expected {}",
-                                        vals.len(),
-                                        rows * k
-                                    )));
+                                    return Err(BayesError::parse(
+                                        file,
+                                        sline,
+                                        format!(
+                                            "table of `{child_name}` has {} values, expected {}",
+                                            vals.len(),
+                                            rows * k
+                                        ),
+                                    ));
                                 }
                                 // child slowest, parent rows fastest
                                 for s in 0..k {
                                     for r in 0..rows {
-                                        probs[r * k + s] = Some(vals[s * rows + r]);
+                                        probs[r * k + s] = vals[s * rows + r];
                                     }
                                 }
+                                given.iter_mut().for_each(|g| *g = true);
                             }
                             "default" => {
                                 let vals = read_numbers(&mut c)?;
                                 if vals.len() != k {
-                                    return Err(c.err("default row has the wrong length"));
+                                    return Err(BayesError::parse(
+                                        file,
+                                        sline,
+                                        format!(
+                                            "`default` row of `{child_name}` has {} values, expected {k}",
+                                            vals.len()
+                                        ),
+                                    ));
                                 }
-                                for r in 0..rows {
-                                    if probs[r * k].is_none() {
-                                        for s in 0..k {
-                                            probs[r * k + s] = Some(vals[s]);
-                                        }
-                                    }
+                                if default.is_some() {
+                                    return Err(BayesError::parse(
+                                        file,
+                                        sline,
+                                        format!("second `default` row for `{child_name}`"),
+                                    ));
                                 }
+                                default = Some(vals);
                             }
                             _ => c.skip_statement()?,
+                        }
+                    }
+                }
+                if let Some(vals) = default {
+                    for r in 0..rows {
+                        if !given[r] {
+                            for s in 0..k {
+                                probs[r * k + s] = vals[s];
+                            }
+                            given[r] = true;
                         }
                     }
                 }
@@ -207,6 +288,7 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                     child,
                     parents,
                     probs,
+                    given,
                     line,
                 });
             }
@@ -229,14 +311,18 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                 format!("second probability block for `{}`", variables[b.child].name),
             ));
         }
-        let probs: Option<Vec<f64>> = b.probs.into_iter().collect();
-        let probs = probs.ok_or_else(|| {
-            BayesError::parse(
+        if let Some(row) = b.given.iter().position(|&g| !g) {
+            return Err(BayesError::parse(
                 file,
                 b.line,
-                format!("CPT of `{}` misses parent rows", variables[b.child].name),
-            )
-        })?;
+                format!(
+                    "CPT of `{}` misses the row for {} (and no `default`)",
+                    variables[b.child].name,
+                    crate::network::describe_row(&variables, &b.parents, row)
+                ),
+            ));
+        }
+        let probs = b.probs;
         super::check_rows(&variables, b.child, &b.parents, &probs)
             .map_err(|m| BayesError::parse(file, b.line, m))?;
         cpts[b.child] = Some(Cpt {
@@ -253,10 +339,11 @@ pub fn parse_bif(text: &str, file: &str) -> Result<BayesianNetwork, BayesError> 
                     "variable `{}` has no probability block",
                     variables[i].name
                 ))
+                .in_file(file)
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    BayesianNetwork::new(variables, cpts)
+    BayesianNetwork::new(variables, cpts).map_err(|e| e.in_file(file))
 }
 
 /// Numbers separated by commas up to `;`.

@@ -52,8 +52,8 @@ pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesE
             }
             "node" => {
                 c.next()?;
-                let name = c.word()?;
                 let line = c.line();
+                let name = c.word()?;
                 c.expect("{")?;
                 let mut states = None;
                 while !c.eat("}") {
@@ -66,6 +66,13 @@ pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesE
                             s.push(c.word()?);
                         }
                         c.expect(";")?;
+                        if states.is_some() {
+                            return Err(BayesError::parse(
+                                file,
+                                line,
+                                format!("node `{name}` has two `states` lines"),
+                            ));
+                        }
                         states = Some(s);
                     } else {
                         c.skip_statement()?;
@@ -74,6 +81,20 @@ pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesE
                 let states = states.ok_or_else(|| {
                     BayesError::parse(file, line, format!("node `{name}` has no states"))
                 })?;
+                if states.is_empty() {
+                    return Err(BayesError::parse(
+                        file,
+                        line,
+                        format!("node `{name}` has no states"),
+                    ));
+                }
+                if let Some(s) = super::repeated_state(&states) {
+                    return Err(BayesError::parse(
+                        file,
+                        line,
+                        format!("node `{name}` lists state `{s}` twice"),
+                    ));
+                }
                 if index.insert(name.clone(), variables.len()).is_some() {
                     return Err(BayesError::parse(
                         file,
@@ -117,22 +138,22 @@ pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesE
                     let key = c.word()?;
                     c.expect("=")?;
                     if key == "data" {
-                        let mut v = Vec::new();
-                        loop {
-                            let t = c.next()?;
-                            match t.text.as_str() {
-                                "(" | ")" if !t.quoted => {}
-                                ";" if !t.quoted => break,
-                                _ => v.push(t.text.parse::<f64>().map_err(|_| {
-                                    BayesError::parse(
-                                        file,
-                                        t.line,
-                                        format!("expected a number, found `{}`", t.text),
-                                    )
-                                })?),
-                            }
+                        if data.is_some() {
+                            return Err(
+                                c.err(format!("second `data` in the potential of `{child_name}`"))
+                            );
                         }
-                        data = Some(v);
+                        let mut names: Vec<&str> = parents
+                            .iter()
+                            .map(|&p| variables[p].name.as_str())
+                            .collect();
+                        names.push(&child_name);
+                        let mut dims: Vec<usize> = parents
+                            .iter()
+                            .map(|&p| variables[p].cardinality())
+                            .collect();
+                        dims.push(variables[child].cardinality());
+                        data = Some(read_data(&mut c, file, &child_name, &names, &dims)?);
                     } else {
                         c.skip_statement()?;
                     }
@@ -190,10 +211,154 @@ pub fn parse_hugin_net(text: &str, file: &str) -> Result<BayesianNetwork, BayesE
         .map(|(i, c)| {
             c.ok_or_else(|| {
                 BayesError::network(format!("node `{}` has no potential", variables[i].name))
+                    .in_file(file)
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    BayesianNetwork::new(variables, cpts)
+    BayesianNetwork::new(variables, cpts).map_err(|e| e.in_file(file))
+}
+
+/// One parenthesised group of a `data` table.
+struct Group {
+    line: usize,
+    depth: usize,
+    numbers: usize,
+    groups: usize,
+}
+
+/// Reads a `data = ( ... );` table (the cursor is after `=`) and checks its parentheses:
+/// balanced, one outer group, and nested along `dims` (the parents' cardinalities, then
+/// the child's; `names` parallel): a table of `D` levels has `dims[d - 1]` groups inside
+/// each group of level `d < D`, and each innermost group holds the product of
+/// `dims[D - 1..]` numbers (so a flat list of all values is accepted too).
+fn read_data(
+    c: &mut Cursor<'_>,
+    file: &str,
+    child: &str,
+    names: &[&str],
+    dims: &[usize],
+) -> Result<Vec<f64>, BayesError> {
+    let mut values = Vec::new();
+    let mut stack: Vec<Group> = Vec::new();
+    let mut done: Vec<Group> = Vec::new();
+    let mut closed_outer = false;
+    let err =
+        |line: usize, m: String| BayesError::parse(file, line, format!("data of `{child}`: {m}"));
+    loop {
+        let t = c.next()?;
+        let punct = !t.quoted;
+        match t.text.as_str() {
+            "(" if punct => {
+                if closed_outer {
+                    return Err(err(
+                        t.line,
+                        "a second outer `(` group (misnested parentheses)".into(),
+                    ));
+                }
+                if let Some(top) = stack.last_mut() {
+                    top.groups += 1;
+                }
+                stack.push(Group {
+                    line: t.line,
+                    depth: stack.len() + 1,
+                    numbers: 0,
+                    groups: 0,
+                });
+            }
+            ")" if punct => {
+                let g = stack
+                    .pop()
+                    .ok_or_else(|| err(t.line, "`)` without a matching `(`".into()))?;
+                if stack.is_empty() {
+                    closed_outer = true;
+                }
+                done.push(g);
+            }
+            ";" if punct => {
+                if let Some(open) = stack.last() {
+                    return Err(err(
+                        t.line,
+                        format!("the `(` of line {} is not closed before `;`", open.line),
+                    ));
+                }
+                if !closed_outer {
+                    return Err(err(t.line, "expected a `( ... )` table".into()));
+                }
+                break;
+            }
+            "{" | "}" | "=" | "|" | "[" | "]" | "," if punct => {
+                return Err(err(
+                    t.line,
+                    format!("unexpected `{}` (unbalanced parentheses?)", t.text),
+                ));
+            }
+            _ => {
+                let v = t.text.parse::<f64>().map_err(|_| {
+                    BayesError::parse(
+                        file,
+                        t.line,
+                        format!("expected a number, found `{}`", t.text),
+                    )
+                })?;
+                let top = stack.last_mut().ok_or_else(|| {
+                    err(
+                        t.line,
+                        format!("number `{}` outside the parentheses", t.text),
+                    )
+                })?;
+                top.numbers += 1;
+                values.push(v);
+            }
+        }
+    }
+    let depth = done.iter().map(|g| g.depth).max().unwrap_or(1);
+    if depth > dims.len() {
+        return Err(err(
+            done.iter()
+                .find(|g| g.depth == depth)
+                .map_or(c.line(), |g| g.line),
+            format!(
+                "{depth} levels of parentheses, but the potential has only {} variables",
+                dims.len()
+            ),
+        ));
+    }
+    let leaf: usize = dims[depth - 1..]
+        .iter()
+        .try_fold(1usize, |a, &k| a.checked_mul(k))
+        .unwrap_or(usize::MAX);
+    for g in &done {
+        if g.numbers > 0 && g.groups > 0 {
+            return Err(err(
+                g.line,
+                "a group mixes numbers and `(` groups (misnested parentheses)".into(),
+            ));
+        }
+        if g.depth < depth {
+            if g.groups != dims[g.depth - 1] {
+                return Err(err(
+                    g.line,
+                    format!(
+                        "a group at level {} holds {} groups, expected {} (the states of `{}`); misnested parentheses",
+                        g.depth,
+                        g.groups,
+                        dims[g.depth - 1],
+                        names[g.depth - 1]
+                    ),
+                ));
+            }
+        } else if g.numbers != leaf {
+            return Err(err(
+                g.line,
+                format!(
+                    "an innermost group holds {} numbers, expected {leaf} (the joint states of `{}`)",
+                    g.numbers,
+                    names[depth - 1..].join("`, `")
+                ),
+            ));
+        }
+    }
+    Ok(values)
 }
 
 #[cfg(test)]

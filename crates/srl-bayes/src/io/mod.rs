@@ -20,23 +20,47 @@ use std::path::Path;
 
 use crate::error::BayesError;
 
+/// The largest model file a reader accepts: 16 MiB (after decompression). The largest
+/// bnlearn BIF file (diabetes) is 5.5 MB; a larger input (or `/dev/zero`, or a gzip bomb) is an
+/// error, not an allocation that could exhaust memory.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
 /// Reads a whole file as UTF-8 text, gunzipping it when it starts with the gzip magic
 /// bytes.
 ///
 /// # Errors
 /// [`BayesError::Io`] if the file cannot be read or decompressed;
-/// [`BayesError::Parse`] (line 1) if it is not UTF-8.
+/// [`BayesError::Parse`] (line 1) if it is not UTF-8 or larger than [`MAX_FILE_BYTES`].
 pub fn read_text(path: &Path) -> Result<String, BayesError> {
     let io = |source| BayesError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let bytes = std::fs::read(path).map_err(io)?;
+    let too_big = || {
+        BayesError::parse(
+            &path.display().to_string(),
+            1,
+            format!("file larger than {MAX_FILE_BYTES} bytes (decompressed)"),
+        )
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
+            .take(MAX_FILE_BYTES + 1)
             .read_to_end(&mut out)
             .map_err(io)?;
+        if out.len() as u64 > MAX_FILE_BYTES {
+            return Err(too_big());
+        }
         out
     } else {
         bytes
@@ -59,8 +83,9 @@ pub(crate) fn table_size(cards: &[usize], init: usize) -> Option<usize> {
         .filter(|&n| n <= MAX_TABLE_ENTRIES)
 }
 
-/// Checks that no row of a CPT (layout of [`crate::Cpt`]) is all zero; the message names
-/// the variable and the parent states of the first such row.
+/// Checks the entries of a CPT (layout of [`crate::Cpt`]): every entry finite and
+/// non-negative, and no row all zero; the message names the variable and the parent
+/// states of the first bad row.
 pub(crate) fn check_rows(
     variables: &[crate::Variable],
     child: usize,
@@ -68,14 +93,32 @@ pub(crate) fn check_rows(
     probs: &[f64],
 ) -> Result<(), String> {
     let k = variables[child].cardinality().max(1);
+    let describe = |row| crate::network::describe_row(variables, parents, row);
+    if let Some(pos) = probs.iter().position(|x| !x.is_finite() || *x < 0.0) {
+        return Err(format!(
+            "CPT of `{}` has entry {} in the row for {}, not a finite non-negative number",
+            variables[child].name,
+            probs[pos],
+            describe(pos / k)
+        ));
+    }
     match probs.chunks(k).position(|r| r.iter().all(|&x| x == 0.0)) {
         None => Ok(()),
         Some(row) => Err(format!(
             "CPT of `{}`: the row for {} is all zero (not a distribution)",
             variables[child].name,
-            crate::network::describe_row(variables, parents, row)
+            describe(row)
         )),
     }
+}
+
+/// The first state name that appears twice in `states`, if any.
+pub(crate) fn repeated_state(states: &[String]) -> Option<&str> {
+    let mut seen = std::collections::HashSet::new();
+    states
+        .iter()
+        .find(|s| !seen.insert(s.as_str()))
+        .map(String::as_str)
 }
 
 /// A token with its 1-based line.
@@ -274,12 +317,24 @@ impl<'a> Cursor<'a> {
         }
         Ok(())
     }
-    /// Skips to just after the next `;`.
+    /// Skips to just after the next `;`. A `{` or `}` before it is an error (an
+    /// unbalanced brace: a block that is not closed would otherwise swallow the next one).
     pub fn skip_statement(&mut self) -> Result<(), BayesError> {
         loop {
             let t = self.next()?;
-            if t.text == ";" && !t.quoted {
-                return Ok(());
+            if t.quoted {
+                continue;
+            }
+            match t.text.as_str() {
+                ";" => return Ok(()),
+                "{" | "}" => {
+                    self.pos -= 1;
+                    return Err(self.err(format!(
+                        "expected `;` before `{}` (unbalanced braces: a block not closed?)",
+                        t.text
+                    )));
+                }
+                _ => {}
             }
         }
     }

@@ -171,8 +171,26 @@ impl UaiModel {
     /// [`BayesError::InvalidNetwork`] if some factor is not a conditional table, a variable
     /// is the child of no factor or of two, or the result has a cycle.
     pub fn to_bayesian_network(&self) -> Result<BayesianNetwork, BayesError> {
+        self.convert(false).map(|(net, _)| net)
+    }
+
+    /// As [`UaiModel::to_bayesian_network`], but a factor that is a conditional table of
+    /// neither its first nor its last variable is taken as the table of its **last**
+    /// variable (the `BAYES` convention) with every row divided by its sum. Returns the
+    /// network and the number of rows rescaled (0 when every table was conditional).
+    ///
+    /// # Errors
+    /// [`BayesError::InvalidNetwork`] if a variable is the child of no factor or of two,
+    /// a row is all zero, or the result has a cycle.
+    pub fn to_bayesian_network_normalized(&self) -> Result<(BayesianNetwork, usize), BayesError> {
+        self.convert(true)
+    }
+
+    fn convert(&self, normalize: bool) -> Result<(BayesianNetwork, usize), BayesError> {
         let n = self.cardinalities.len();
+        let name = |v: usize| format!("v{v}");
         let mut cpts: Vec<Option<Cpt>> = vec![None; n];
+        let mut rescaled = 0usize;
         for (fi, f) in self.factors.iter().enumerate() {
             let vars = f.vars();
             if vars.is_empty() {
@@ -185,32 +203,79 @@ impl UaiModel {
                 candidates.push(0);
             }
             let mut chosen = None;
+            let mut first_bad: Option<(usize, f64)> = None;
             for &pos in &candidates {
                 let child = vars[pos];
                 let mut order: Vec<usize> = vars.iter().copied().filter(|&v| v != child).collect();
                 order.push(child);
                 let g = f.permute(&order)?;
                 let k = self.cardinalities[child];
-                if g.values()
+                let bad = g
+                    .values()
                     .chunks(k)
-                    .all(|r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-6)
-                {
-                    chosen = Some((
-                        child,
-                        order[..order.len() - 1].to_vec(),
-                        g.values().to_vec(),
-                    ));
-                    break;
+                    .enumerate()
+                    .find(|(_, r)| (r.iter().sum::<f64>() - 1.0).abs() >= 1e-6)
+                    .map(|(i, r)| (i, r.iter().sum::<f64>()));
+                match bad {
+                    None => {
+                        chosen = Some((
+                            child,
+                            order[..order.len() - 1].to_vec(),
+                            g.values().to_vec(),
+                        ));
+                        break;
+                    }
+                    Some(b) => {
+                        if first_bad.is_none() {
+                            first_bad = Some(b);
+                        }
+                    }
                 }
             }
+            if chosen.is_none() && normalize {
+                let child = vars[vars.len() - 1];
+                let k = self.cardinalities[child];
+                let mut probs = f.values().to_vec();
+                for row in probs.chunks_mut(k) {
+                    let sum: f64 = row.iter().sum();
+                    if (sum - 1.0).abs() >= 1e-6 && sum > 0.0 {
+                        let max = row.iter().copied().fold(0.0, f64::max);
+                        row.iter_mut().for_each(|x| *x /= max);
+                        let sum: f64 = row.iter().sum();
+                        row.iter_mut().for_each(|x| *x /= sum);
+                        rescaled += 1;
+                    }
+                }
+                chosen = Some((child, vars[..vars.len() - 1].to_vec(), probs));
+            }
             let (child, parents, probs) = chosen.ok_or_else(|| {
+                let child = vars[vars.len() - 1];
+                let parents = &vars[..vars.len() - 1];
+                let (row, sum) = first_bad.unwrap_or((0, f64::NAN));
+                let mut rest = row;
+                let mut parts = Vec::new();
+                for &p in parents.iter().rev() {
+                    let k = self.cardinalities[p].max(1);
+                    parts.push(format!("{} = s{}", name(p), rest % k));
+                    rest /= k;
+                }
+                parts.reverse();
                 BayesError::network(format!(
-                    "factor {fi} is not a conditional table of its first or last variable"
+                    "factor {fi} is not a conditional table of its first or last variable: \
+                     the CPT of `{}` has a row ({}) that sums to {sum}, not 1 \
+                     (normalise it, e.g. `srl trim --normalize`)",
+                    name(child),
+                    if parts.is_empty() {
+                        "the root".to_string()
+                    } else {
+                        parts.join(", ")
+                    }
                 ))
             })?;
             if cpts[child].is_some() {
                 return Err(BayesError::network(format!(
-                    "variable {child} is the child of two factors"
+                    "variable `{}` is the child of two factors",
+                    name(child)
                 )));
             }
             cpts[child] = Some(Cpt { parents, probs });
@@ -220,7 +285,7 @@ impl UaiModel {
             .enumerate()
             .map(|(i, c)| {
                 c.ok_or_else(|| {
-                    BayesError::network(format!("variable {i} has no conditional table"))
+                    BayesError::network(format!("variable `v{i}` has no conditional table"))
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -230,6 +295,6 @@ impl UaiModel {
             .enumerate()
             .map(|(i, &k)| Variable::numbered(format!("v{i}"), k))
             .collect();
-        BayesianNetwork::new(variables, cpts)
+        BayesianNetwork::new(variables, cpts).map(|net| (net, rescaled))
     }
 }
