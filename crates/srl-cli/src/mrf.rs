@@ -113,8 +113,11 @@ pub enum Outcome {
 ///
 /// # Errors
 /// Unreadable or malformed files (file and line).
-pub fn load(a: &MrfArgs) -> anyhow::Result<PairwiseMrf> {
-    let mrf = PairwiseMrf::read_uai(&a.model)?;
+pub fn load(a: &MrfArgs, ui: Ui) -> anyhow::Result<PairwiseMrf> {
+    let (mrf, warnings) = PairwiseMrf::read_uai_with_warnings(&a.model)?;
+    for w in &warnings {
+        ui.note(&format!("srl mrf: warning: {w}"));
+    }
     match &a.evidence {
         Some(ev) => {
             let e = srl_infer::read_uai_evidence(ev, mrf.num_nodes())?;
@@ -126,6 +129,12 @@ pub fn load(a: &MrfArgs) -> anyhow::Result<PairwiseMrf> {
 }
 
 fn check(a: &MrfArgs) -> anyhow::Result<()> {
+    if a.max_iterations == Some(0) {
+        bail!("--max-iterations 0: must be at least 1");
+    }
+    if a.algorithm == Algorithm::Gibbs && a.samples == 0 {
+        bail!("--samples 0: Gibbs needs at least one sample");
+    }
     if !(0.0..1.0).contains(&a.damping) {
         bail!("--damping {}: must be in [0, 1)", a.damping);
     }
@@ -198,12 +207,21 @@ pub fn infer(a: &MrfArgs, mrf: &PairwiseMrf) -> anyhow::Result<Outcome> {
         samples: a.samples,
         ..Gibbs::default()
     };
-    Ok(match (a.task, a.algorithm) {
-        (Task::Mar, Algorithm::Lbp) => Outcome::Mar(lbp(a).run(mrf)),
+    // contradicting evidence or constraints are an error, never uniform marginals
+    mrf.check_feasible().context(match &a.evidence {
+        Some(ev) => format!(
+            "the model {} with the evidence {}",
+            a.model.display(),
+            ev.display()
+        ),
+        None => format!("the model {}", a.model.display()),
+    })?;
+    let outcome = match (a.task, a.algorithm) {
+        (Task::Mar, Algorithm::Lbp) => Outcome::Mar(lbp(a).try_run(mrf)?),
         (Task::Mar, Algorithm::MeanField) => Outcome::Mar(mean_field(a).run(mrf)),
         (Task::Mar, Algorithm::Gibbs) => Outcome::Mar(gibbs.run(mrf, &mut rng)?.marginals),
         (Task::Mar, Algorithm::Exact) => Outcome::Mar(Exact::default().marginals(mrf)?),
-        (Task::Map, Algorithm::Lbp) => Outcome::Map(lbp(a).map(mrf)),
+        (Task::Map, Algorithm::Lbp) => Outcome::Map(lbp(a).try_map(mrf)?),
         (Task::Map, Algorithm::MeanField) => {
             let m = mean_field(a).run(mrf);
             let states = m.decode();
@@ -225,7 +243,17 @@ pub fn infer(a: &MrfArgs, mrf: &PairwiseMrf) -> anyhow::Result<Outcome> {
             )
         }
         (Task::Mar, Algorithm::Icm) => bail!("--algorithm icm computes MAP only"),
-    })
+    };
+    if let Outcome::Map(x) = &outcome
+        && x.log_score == f64::NEG_INFINITY
+    {
+        bail!(
+            "{}: the assignment {} found has probability zero (it breaks a zero potential or the evidence); the model may admit none: try --algorithm exact",
+            a.model.display(),
+            value_name(a.algorithm)
+        );
+    }
+    Ok(outcome)
 }
 
 /// The UAI `MAR` text of `m`.
@@ -267,13 +295,14 @@ fn convergence_json(c: &Convergence) -> serde_json::Value {
 /// # Errors
 /// See [`load`] and [`infer`]; unwritable output.
 pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
+    check(a)?;
     if let Some(out) = &a.out {
         let inputs: Vec<&std::path::Path> = std::iter::once(a.model.as_path())
             .chain(a.evidence.as_deref())
             .collect();
         check_outputs(ui, &inputs, &[out])?;
     }
-    let mrf = load(a)?;
+    let mrf = load(a, ui)?;
     let pb = ui.spinner("inference");
     let t0 = std::time::Instant::now();
     let outcome = infer(a, &mrf)?;

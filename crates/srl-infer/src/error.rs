@@ -189,6 +189,15 @@ pub enum InferError {
         /// What is wrong.
         message: String,
     },
+    /// An error found after a file was parsed (a model that [`crate::PairwiseMrf::new`]
+    /// refuses, evidence the model contradicts), with the file it came from.
+    #[error("{}: {source}", file.display())]
+    InFile {
+        /// The file.
+        file: PathBuf,
+        /// The error.
+        source: Box<InferError>,
+    },
     /// Reading or writing a file failed.
     #[error("{file}")]
     Io {

@@ -78,4 +78,4 @@ pub use map::{Icm, MapInference, MarginalInference};
 pub use marginals::{Beliefs, Convergence, MapAssignment, Marginals, log_sum_exp};
 pub use mean_field::{MeanField, Sweep};
 pub use mrf::{MrfParts, PairTable, PairwiseMrf};
-pub use uai::{parse_uai_evidence, read_uai_evidence};
+pub use uai::{UaiWarning, parse_uai_evidence, read_uai_evidence};

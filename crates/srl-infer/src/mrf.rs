@@ -986,6 +986,92 @@ impl PairwiseMrf {
         s
     }
 
+    /// Checks that the zero potentials (hard constraints) and the evidence leave every
+    /// variable at least one possible state, by arc consistency (AC-3): a state of `u` is
+    /// dropped when its unary log-potential is `-∞` (a zero potential, or another state
+    /// observed) or when every still-possible state of a neighbour gives the pair `-∞`;
+    /// dropping repeats to a fixed point. A variable left with no state proves that the
+    /// model and evidence admit no assignment of positive probability (the converse does
+    /// not hold: arc consistency is a necessary condition, so a model that passes can still
+    /// be infeasible, which [`crate::LoopyBp::try_run`] or [`crate::Exact`] may then
+    /// detect). A model without `-∞` entries passes at once.
+    ///
+    /// Front-ends call this before inference so that contradicting evidence is an error
+    /// instead of uniform or arbitrary marginals (issue 25).
+    ///
+    /// # Errors
+    /// [`InferError::ZeroProbability`] naming the first variable left without a state.
+    ///
+    /// # Complexity
+    /// `O(m · k^3)` in the worst case (`m` edges, `k` states), `O(n + table entries)` for a
+    /// model without zeros.
+    pub fn check_feasible(&self) -> Result<(), InferError> {
+        let neg = f64::NEG_INFINITY;
+        let zero_tables: Vec<bool> = self
+            .tables
+            .iter()
+            .map(|t| t.log_values.contains(&neg))
+            .collect();
+        let any_zero_unary = self.eff_unary.contains(&neg);
+        if !any_zero_unary && !zero_tables.iter().any(|&z| z) {
+            return Ok(());
+        }
+        let infeasible = |v: usize| InferError::ZeroProbability {
+            node: Some(v),
+            cause: "the zero potentials and the evidence leave it no possible state (arc consistency)",
+        };
+        let n = self.num_nodes();
+        let mut alive: Vec<bool> = self.eff_unary.iter().map(|&x| x != neg).collect();
+        for v in 0..n {
+            if !alive[self.state_off[v]..self.state_off[v + 1]].contains(&true) {
+                return Err(infeasible(v));
+            }
+        }
+        // worklist of variables whose domain shrank: their neighbours are revised
+        let mut queued = vec![true; n];
+        let mut queue: std::collections::VecDeque<usize> = (0..n).collect();
+        while let Some(w) = queue.pop_front() {
+            queued[w] = false;
+            for (u, e) in self.neighbors(w) {
+                let t = self.edge_tables[e] as usize;
+                if !zero_tables[t] {
+                    continue;
+                }
+                let tab = &self.tables[t];
+                let (a, _) = self.edge(e);
+                // revise u against w
+                let mut changed = false;
+                for su in 0..self.num_states[u] as usize {
+                    if !alive[self.state_off[u] + su] {
+                        continue;
+                    }
+                    let supported = (0..self.num_states[w] as usize).any(|sw| {
+                        alive[self.state_off[w] + sw]
+                            && if a == u {
+                                tab.get(su, sw) != neg
+                            } else {
+                                tab.get(sw, su) != neg
+                            }
+                    });
+                    if !supported {
+                        alive[self.state_off[u] + su] = false;
+                        changed = true;
+                    }
+                }
+                if changed {
+                    if !alive[self.state_off[u]..self.state_off[u + 1]].contains(&true) {
+                        return Err(infeasible(u));
+                    }
+                    if !queued[u] {
+                        queued[u] = true;
+                        queue.push_back(u);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Offset into the message array of slot `s` whose target is `v`.
     #[inline]
     pub(crate) fn slot_offset(&self, v: usize, s: usize) -> usize {

@@ -31,10 +31,12 @@ use std::path::{Path, PathBuf};
 use crate::error::InferError;
 use crate::mrf::{MrfParts, PairTable, PairwiseMrf};
 
-/// The largest total number of states `Σ_v k_v` a UAI model may declare (2^31): the
-/// unary potentials alone then take 16 GiB. Larger models are rejected while the header
-/// is read, before anything is allocated.
-pub const MAX_UAI_STATES: usize = 1 << 31;
+/// The largest total number of states `Σ_v k_v` a UAI model may declare (2^30, the
+/// model limit [`crate::mrf::MAX_MODEL_ENTRIES`]): the unary potentials alone then take
+/// 8 GiB. Larger models are rejected while the header is read, before anything is
+/// allocated; within the limit, the unary array is reserved fallibly, so a machine (or a
+/// memory cap) without room for it gives [`InferError::TooLarge`], never an abort.
+pub const MAX_UAI_STATES: usize = crate::mrf::MAX_MODEL_ENTRIES;
 
 /// The largest number of entries one UAI factor table may declare (2^31, i.e. 16 GiB
 /// of `f64`): a pairwise factor over two variables of 2^32 states each is rejected with
@@ -111,6 +113,13 @@ impl<R: BufRead> Stream<R> {
                     if b == b'\n' {
                         self.line += 1;
                     }
+                } else if b.is_ascii_control() {
+                    // a NUL or another control byte: binary data, not a UAI file
+                    // (`/dev/zero` would otherwise be one endless token)
+                    return Err(self.err(
+                        self.line,
+                        format!("control byte 0x{b:02x}: not a text file"),
+                    ));
                 } else {
                     if start_line.is_none() {
                         start_line = Some(self.line);
@@ -119,7 +128,10 @@ impl<R: BufRead> Stream<R> {
                     if self.token.len() < MAX_TOKEN_BYTES {
                         self.token.push(b);
                     } else {
+                        // stop here: the rest of an endless token is never read
                         self.truncated = true;
+                        finished = true;
+                        break;
                     }
                 }
                 used += 1;
@@ -287,8 +299,47 @@ impl TablePool {
     }
 }
 
+/// A potential of a UAI file that is not what it says: today a positive number written in
+/// the file that underflows to 0 in `f64` (e.g. `1e-400`), which the model then holds as
+/// a hard zero (an impossible state).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UaiWarning {
+    /// The file (or source name).
+    pub file: PathBuf,
+    /// 1-based line of the value.
+    pub line: usize,
+    /// What happened.
+    pub message: String,
+}
+
+impl std::fmt::Display for UaiWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.file.display(), self.line, self.message)
+    }
+}
+
+/// At most this many warnings are kept one by one; the rest are counted in a last one.
+const MAX_WARNINGS: usize = 20;
+
+/// Whether a number token is written as zero (`0`, `0.0`, `-0`, `0e5`, ...): only zero
+/// digits before the exponent.
+fn written_as_zero(token: &str) -> bool {
+    let mantissa = token.split(['e', 'E']).next().unwrap_or(token);
+    !mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b))
+}
+
 /// Parses a UAI `MARKOV` model from a buffered reader (see [`PairwiseMrf::from_uai_str`]).
 fn parse_markov<R: BufRead>(reader: R, source: &Path) -> Result<PairwiseMrf, InferError> {
+    parse_markov_warn(reader, source).map(|(m, _)| m)
+}
+
+/// [`parse_markov`] with the warnings of the file.
+fn parse_markov_warn<R: BufRead>(
+    reader: R,
+    source: &Path,
+) -> Result<(PairwiseMrf, Vec<UaiWarning>), InferError> {
+    let mut warnings: Vec<UaiWarning> = Vec::new();
+    let mut underflows = 0usize;
     let mut t = Stream::new(reader, source);
     let (kind, line) = t.next("the model type")?;
     if !kind.eq_ignore_ascii_case("MARKOV") {
@@ -372,7 +423,14 @@ fn parse_markov<R: BufRead>(reader: R, source: &Path) -> Result<PairwiseMrf, Inf
     for &k in &num_states {
         off.push(off[off.len() - 1] + k);
     }
-    let mut unary = vec![0.0; total_states];
+    let mut unary: Vec<f64> = Vec::new();
+    unary
+        .try_reserve_exact(total_states)
+        .map_err(|_| InferError::TooLarge {
+            what: "states to hold in memory (the unary potentials)",
+            count: total_states,
+        })?;
+    unary.resize(total_states, 0.0);
     let pairwise = scopes.iter().filter(|s| s.len == 2).count();
     let mut edges = Vec::with_capacity(pairwise);
     let mut edge_tables = Vec::with_capacity(pairwise);
@@ -397,6 +455,19 @@ fn parse_markov<R: BufRead>(reader: R, source: &Path) -> Result<PairwiseMrf, Inf
                 let message = format!("potential {x} is not non-negative and finite");
                 return Err(t.err(line, message));
             }
+            if x == 0.0 && !written_as_zero(std::str::from_utf8(&t.token).unwrap_or("")) {
+                underflows += 1;
+                if warnings.len() < MAX_WARNINGS {
+                    let token = String::from_utf8_lossy(&t.token).into_owned();
+                    warnings.push(UaiWarning {
+                        file: source.to_path_buf(),
+                        line,
+                        message: format!(
+                            "potential {token} underflows to 0 in f64 and is read as a hard zero (an impossible state)"
+                        ),
+                    });
+                }
+            }
             logs.push(x.ln());
         }
         match *vars {
@@ -416,7 +487,17 @@ fn parse_markov<R: BufRead>(reader: R, source: &Path) -> Result<PairwiseMrf, Inf
         }
     }
     t.done()?;
-    PairwiseMrf::new(MrfParts {
+    if underflows > warnings.len() {
+        warnings.push(UaiWarning {
+            file: source.to_path_buf(),
+            line: t.last_token_line,
+            message: format!(
+                "{} more potentials underflow to 0 and are read as hard zeros ({underflows} in all)",
+                underflows - warnings.len()
+            ),
+        });
+    }
+    let mrf = PairwiseMrf::new(MrfParts {
         num_states,
         unary,
         edges,
@@ -424,6 +505,20 @@ fn parse_markov<R: BufRead>(reader: R, source: &Path) -> Result<PairwiseMrf, Inf
         tables: pool.tables,
         evidence: Vec::new(),
     })
+    .map_err(|e| in_file(source, e))?;
+    Ok((mrf, warnings))
+}
+
+/// A validation error of [`PairwiseMrf::new`] on a model read from `source`, with the
+/// file named (the value's line is not known after parsing).
+pub(crate) fn in_file(source: &Path, e: InferError) -> InferError {
+    match e {
+        e @ (InferError::Parse { .. } | InferError::Io { .. }) => e,
+        other => InferError::InFile {
+            file: source.to_path_buf(),
+            source: Box::new(other),
+        },
+    }
 }
 
 impl PairwiseMrf {
@@ -473,12 +568,30 @@ impl PairwiseMrf {
     /// [`InferError::Io`] if the file cannot be read, else as
     /// [`PairwiseMrf::from_uai_str`].
     pub fn read_uai(path: impl AsRef<Path>) -> Result<Self, InferError> {
+        Self::read_uai_with_warnings(path).map(|(m, _)| m)
+    }
+
+    /// [`PairwiseMrf::read_uai`], with the file's warnings: positive potentials that
+    /// underflow to 0 in `f64` (say `1e-400`) and so become hard zeros, each with file and
+    /// line (the first 20, then a count). A front-end prints them.
+    ///
+    /// # Errors
+    /// As [`PairwiseMrf::read_uai`].
+    pub fn read_uai_with_warnings(
+        path: impl AsRef<Path>,
+    ) -> Result<(Self, Vec<UaiWarning>), InferError> {
         let path = path.as_ref();
         let file = std::fs::File::open(path).map_err(|source| InferError::Io {
             file: path.to_path_buf(),
             source,
         })?;
-        parse_markov(BufReader::with_capacity(1 << 16, file), path)
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(InferError::Io {
+                file: path.to_path_buf(),
+                source: std::io::Error::other("is a folder, not a UAI file"),
+            });
+        }
+        parse_markov_warn(BufReader::with_capacity(1 << 16, file), path)
     }
 
     /// The model as a UAI `MARKOV` file: one unary factor per variable (in variable order)
@@ -632,10 +745,50 @@ pub fn read_uai_evidence(
     path: impl AsRef<Path>,
     num_nodes: usize,
 ) -> Result<Vec<Option<u32>>, InferError> {
+    use std::io::Read as _;
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| InferError::Io {
+    let io = |source| InferError::Io {
         file: path.to_path_buf(),
         source,
+    };
+    // an evidence file lists each variable at most once: 2 numbers of at most 20 digits
+    // per variable; a longer file (say /dev/zero) is refused without reading it all
+    let cap = (num_nodes as u64)
+        .saturating_mul(48)
+        .saturating_add(1 << 20);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > cap {
+        return Err(InferError::Parse {
+            file: path.to_path_buf(),
+            line: 1,
+            message: format!(
+                "evidence file longer than {cap} bytes, more than {num_nodes} observed variables can take"
+            ),
+        });
+    }
+    if let Some(pos) = bytes
+        .iter()
+        .position(|b| b.is_ascii_control() && !b.is_ascii_whitespace())
+    {
+        let line = 1 + bytes[..pos].iter().filter(|&&b| b == b'\n').count();
+        return Err(InferError::Parse {
+            file: path.to_path_buf(),
+            line,
+            message: format!("control byte 0x{:02x}: not a text file", bytes[pos]),
+        });
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let pos = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count();
+        InferError::Parse {
+            file: path.to_path_buf(),
+            line,
+            message: "not UTF-8 text".into(),
+        }
     })?;
     parse_uai_evidence(&text, path, num_nodes)
 }
@@ -674,6 +827,70 @@ mod tests {
         assert!(copy.lines().all(|l| l.len() < 64), "{copy}");
         let back = PairwiseMrf::from_uai_str(&copy, "copy.uai").unwrap();
         assert_eq!(back.unary(0), mrf.unary(0));
+    }
+
+    #[test]
+    fn control_bytes_stop_the_reader_and_endless_tokens_are_not_read_to_the_end() {
+        let e = PairwiseMrf::from_uai_str("MARKOV\n1\n2\x00\n", "nul.uai").unwrap_err();
+        assert!(
+            e.to_string().contains("nul.uai:3: control byte 0x00"),
+            "{e}"
+        );
+        // an endless stream of NULs (like /dev/zero) ends at the first byte
+        let zeros = std::io::repeat(0u8);
+        let e = PairwiseMrf::from_uai_reader(std::io::BufReader::new(zeros), "z").unwrap_err();
+        assert!(e.to_string().contains("control byte"), "{e}");
+        // an endless token of digits stops after MAX_TOKEN_BYTES
+        let digits = std::io::Read::chain(&b"MARKOV\n"[..], std::io::repeat(b'7'));
+        let e = PairwiseMrf::from_uai_reader(std::io::BufReader::new(digits), "d").unwrap_err();
+        assert!(e.to_string().contains("longer than"), "{e}");
+    }
+
+    #[test]
+    fn total_states_are_checked_before_allocating() {
+        let e = PairwiseMrf::from_uai_str("MARKOV\n1\n2147483648\n0\n", "h.uai").unwrap_err();
+        assert!(e.to_string().contains("h.uai:3"), "{e}");
+        let e = PairwiseMrf::from_uai_str("MARKOV\n2\n1073741824 1\n0\n", "h.uai").unwrap_err();
+        assert!(e.to_string().contains("past 1073741824"), "{e}");
+    }
+
+    #[test]
+    fn underflowing_potentials_are_warned_about_with_their_line() {
+        let dir = std::env::temp_dir().join(format!("srl-uai-warn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("u.uai");
+        std::fs::write(&p, "MARKOV\n1\n3\n1\n1 0\n3\n 1e-400 0.0e7 1\n").unwrap();
+        let (mrf, w) = PairwiseMrf::read_uai_with_warnings(&p).unwrap();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].line, 7);
+        assert!(
+            w[0].to_string()
+                .contains("u.uai:7: potential 1e-400 underflows")
+        );
+        assert_eq!(mrf.unary(0)[0], f64::NEG_INFINITY);
+        assert!(written_as_zero("0") && written_as_zero("-0.000e9") && !written_as_zero("1e-400"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn evidence_contradicting_hard_zeros_is_found_by_arc_consistency() {
+        let text = "MARKOV\n3\n2 2 2\n2\n2 0 1\n2 1 2\n4\n 1 0 0 1\n4\n 1 0 0 1\n";
+        let mrf = PairwiseMrf::from_uai_str(text, "eq.uai").unwrap();
+        mrf.check_feasible().unwrap();
+        // x0 = 0 and x2 = 1 through a chain of equalities: infeasible, found two hops away
+        let bad = mrf.with_evidence(vec![Some(0), None, Some(1)]).unwrap();
+        let e = bad.check_feasible().unwrap_err();
+        assert!(
+            matches!(e, InferError::ZeroProbability { node: Some(_), .. }),
+            "{e}"
+        );
+        let ok = mrf.with_evidence(vec![Some(1), None, Some(1)]).unwrap();
+        ok.check_feasible().unwrap();
+        // an odd cycle of "differ" constraints: infeasible, but arc consistent (documented)
+        let cyc = "MARKOV\n3\n2 2 2\n3\n2 0 1\n2 1 2\n2 0 2\n4 0 1 1 0\n4 0 1 1 0\n4 0 1 1 0\n";
+        let m = PairwiseMrf::from_uai_str(cyc, "cyc.uai").unwrap();
+        m.check_feasible().unwrap();
+        assert!(crate::Exact::default().marginals(&m).is_err());
     }
 
     #[test]
