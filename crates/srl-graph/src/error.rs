@@ -161,6 +161,17 @@ pub enum ParseErrorKind {
         /// The id.
         id: String,
     },
+    /// Every link of a link file names an id the node file lacks: the two files do not
+    /// belong together (reading on would give a graph without edges).
+    #[error(
+        "none of the {links} links names two known ids (one unknown id: {first:?}): does this file belong to the node file?"
+    )]
+    NoKnownLinks {
+        /// Links read (self-loops excluded).
+        links: usize,
+        /// An unknown id (the smallest).
+        first: String,
+    },
     /// An edge names a node id the node file does not define (formats that forbid it).
     #[error("unknown node id {id:?}")]
     UnknownNode {

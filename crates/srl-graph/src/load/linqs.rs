@@ -68,6 +68,9 @@ pub struct LinqsReport {
     pub dangling_lines: usize,
     /// The distinct missing ids, sorted.
     pub dangling_ids: Vec<String>,
+    /// The 1-based line of `.cites` of the first dangling line, if any (for a front-end's
+    /// warning).
+    pub first_dangling_line: Option<usize>,
     /// Lines that repeat an earlier pair (for undirected graphs: in either direction)
     /// and were merged.
     pub merged_duplicates: usize,
@@ -240,6 +243,7 @@ pub fn load_linqs_files(
             (Some(&a), Some(&b)) => edges.push((NodeId(b), NodeId(a))),
             (a, b) => {
                 report.dangling_lines += 1;
+                report.first_dangling_line.get_or_insert(line);
                 if a.is_none() {
                     dangling.push(cited.to_string());
                 }
@@ -251,6 +255,19 @@ pub fn load_linqs_files(
     }
     dangling.sort();
     dangling.dedup();
+    // every link names an unknown id: the two files do not belong together (a 0-edge
+    // graph would be a silent wrong answer)
+    if report.dangling_lines > 0 && report.dangling_lines + report.self_loops == report.cite_lines {
+        let line = report.first_dangling_line.unwrap_or(1);
+        return Err(perr(
+            &path,
+            line,
+            ParseErrorKind::NoKnownLinks {
+                links: report.cite_lines - report.self_loops,
+                first: dangling.first().cloned().unwrap_or_default(),
+            },
+        ));
+    }
     report.dangling_ids = dangling;
     let graph = RelationalGraph::new(
         ids,
@@ -298,6 +315,28 @@ fn content_fields(text: &str) -> Result<Vec<&str>, ParseErrorKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cites_naming_only_unknown_ids_is_an_error_and_some_are_counted() {
+        let d = std::env::temp_dir().join(format!("srl-linqs-dangling-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("mkdir");
+        let content = write(&d, "t.content", b"a\t1\tx\nb\t0\ty\n");
+        let all = write(&d, "all.cites", b"a\ta\nzz\tyy\nqq\ta\n");
+        let e =
+            load_linqs_files(&content, &all, &LinqsOptions::default()).expect_err("all dangling");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("all.cites:2") && msg.contains("none of the 2 links"),
+            "{msg}"
+        );
+        let some = write(&d, "some.cites", b"a\tb\nzz\ta\n");
+        let (g, r) = load_linqs_files(&content, &some, &LinqsOptions::default()).expect("load");
+        assert_eq!(
+            (g.num_edges(), r.dangling_lines, r.first_dangling_line),
+            (1, 1, Some(2))
+        );
+        std::fs::remove_dir_all(&d).expect("rm");
+    }
 
     fn write(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
         let p = dir.join(name);
