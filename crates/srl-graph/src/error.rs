@@ -147,6 +147,21 @@ pub enum ParseErrorKind {
     /// The line is not valid UTF-8.
     #[error("line is not valid UTF-8")]
     NonUtf8,
+    /// A line longer than the readers accept (no end of line within
+    /// [`crate::load::MAX_LINE_BYTES`] bytes): not a text file of this format (say
+    /// `/dev/zero`).
+    #[error("line longer than {limit} bytes: not a text file of this format")]
+    LineTooLong {
+        /// The limit, bytes.
+        limit: usize,
+    },
+    /// A control byte (a NUL or another byte below 0x20 other than tab and carriage
+    /// return): binary data, not a text file.
+    #[error("control byte 0x{byte:02x}: not a text file")]
+    ControlByte {
+        /// The byte.
+        byte: u8,
+    },
     /// A field that should be a number is not one (or is not finite).
     #[error("bad number {text:?} in field {field}")]
     BadNumber {

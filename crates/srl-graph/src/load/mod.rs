@@ -23,6 +23,12 @@ use crate::error::{GraphError, ParseErrorKind};
 
 /// Reads a (possibly gzip-compressed) text file line by line, tracking 1-based line
 /// numbers and rejecting non-UTF-8 lines with the file and line.
+/// The longest line the line readers (LINQS, CSV, Intel lab) accept, bytes (64 MiB: a
+/// dense CSV row of 10^6 features fits); a longer one is
+/// [`ParseErrorKind::LineTooLong`], so an endless line (say `/dev/zero`) is never read
+/// into memory whole.
+pub const MAX_LINE_BYTES: usize = 1 << 26;
+
 pub(crate) struct Lines {
     path: PathBuf,
     reader: Box<dyn BufRead>,
@@ -61,10 +67,14 @@ impl Lines {
     }
 
     /// The next line without its `\n` / `\r\n`, with its 1-based number; `None` at the end.
+    ///
+    /// A line longer than [`MAX_LINE_BYTES`] ([`ParseErrorKind::LineTooLong`], read no
+    /// further) or holding a control byte ([`ParseErrorKind::ControlByte`]) is an error.
     pub(crate) fn next_line(&mut self) -> Result<Option<(usize, &str)>, GraphError> {
+        use std::io::Read as _;
         self.buf.clear();
-        let read = self
-            .reader
+        let read = (&mut self.reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut self.buf)
             .map_err(|source| GraphError::Io {
                 path: self.path.clone(),
@@ -74,6 +84,26 @@ impl Lines {
             return Ok(None);
         }
         self.line += 1;
+        if self.buf.len() > MAX_LINE_BYTES {
+            return Err(perr(
+                &self.path,
+                self.line,
+                ParseErrorKind::LineTooLong {
+                    limit: MAX_LINE_BYTES,
+                },
+            ));
+        }
+        if let Some(&byte) = self
+            .buf
+            .iter()
+            .find(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n'))
+        {
+            return Err(perr(
+                &self.path,
+                self.line,
+                ParseErrorKind::ControlByte { byte },
+            ));
+        }
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
             if self.buf.last() == Some(&b'\r') {
@@ -161,4 +191,31 @@ pub(crate) fn find_plain_or_gz(dir: &Path, name: &str) -> Result<PathBuf, GraphE
             format!("neither {name} nor {name}.gz exists"),
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_bytes_and_endless_lines_are_errors_with_their_line() {
+        let d = std::env::temp_dir().join(format!("srl-lines-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("mkdir");
+        let p = d.join("nul.txt");
+        std::fs::write(&p, b"a\tb\r\nc\x00d\n").expect("write");
+        let mut l = Lines::open(&p).expect("open");
+        assert_eq!(l.next_line().expect("line 1"), Some((1, "a\tb")));
+        let e = l.next_line().expect_err("NUL");
+        assert!(
+            e.to_string().contains("nul.txt:2: control byte 0x00"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&d).expect("rm");
+        // /dev/zero: the first "line" is endless NULs; reading stops at the limit
+        if Path::new("/dev/zero").exists() {
+            let mut z = Lines::open(Path::new("/dev/zero")).expect("open");
+            let e = z.next_line().expect_err("endless");
+            assert!(e.to_string().contains("longer than"), "{e}");
+        }
+    }
 }
