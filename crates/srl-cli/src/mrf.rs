@@ -11,15 +11,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-use srl_infer::{
-    BpMode, Convergence, Exact, Gibbs, Icm, LoopyBp, MapAssignment, Marginals, MeanField,
-    PairwiseMrf, Schedule, Sweep,
-};
+use srl_infer::{Convergence, PairwiseMrf, ScheduleChoice, TaskOptions, TaskOutcome};
 
 use crate::ui::{Ui, check_outputs, write_to};
 
@@ -100,15 +97,6 @@ pub struct MrfArgs {
     pub out: Option<PathBuf>,
 }
 
-/// The result of one run.
-#[derive(Clone, Debug)]
-pub enum Outcome {
-    /// Marginals.
-    Mar(Marginals),
-    /// An assignment.
-    Map(MapAssignment),
-}
-
 /// Loads the model (and evidence) named by `a`.
 ///
 /// # Errors
@@ -128,156 +116,67 @@ pub fn load(a: &MrfArgs, ui: Ui) -> anyhow::Result<PairwiseMrf> {
     }
 }
 
-fn check(a: &MrfArgs) -> anyhow::Result<()> {
-    if a.max_iterations == Some(0) {
-        bail!("--max-iterations 0: must be at least 1");
-    }
-    if a.algorithm == Algorithm::Gibbs && a.samples == 0 {
-        bail!("--samples 0: Gibbs needs at least one sample");
-    }
-    if !(0.0..1.0).contains(&a.damping) {
-        bail!("--damping {}: must be in [0, 1)", a.damping);
-    }
-    if let Some(t) = a.tolerance
-        && !(t.is_finite() && t >= 0.0)
-    {
-        bail!("--tolerance {t}: must be a non-negative number");
-    }
-    let ok = match (a.algorithm, a.schedule) {
-        (_, None) => true,
-        (Algorithm::Lbp, Some(s)) => s != ScheduleArg::Parallel,
-        (Algorithm::MeanField, Some(s)) => {
-            matches!(s, ScheduleArg::Sequential | ScheduleArg::Parallel)
-        }
-        _ => false,
+/// The library's task, algorithm and options of `a`.
+fn task_of(a: &MrfArgs) -> (srl_infer::Task, srl_infer::Algorithm, TaskOptions) {
+    let task = match a.task {
+        Task::Mar => srl_infer::Task::Mar,
+        Task::Map => srl_infer::Task::Map,
     };
-    if !ok {
-        bail!(
-            "--schedule {:?} does not apply to --algorithm {:?}",
-            a.schedule,
-            a.algorithm
-        );
-    }
-    if a.algorithm == Algorithm::Icm && a.task == Task::Mar {
-        bail!("--algorithm icm computes MAP only; use --task map");
-    }
-    Ok(())
-}
-
-fn lbp(a: &MrfArgs) -> LoopyBp {
-    let d = LoopyBp::default();
-    LoopyBp {
-        max_iters: a.max_iterations.unwrap_or(d.max_iters),
-        tol: a.tolerance.unwrap_or(d.tol),
+    let algorithm = match a.algorithm {
+        Algorithm::Lbp => srl_infer::Algorithm::Lbp,
+        Algorithm::MeanField => srl_infer::Algorithm::MeanField,
+        Algorithm::Gibbs => srl_infer::Algorithm::Gibbs,
+        Algorithm::Exact => srl_infer::Algorithm::Exact,
+        Algorithm::Icm => srl_infer::Algorithm::Icm,
+    };
+    let options = TaskOptions {
+        schedule: a.schedule.map(|s| match s {
+            ScheduleArg::Flooding => ScheduleChoice::Flooding,
+            ScheduleArg::Sequential => ScheduleChoice::Sequential,
+            ScheduleArg::Residual => ScheduleChoice::Residual,
+            ScheduleArg::Parallel => ScheduleChoice::Parallel,
+        }),
         damping: a.damping,
-        schedule: match a.schedule {
-            Some(ScheduleArg::Sequential) => Schedule::Sequential,
-            Some(ScheduleArg::Residual) => Schedule::Residual,
-            _ => Schedule::Flooding,
-        },
-        mode: BpMode::SumProduct,
-        ..d
+        max_iterations: a.max_iterations,
+        tolerance: a.tolerance,
+        samples: a.samples,
+        burn_in: a.burn_in,
+    };
+    (task, algorithm, options)
+}
+
+/// The library's option errors in the command's words (`--damping 1.5: must be in
+/// [0, 1)`).
+fn as_flag(e: srl_infer::InferError) -> anyhow::Error {
+    match e {
+        srl_infer::InferError::InvalidParameter {
+            name,
+            value,
+            reason,
+        } => anyhow::anyhow!("--{name} {value}: {reason}"),
+        other => other.into(),
     }
 }
 
-fn mean_field(a: &MrfArgs) -> MeanField {
-    let d = MeanField::default();
-    MeanField {
-        max_iters: a.max_iterations.unwrap_or(d.max_iters),
-        tol: a.tolerance.unwrap_or(d.tol),
-        damping: a.damping,
-        sweep: match a.schedule {
-            Some(ScheduleArg::Parallel) => Sweep::Parallel,
-            _ => Sweep::Sequential,
-        },
-        ..d
-    }
-}
-
-/// Runs the requested inference on `mrf` (the tests call this to compare with the
-/// library).
+/// Runs the requested inference on `mrf` through the library's pipeline
+/// ([`srl_infer::run_task`]; the tests call this to compare with the library).
 ///
 /// # Errors
-/// Bad options; exact inference on a model too large to enumerate; Gibbs parameters.
-pub fn infer(a: &MrfArgs, mrf: &PairwiseMrf) -> anyhow::Result<Outcome> {
-    check(a)?;
+/// As [`srl_infer::run_task`], with the model and evidence files named.
+pub fn infer(a: &MrfArgs, mrf: &PairwiseMrf) -> anyhow::Result<TaskOutcome> {
+    let (task, algorithm, options) = task_of(a);
+    options.validate(task, algorithm).map_err(as_flag)?;
     let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
-    let gibbs = Gibbs {
-        burn_in: a.burn_in,
-        samples: a.samples,
-        ..Gibbs::default()
-    };
-    // contradicting evidence or constraints are an error, never uniform marginals
-    mrf.check_feasible().context(match &a.evidence {
-        Some(ev) => format!(
-            "the model {} with the evidence {}",
-            a.model.display(),
-            ev.display()
-        ),
-        None => format!("the model {}", a.model.display()),
-    })?;
-    let outcome = match (a.task, a.algorithm) {
-        (Task::Mar, Algorithm::Lbp) => Outcome::Mar(lbp(a).try_run(mrf)?),
-        (Task::Mar, Algorithm::MeanField) => Outcome::Mar(mean_field(a).run(mrf)),
-        (Task::Mar, Algorithm::Gibbs) => Outcome::Mar(gibbs.run(mrf, &mut rng)?.marginals),
-        (Task::Mar, Algorithm::Exact) => Outcome::Mar(Exact::default().marginals(mrf)?),
-        (Task::Map, Algorithm::Lbp) => Outcome::Map(lbp(a).try_map(mrf)?),
-        (Task::Map, Algorithm::MeanField) => {
-            let m = mean_field(a).run(mrf);
-            let states = m.decode();
-            Outcome::Map(MapAssignment {
-                log_score: mrf.log_score(&states),
-                states,
-                convergence: m.convergence(),
-            })
+    srl_infer::run_task(mrf, task, algorithm, &options, &mut rng).with_context(|| {
+        match &a.evidence {
+            Some(ev) => format!(
+                "the model {} with the evidence {}",
+                a.model.display(),
+                ev.display()
+            ),
+            None => format!("the model {}", a.model.display()),
         }
-        (Task::Map, Algorithm::Gibbs) => Outcome::Map(gibbs.run(mrf, &mut rng)?.best),
-        (Task::Map, Algorithm::Exact) => Outcome::Map(Exact::default().map(mrf)?),
-        (Task::Map, Algorithm::Icm) => {
-            let d = Icm::default();
-            Outcome::Map(
-                Icm {
-                    max_iters: a.max_iterations.unwrap_or(d.max_iters),
-                }
-                .run(mrf),
-            )
-        }
-        (Task::Mar, Algorithm::Icm) => bail!("--algorithm icm computes MAP only"),
-    };
-    if let Outcome::Map(x) = &outcome
-        && x.log_score == f64::NEG_INFINITY
-    {
-        bail!(
-            "{}: the assignment {} found has probability zero (it breaks a zero potential or the evidence); the model may admit none: try --algorithm exact",
-            a.model.display(),
-            value_name(a.algorithm)
-        );
-    }
-    Ok(outcome)
-}
-
-/// The UAI `MAR` text of `m`.
-pub fn mar_text(m: &Marginals) -> String {
-    let mut s = format!("MAR\n{}", m.num_nodes());
-    for v in 0..m.num_nodes() {
-        let p = m.node(v);
-        s.push_str(&format!(" {}", p.len()));
-        for x in p {
-            s.push_str(&format!(" {x}"));
-        }
-    }
-    s.push('\n');
-    s
-}
-
-/// The UAI `MAP` text of `a`.
-pub fn map_text(a: &MapAssignment) -> String {
-    let mut s = format!("MAP\n{}", a.states.len());
-    for x in &a.states {
-        s.push_str(&format!(" {x}"));
-    }
-    s.push('\n');
-    s
+    })
 }
 
 /// The command-line spelling of an option value (`mean-field`, `mar`).
@@ -295,7 +194,10 @@ fn convergence_json(c: &Convergence) -> serde_json::Value {
 /// # Errors
 /// See [`load`] and [`infer`]; unwritable output.
 pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
-    check(a)?;
+    {
+        let (task, algorithm, options) = task_of(a);
+        options.validate(task, algorithm).map_err(as_flag)?;
+    }
     if let Some(out) = &a.out {
         let inputs: Vec<&std::path::Path> = std::iter::once(a.model.as_path())
             .chain(a.evidence.as_deref())
@@ -308,9 +210,11 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
     let outcome = infer(a, &mrf)?;
     pb.finish_and_clear();
     let secs = t0.elapsed().as_secs_f64();
-    let (text, conv, score) = match &outcome {
-        Outcome::Mar(m) => (mar_text(m), m.convergence(), None),
-        Outcome::Map(x) => (map_text(x), x.convergence, Some(x.log_score)),
+    let text = outcome.to_uai_string();
+    let conv = outcome.convergence();
+    let score = match &outcome {
+        TaskOutcome::Mar(_) => None,
+        TaskOutcome::Map(x) => Some(x.log_score),
     };
     ui.note(&format!(
         "srl mrf: {} by {} on {} variables, {} edges: {} after {} iterations (max residual {:.3e}), {secs:.3} s{}",
@@ -342,14 +246,14 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
             "out": a.out.as_ref().map(|p| p.display().to_string()),
         });
         match &outcome {
-            Outcome::Mar(m) => {
+            TaskOutcome::Mar(m) => {
                 summary["marginals"] = json!(
                     (0..m.num_nodes())
                         .map(|v| m.node(v).to_vec())
                         .collect::<Vec<_>>()
                 );
             }
-            Outcome::Map(x) => {
+            TaskOutcome::Map(x) => {
                 summary["states"] = json!(x.states);
                 summary["log_score"] = json!(x.log_score);
             }

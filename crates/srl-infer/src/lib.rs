@@ -59,6 +59,7 @@ pub mod map;
 pub mod marginals;
 pub mod mean_field;
 pub mod mrf;
+pub mod task;
 pub mod uai;
 
 #[cfg(test)]
@@ -78,4 +79,5 @@ pub use map::{Icm, MapInference, MarginalInference};
 pub use marginals::{Beliefs, Convergence, MapAssignment, Marginals, log_sum_exp};
 pub use mean_field::{MeanField, Sweep};
 pub use mrf::{MrfParts, PairTable, PairwiseMrf};
+pub use task::{Algorithm, ScheduleChoice, Task, TaskOptions, TaskOutcome, run_task};
 pub use uai::{UaiWarning, parse_uai_evidence, read_uai_evidence};
