@@ -53,6 +53,7 @@ pub mod builder;
 pub mod collective;
 pub mod error;
 pub mod exact;
+pub mod factor_graph;
 pub mod gibbs;
 pub mod linear;
 pub mod map;
@@ -74,6 +75,7 @@ pub use collective::{
 };
 pub use error::InferError;
 pub use exact::Exact;
+pub use factor_graph::{FactorBp, FactorGraph, VariableElimination};
 pub use gibbs::{Gibbs, GibbsRun};
 pub use map::{Icm, MapInference, MarginalInference};
 pub use marginals::{Beliefs, Convergence, MapAssignment, Marginals, log_sum_exp};

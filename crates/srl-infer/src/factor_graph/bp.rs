@@ -1,0 +1,322 @@
+//! Loopy belief propagation on a [`FactorGraph`] (Kschischang, Frey & Loeliger 2001;
+//! Koller & Friedman 2009 §11.3): sum- and max-product in the log domain, flooding
+//! schedule with damping.
+
+use rayon::prelude::*;
+
+use super::table::lse;
+use super::{FactorGraph, FactorMap, FactorMarginals};
+use crate::error::InferError;
+use crate::marginals::Convergence;
+
+/// Loopy BP on a factor graph, flooding schedule: every variable-to-factor message is
+/// computed from the previous factor-to-variable messages, then every factor-to-variable
+/// message from those (in parallel over factors; each factor's messages are computed on
+/// their own, so the bits do not depend on the thread count).
+///
+/// Messages are natural-log vectors normalised to a maximum of 0; damping mixes the
+/// new factor-to-variable log-message with the old one, `(1 − λ)·new + λ·old`. The
+/// residual of a sweep is the largest absolute change of a factor-to-variable
+/// log-message entry (`-∞` to `-∞` is no change); the run has converged when it is below
+/// `tolerance`. Evidence clamps a variable (its other states get `-∞`). On a factor graph
+/// without cycles BP is exact after as many sweeps as the graph's diameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FactorBp {
+    /// Sweep cap (default 1000, at least 1).
+    pub max_iters: usize,
+    /// Convergence tolerance on the residual (default 1e-9, positive and finite).
+    pub tolerance: f64,
+    /// Damping λ in `[0, 1)` (default 0).
+    pub damping: f64,
+}
+
+impl Default for FactorBp {
+    fn default() -> Self {
+        Self {
+            max_iters: 1000,
+            tolerance: 1e-9,
+            damping: 0.0,
+        }
+    }
+}
+
+/// The message layout: one edge per (factor, scope position).
+struct Layout {
+    /// First edge of each factor (`factors + 1` entries).
+    fedge: Vec<usize>,
+    /// Variable of each edge.
+    evar: Vec<u32>,
+    /// Offset of each edge's message in the flat arrays (`edges + 1` entries).
+    moff: Vec<usize>,
+    /// Edges of each variable.
+    vedges: Vec<Vec<usize>>,
+}
+
+impl FactorBp {
+    fn check(&self) -> Result<(), InferError> {
+        if self.max_iters == 0 {
+            return Err(InferError::InvalidParameter {
+                name: "max_iterations",
+                value: "0".into(),
+                reason: "must be at least 1",
+            });
+        }
+        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
+            return Err(InferError::InvalidParameter {
+                name: "tolerance",
+                value: self.tolerance.to_string(),
+                reason: "must be positive and finite",
+            });
+        }
+        if !(0.0..1.0).contains(&self.damping) {
+            return Err(InferError::InvalidParameter {
+                name: "damping",
+                value: self.damping.to_string(),
+                reason: "must be in [0, 1)",
+            });
+        }
+        Ok(())
+    }
+
+    fn layout(g: &FactorGraph) -> Result<Layout, InferError> {
+        let k = g.num_states();
+        let mut fedge = Vec::with_capacity(g.factors().len() + 1);
+        let mut evar = Vec::new();
+        let mut moff = vec![0usize];
+        let mut vedges = vec![Vec::new(); g.num_vars()];
+        fedge.push(0);
+        let mut total = 0usize;
+        for f in g.factors() {
+            for &v in &f.vars {
+                vedges[v as usize].push(evar.len());
+                evar.push(v);
+                total = total
+                    .checked_add(k[v as usize])
+                    .filter(|&t| t <= crate::mrf::MAX_MODEL_ENTRIES)
+                    .ok_or(InferError::TooLarge {
+                        what: "message entries of factor-graph BP (limit 2^30)",
+                        count: usize::MAX,
+                    })?;
+                moff.push(total);
+            }
+            fedge.push(evar.len());
+        }
+        Ok(Layout {
+            fedge,
+            evar,
+            moff,
+            vedges,
+        })
+    }
+
+    /// Runs BP; returns the log-beliefs of every variable (normalised) and the report.
+    fn run_logs(
+        &self,
+        g: &FactorGraph,
+        max: bool,
+    ) -> Result<(Vec<Vec<f64>>, Convergence), InferError> {
+        self.check()?;
+        let k = g.num_states();
+        let lay = Self::layout(g)?;
+        let total = lay.moff[lay.moff.len() - 1];
+        let prior = |v: usize, s: usize| -> f64 {
+            match g.evidence()[v] {
+                Some(x) if x as usize != s => f64::NEG_INFINITY,
+                _ => 0.0,
+            }
+        };
+        let mut fv = vec![0.0f64; total];
+        let mut vf = vec![0.0f64; total];
+        let mut conv = Convergence::start(g.factors().is_empty());
+        while !conv.converged && conv.iterations < self.max_iters {
+            // variable -> factor
+            for (v, edges) in lay.vedges.iter().enumerate() {
+                for &e in edges {
+                    let out = &mut vf[lay.moff[e]..lay.moff[e + 1]];
+                    for (s, o) in out.iter_mut().enumerate() {
+                        *o = prior(v, s);
+                    }
+                    for &e2 in edges {
+                        if e2 != e {
+                            for (o, m) in out.iter_mut().zip(&fv[lay.moff[e2]..lay.moff[e2 + 1]]) {
+                                *o += m;
+                            }
+                        }
+                    }
+                    let m = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    if m > f64::NEG_INFINITY {
+                        for o in out.iter_mut() {
+                            *o -= m;
+                        }
+                    }
+                }
+            }
+            // factor -> variable
+            let fresh: Vec<(Vec<f64>, f64)> = (0..g.factors().len())
+                .into_par_iter()
+                .map(|f| {
+                    let msgs = factor_messages(g, f, &lay, &vf, max);
+                    let old = &fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]];
+                    let mut res = 0.0f64;
+                    let mut out = msgs;
+                    for (n, &o) in out.iter_mut().zip(old) {
+                        if self.damping > 0.0 {
+                            *n = (1.0 - self.damping) * *n + self.damping * o;
+                        }
+                        let d = if *n == o { 0.0 } else { (*n - o).abs() };
+                        if d > res || d.is_nan() {
+                            res = if d.is_nan() { f64::INFINITY } else { d };
+                        }
+                    }
+                    (out, res)
+                })
+                .collect();
+            let mut residual = 0.0f64;
+            for (f, (msgs, r)) in fresh.into_iter().enumerate() {
+                fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].copy_from_slice(&msgs);
+                residual = residual.max(r);
+            }
+            conv.record(residual, self.tolerance);
+        }
+        let mut beliefs = Vec::with_capacity(g.num_vars());
+        for (v, edges) in lay.vedges.iter().enumerate() {
+            let mut b: Vec<f64> = (0..k[v]).map(|s| prior(v, s)).collect();
+            for &e in edges {
+                for (o, m) in b.iter_mut().zip(&fv[lay.moff[e]..lay.moff[e + 1]]) {
+                    *o += m;
+                }
+            }
+            let z = if max {
+                b.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                lse(&b)
+            };
+            if z == f64::NEG_INFINITY {
+                return Err(InferError::ZeroProbability {
+                    node: Some(v),
+                    cause: "loopy BP finds every state impossible (evidence and zero potentials)",
+                });
+            }
+            for o in &mut b {
+                *o -= z;
+            }
+            beliefs.push(b);
+        }
+        Ok((beliefs, conv))
+    }
+
+    /// Sum-product marginals.
+    ///
+    /// # Errors
+    /// [`InferError::InvalidParameter`] for bad settings; [`InferError::ZeroProbability`]
+    /// when BP leaves a variable without a possible state; [`InferError::TooLarge`] past
+    /// 2^30 message entries.
+    pub fn marginals(&self, g: &FactorGraph) -> Result<FactorMarginals, InferError> {
+        let (logs, conv) = self.run_logs(g, false)?;
+        let probs = logs
+            .into_iter()
+            .map(|b| b.into_iter().map(f64::exp).collect())
+            .collect();
+        Ok(FactorMarginals::new(probs, conv))
+    }
+
+    /// Max-product: each variable's state of largest max-marginal (the lowest on ties).
+    ///
+    /// # Errors
+    /// As [`FactorBp::marginals`]; [`InferError::ZeroProbability`] also when the decoded
+    /// assignment breaks a zero potential.
+    pub fn map(&self, g: &FactorGraph) -> Result<FactorMap, InferError> {
+        let (logs, convergence) = self.run_logs(g, true)?;
+        let states: Vec<usize> = logs
+            .iter()
+            .map(|b| {
+                let mut arg = 0;
+                for (s, &x) in b.iter().enumerate() {
+                    if x > b[arg] {
+                        arg = s;
+                    }
+                }
+                arg
+            })
+            .collect();
+        let log_score = g.log_score(&states)?;
+        if log_score == f64::NEG_INFINITY {
+            return Err(InferError::ZeroProbability {
+                node: None,
+                cause: "the max-product assignment breaks a zero potential; exact inference decides whether any assignment is possible",
+            });
+        }
+        Ok(FactorMap {
+            states,
+            log_score,
+            convergence,
+        })
+    }
+}
+
+/// The new (normalised, undamped) messages from factor `f` to each of its variables.
+fn factor_messages(g: &FactorGraph, f: usize, lay: &Layout, vf: &[f64], max: bool) -> Vec<f64> {
+    let k = g.num_states();
+    let table = g.factor_table(f);
+    let e0 = lay.fedge[f];
+    let a = lay.fedge[f + 1] - e0;
+    let base = lay.moff[e0];
+    let len = lay.moff[lay.fedge[f + 1]] - base;
+    let cards: Vec<usize> = (0..a).map(|j| k[lay.evar[e0 + j] as usize]).collect();
+    let inc: Vec<&[f64]> = (0..a)
+        .map(|j| &vf[lay.moff[e0 + j]..lay.moff[e0 + j + 1]])
+        .collect();
+    let mut out = vec![f64::NEG_INFINITY; len];
+    let mut acc = vec![0.0f64; len];
+    // two passes: maxima, then (sum-product) the sums of exp(x - max)
+    for pass in 0..if max { 1 } else { 2 } {
+        let mut ctr = vec![0usize; a];
+        for &t in table {
+            for j in 0..a {
+                let mut s = t;
+                for (i, m) in inc.iter().enumerate() {
+                    if i != j {
+                        s += m[ctr[i]];
+                    }
+                }
+                let slot = lay.moff[e0 + j] - base + ctr[j];
+                if pass == 0 {
+                    if s > out[slot] {
+                        out[slot] = s;
+                    }
+                } else if out[slot] > f64::NEG_INFINITY {
+                    acc[slot] += (s - out[slot]).exp();
+                }
+            }
+            let mut j = a;
+            while j > 0 {
+                j -= 1;
+                ctr[j] += 1;
+                if ctr[j] < cards[j] {
+                    break;
+                }
+                ctr[j] = 0;
+            }
+        }
+    }
+    if !max {
+        for (o, s) in out.iter_mut().zip(&acc) {
+            if *o > f64::NEG_INFINITY {
+                *o += s.ln();
+            }
+        }
+    }
+    for j in 0..a {
+        let r = lay.moff[e0 + j] - base..lay.moff[e0 + j + 1] - base;
+        let m = out[r.clone()]
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        if m > f64::NEG_INFINITY {
+            for o in &mut out[r] {
+                *o -= m;
+            }
+        }
+    }
+    out
+}

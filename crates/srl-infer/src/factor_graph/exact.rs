@@ -1,0 +1,294 @@
+//! Exact inference on a [`FactorGraph`] by variable elimination (Koller & Friedman 2009,
+//! §9.3–9.4) with a greedy weighted min-fill order.
+
+use std::collections::BTreeSet;
+
+use rayon::prelude::*;
+
+use super::table::{LogTable, lse};
+use super::{FactorGraph, FactorMap, FactorMarginals};
+use crate::error::InferError;
+use crate::marginals::Convergence;
+
+/// Exact inference by variable elimination.
+///
+/// The elimination order is greedy **weighted min-fill** over the free (unobserved)
+/// variables: at each step the variable whose elimination adds the fewest fill edges,
+/// ties broken by the smaller table `Π k` of its neighbourhood, then by the lower index.
+/// Before any table is allocated the whole elimination is simulated and the largest
+/// intermediate table (`k_v · Π_{u ∈ N(v)} k_u` when `v` is eliminated) is compared with
+/// [`VariableElimination::max_table_entries`]; a larger one is an
+/// [`InferError::TooLarge`] whose count is that peak size.
+///
+/// All work is in the log domain (`-∞` hard zeros stay exact). Marginals run one
+/// elimination per free variable, in parallel over variables (each result is computed
+/// independently, so the bits do not depend on the thread count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VariableElimination {
+    /// The largest intermediate table allowed, in entries (default 2^27, 1 GiB of `f64`).
+    pub max_table_entries: usize,
+}
+
+impl Default for VariableElimination {
+    fn default() -> Self {
+        Self {
+            max_table_entries: 1 << 27,
+        }
+    }
+}
+
+/// The elimination order and the peak table size of a model.
+struct Plan {
+    order: Vec<u32>,
+    peak: usize,
+}
+
+impl VariableElimination {
+    fn plan(&self, g: &FactorGraph) -> Result<Plan, InferError> {
+        let n = g.num_vars();
+        let k = g.num_states();
+        let free: Vec<bool> = g.evidence().iter().map(Option::is_none).collect();
+        let mut adj: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
+        for f in g.factors() {
+            let fv: Vec<u32> = f
+                .vars
+                .iter()
+                .copied()
+                .filter(|&v| free[v as usize])
+                .collect();
+            for &a in &fv {
+                for &b in &fv {
+                    if a != b {
+                        adj[a as usize].insert(b);
+                    }
+                }
+            }
+        }
+        let mut alive: BTreeSet<u32> = (0..n as u32).filter(|&v| free[v as usize]).collect();
+        let mut order = Vec::with_capacity(alive.len());
+        let mut peak = 1usize;
+        let weight = |v: u32, adj: &[BTreeSet<u32>]| -> usize {
+            adj[v as usize]
+                .iter()
+                .try_fold(k[v as usize], |acc, &u| acc.checked_mul(k[u as usize]))
+                .unwrap_or(usize::MAX)
+        };
+        while !alive.is_empty() {
+            let mut best: Option<(usize, usize, u32)> = None;
+            for &v in &alive {
+                let nb: Vec<u32> = adj[v as usize].iter().copied().collect();
+                let mut fill = 0usize;
+                for (i, &a) in nb.iter().enumerate() {
+                    for &b in &nb[i + 1..] {
+                        if !adj[a as usize].contains(&b) {
+                            fill += 1;
+                        }
+                    }
+                }
+                let key = (fill, weight(v, &adj), v);
+                if best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+            let Some((_, w, v)) = best else { break };
+            peak = peak.max(w);
+            let nb: Vec<u32> = adj[v as usize].iter().copied().collect();
+            for &a in &nb {
+                adj[a as usize].remove(&v);
+                for &b in &nb {
+                    if a != b {
+                        adj[a as usize].insert(b);
+                    }
+                }
+            }
+            adj[v as usize].clear();
+            alive.remove(&v);
+            order.push(v);
+        }
+        if peak > self.max_table_entries {
+            return Err(InferError::TooLarge {
+                what: "entries in the largest variable-elimination table (min-fill order), \
+                       beyond VariableElimination::max_table_entries (2^27 by default)",
+                count: peak,
+            });
+        }
+        Ok(Plan { order, peak })
+    }
+
+    /// The largest intermediate table (entries) the elimination of `g` would build, after
+    /// the evidence; `usize::MAX` when it overflows.
+    ///
+    /// # Errors
+    /// [`InferError::TooLarge`] when it exceeds [`Self::max_table_entries`].
+    pub fn peak_table_entries(&self, g: &FactorGraph) -> Result<usize, InferError> {
+        self.plan(g).map(|p| p.peak)
+    }
+
+    /// Eliminates `order` from `bag` (sum when `!max`); with `keep`, each eliminated
+    /// variable's combined table (its neighbours, then the variable fastest) for traceback.
+    fn eliminate(
+        g: &FactorGraph,
+        bag: &mut Vec<LogTable>,
+        order: &[u32],
+        max: bool,
+        mut keep: Option<&mut Vec<LogTable>>,
+    ) {
+        let k = g.num_states();
+        for &x in order {
+            let (mine, rest): (Vec<LogTable>, Vec<LogTable>) = std::mem::take(bag)
+                .into_iter()
+                .partition(|t| t.vars.contains(&x));
+            *bag = rest;
+            let mut vars: Vec<u32> = mine
+                .iter()
+                .flat_map(|t| t.vars.iter().copied())
+                .filter(|&v| v != x)
+                .collect::<BTreeSet<u32>>()
+                .into_iter()
+                .collect();
+            vars.push(x);
+            let cards: Vec<usize> = vars.iter().map(|&v| k[v as usize]).collect();
+            let size: usize = cards.iter().product(); // bounded by the plan's peak
+            let refs: Vec<&LogTable> = mine.iter().collect();
+            let vals = LogTable::combine(&refs, &vars, &cards, size);
+            let kx = k[x as usize];
+            let reduced: Vec<f64> = vals
+                .chunks_exact(kx)
+                .map(|c| {
+                    if max {
+                        c.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                    } else {
+                        lse(c)
+                    }
+                })
+                .collect();
+            let out_vars = vars[..vars.len() - 1].to_vec();
+            let out_cards = cards[..cards.len() - 1].to_vec();
+            if let Some(keep) = keep.as_deref_mut() {
+                keep.push(LogTable { vars, cards, vals });
+            }
+            bag.push(LogTable {
+                vars: out_vars,
+                cards: out_cards,
+                vals: reduced,
+            });
+        }
+    }
+
+    fn initial(g: &FactorGraph) -> Vec<LogTable> {
+        (0..g.factors().len())
+            .map(|f| LogTable::reduced(g, f))
+            .collect()
+    }
+
+    /// `ln Z`: the natural log of the sum of `exp(Σ_f θ_f)` over the assignments that
+    /// agree with the evidence (the UAI `PR` task's quantity in natural log; `-∞` when the
+    /// evidence has probability zero). For a Bayesian network with normalised CPTs this
+    /// is `ln P(evidence)`.
+    ///
+    /// # Errors
+    /// [`InferError::TooLarge`] as described on the type.
+    pub fn log_partition(&self, g: &FactorGraph) -> Result<f64, InferError> {
+        let plan = self.plan(g)?;
+        let mut bag = Self::initial(g);
+        Self::eliminate(g, &mut bag, &plan.order, false, None);
+        Ok(bag.iter().map(|t| t.vals[0]).sum())
+    }
+
+    /// The marginal of every variable given the evidence (a point mass for an observed
+    /// one).
+    ///
+    /// # Errors
+    /// [`InferError::TooLarge`] as described on the type;
+    /// [`InferError::ZeroProbability`] when the evidence and the hard zeros leave no
+    /// assignment of positive probability.
+    pub fn marginals(&self, g: &FactorGraph) -> Result<FactorMarginals, InferError> {
+        let plan = self.plan(g)?;
+        if self.log_partition(g)? == f64::NEG_INFINITY {
+            return Err(InferError::ZeroProbability {
+                node: None,
+                cause: "the evidence and the zero potentials admit no assignment",
+            });
+        }
+        let initial = Self::initial(g);
+        let k = g.num_states();
+        let probs: Vec<Vec<f64>> = (0..g.num_vars())
+            .into_par_iter()
+            .map(|v| {
+                if let Some(x) = g.evidence()[v] {
+                    let mut p = vec![0.0; k[v]];
+                    p[x as usize] = 1.0;
+                    return p;
+                }
+                let order: Vec<u32> = plan
+                    .order
+                    .iter()
+                    .copied()
+                    .filter(|&u| u as usize != v)
+                    .collect();
+                let mut bag = initial.clone();
+                Self::eliminate(g, &mut bag, &order, false, None);
+                let mut logp = vec![0.0; k[v]];
+                for t in &bag {
+                    if t.vars.is_empty() {
+                        continue;
+                    }
+                    for (l, x) in logp.iter_mut().zip(&t.vals) {
+                        *l += x;
+                    }
+                }
+                let z = lse(&logp);
+                logp.iter().map(|&l| (l - z).exp()).collect()
+            })
+            .collect();
+        Ok(FactorMarginals::new(probs, Convergence::exact()))
+    }
+
+    /// A most probable assignment given the evidence (max-product elimination with
+    /// traceback; among ties, the lowest state of each variable in reverse elimination
+    /// order).
+    ///
+    /// # Errors
+    /// [`InferError::TooLarge`] as described on the type;
+    /// [`InferError::ZeroProbability`] when no assignment has positive probability.
+    pub fn map(&self, g: &FactorGraph) -> Result<FactorMap, InferError> {
+        let plan = self.plan(g)?;
+        let mut bag = Self::initial(g);
+        let mut kept = Vec::with_capacity(plan.order.len());
+        Self::eliminate(g, &mut bag, &plan.order, true, Some(&mut kept));
+        let best: f64 = bag.iter().map(|t| t.vals[0]).sum();
+        if best == f64::NEG_INFINITY {
+            return Err(InferError::ZeroProbability {
+                node: None,
+                cause: "the evidence and the zero potentials admit no assignment",
+            });
+        }
+        let mut states: Vec<usize> = g
+            .evidence()
+            .iter()
+            .map(|e| e.map_or(0, |x| x as usize))
+            .collect();
+        for t in kept.iter().rev() {
+            let r = t.vars.len() - 1;
+            let mut off = 0usize;
+            for j in 0..r {
+                off = off * t.cards[j] + states[t.vars[j] as usize];
+            }
+            let kx = t.cards[r];
+            let block = &t.vals[off * kx..(off + 1) * kx];
+            let mut arg = 0;
+            for (s, &val) in block.iter().enumerate() {
+                if val > block[arg] {
+                    arg = s;
+                }
+            }
+            states[t.vars[r] as usize] = arg;
+        }
+        let log_score = g.log_score(&states)?;
+        Ok(FactorMap {
+            states,
+            log_score,
+            convergence: Convergence::exact(),
+        })
+    }
+}
