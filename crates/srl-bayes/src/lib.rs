@@ -41,6 +41,7 @@
 pub mod data;
 pub mod error;
 pub mod factor;
+pub mod factor_graph;
 pub mod io;
 pub mod local;
 pub mod naive_bayes;
