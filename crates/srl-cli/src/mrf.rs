@@ -8,6 +8,12 @@
 //! ```
 //!
 //! (one line after the header; probabilities of observed variables are a point mass).
+//!
+//! General models (issue 28): a UAI `MARKOV` file with a factor of more than two
+//! variables, a UAI `BAYES` file, a BIF (`.bif`, `.bif.gz`) or Hugin (`.net`) network, or
+//! `--task pr` run on srl-infer's factor-graph path (`--algorithm lbp|exact`; PR, the
+//! log10 partition function / probability of the evidence, by exact elimination only).
+//! Pairwise UAI files keep the pairwise path and its output bit for bit.
 
 use std::path::PathBuf;
 
@@ -27,6 +33,9 @@ pub enum Task {
     Mar,
     /// Most probable joint assignment (UAI `MAP`).
     Map,
+    /// log10 of the partition function, the probability of the evidence for a Bayesian
+    /// network (UAI `PR`; exact elimination on the factor-graph path).
+    Pr,
 }
 
 /// The inference algorithm.
@@ -60,7 +69,7 @@ pub enum ScheduleArg {
 /// `srl mrf`.
 #[derive(Args, Debug)]
 pub struct MrfArgs {
-    /// The model, UAI `MARKOV` format with factors of one or two variables.
+    /// The model: UAI `MARKOV` or `BAYES` (any arity), BIF (.bif, .bif.gz) or Hugin .net.
     pub model: PathBuf,
     /// UAI evidence file (`k v1 x1 v2 x2 …`).
     #[arg(long)]
@@ -121,6 +130,8 @@ fn task_of(a: &MrfArgs) -> (srl_infer::Task, srl_infer::Algorithm, TaskOptions) 
     let task = match a.task {
         Task::Mar => srl_infer::Task::Mar,
         Task::Map => srl_infer::Task::Map,
+        // PR never reaches the pairwise path (run sends it to the factor-graph path)
+        Task::Pr => srl_infer::Task::Mar,
     };
     let algorithm = match a.algorithm {
         Algorithm::Lbp => srl_infer::Algorithm::Lbp,
@@ -194,6 +205,12 @@ fn convergence_json(c: &Convergence) -> serde_json::Value {
 /// # Errors
 /// See [`load`] and [`infer`]; unwritable output.
 pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
+    if a.task == Task::Pr
+        || srl_bayes::factor_graph::is_network_file(&a.model)
+        || srl_infer::factor_graph::uai_needs_factor_graph(&a.model)
+    {
+        return run_general(a, ui);
+    }
     {
         let (task, algorithm, options) = task_of(a);
         options.validate(task, algorithm).map_err(as_flag)?;
@@ -216,6 +233,7 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
         TaskOutcome::Mar(_) => None,
         TaskOutcome::Map(x) => Some(x.log_score),
     };
+    debug_assert!(a.task != Task::Pr, "PR runs on the factor-graph path");
     ui.note(&format!(
         "srl mrf: {} by {} on {} variables, {} edges: {} after {} iterations (max residual {:.3e}), {secs:.3} s{}",
         value_name(a.task).to_uppercase(),
@@ -258,6 +276,157 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
                 summary["log_score"] = json!(x.log_score);
             }
         }
+        ui.summary(&summary, "")?;
+    }
+    Ok(())
+}
+
+/// The factor-graph settings of `a` (`--algorithm lbp|exact`, flooding schedule), checked
+/// before any file is read.
+fn general_settings(a: &MrfArgs) -> anyhow::Result<srl_infer::FactorBp> {
+    match a.algorithm {
+        Algorithm::Lbp | Algorithm::Exact => {}
+        other => anyhow::bail!(
+            "--algorithm {}: general factor graphs (factors of more than two variables, BAYES \
+             files, .bif/.net networks, --task pr) support --algorithm lbp|exact",
+            value_name(other)
+        ),
+    }
+    if a.task == Task::Pr && a.algorithm != Algorithm::Exact {
+        anyhow::bail!(
+            "--task pr: the partition function is computed by --algorithm exact (variable \
+             elimination) only"
+        );
+    }
+    if let Some(s) = a.schedule
+        && s != ScheduleArg::Flooding
+    {
+        anyhow::bail!(
+            "--schedule {}: loopy BP on general factor graphs supports --schedule flooding",
+            value_name(s)
+        );
+    }
+    let d = srl_infer::FactorBp::default();
+    let bp = srl_infer::FactorBp {
+        max_iters: a.max_iterations.unwrap_or(d.max_iters),
+        tolerance: a.tolerance.unwrap_or(d.tolerance),
+        damping: a.damping,
+    };
+    bp.validate().map_err(as_flag)?;
+    Ok(bp)
+}
+
+/// Loads a general model: a BIF/NET network through srl-bayes, else a UAI file of any
+/// arity; then the evidence.
+fn load_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<srl_infer::FactorGraph> {
+    let g = if srl_bayes::factor_graph::is_network_file(&a.model) {
+        srl_bayes::factor_graph::read_network_factor_graph(&a.model)?.1
+    } else {
+        let (g, _, warnings) = srl_infer::FactorGraph::read_uai(&a.model)?;
+        for w in &warnings {
+            ui.note(&format!("srl mrf: warning: {w}"));
+        }
+        g
+    };
+    match &a.evidence {
+        Some(ev) => {
+            let e = srl_infer::read_uai_evidence(ev, g.num_vars())?;
+            g.with_evidence(e)
+                .with_context(|| format!("applying the evidence of {}", ev.display()))
+        }
+        None => Ok(g),
+    }
+}
+
+/// `srl mrf` on the factor-graph path.
+fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
+    use srl_infer::factor_graph::{uai_map_string, uai_mar_string, uai_pr_string};
+    let bp = general_settings(a)?;
+    if let Some(out) = &a.out {
+        let inputs: Vec<&std::path::Path> = std::iter::once(a.model.as_path())
+            .chain(a.evidence.as_deref())
+            .collect();
+        check_outputs(ui, &inputs, &[out])?;
+    }
+    let g = load_general(a, ui)?;
+    let context = || match &a.evidence {
+        Some(ev) => format!(
+            "the model {} with the evidence {}",
+            a.model.display(),
+            ev.display()
+        ),
+        None => format!("the model {}", a.model.display()),
+    };
+    let ve = srl_infer::VariableElimination::default();
+    let exact = a.algorithm == Algorithm::Exact;
+    let pb = ui.spinner("inference");
+    let t0 = std::time::Instant::now();
+    let mut summary = json!({
+        "command": "mrf",
+        "task": value_name(a.task).to_uppercase(),
+        "algorithm": value_name(a.algorithm),
+        "variables": g.num_vars(),
+        "factors": g.factors().len(),
+        "out": a.out.as_ref().map(|p| p.display().to_string()),
+    });
+    let (text, conv, extra) = match a.task {
+        Task::Mar => {
+            let m = if exact {
+                ve.marginals(&g)
+            } else {
+                bp.marginals(&g)
+            }
+            .with_context(context)?;
+            summary["marginals"] = json!(
+                (0..m.num_nodes())
+                    .map(|v| m.node(v).to_vec())
+                    .collect::<Vec<_>>()
+            );
+            (uai_mar_string(&m), m.convergence(), String::new())
+        }
+        Task::Map => {
+            let x = if exact { ve.map(&g) } else { bp.map(&g) }.with_context(context)?;
+            summary["states"] = json!(x.states);
+            summary["log_score"] = json!(x.log_score);
+            let extra = format!(", log score {:.6}", x.log_score);
+            (uai_map_string(&x), x.convergence, extra)
+        }
+        Task::Pr => {
+            let lz = ve.log_partition(&g).with_context(context)?;
+            if lz == f64::NEG_INFINITY {
+                ui.note(&format!(
+                    "srl mrf: warning: {} has probability zero (PR is -inf)",
+                    context()
+                ));
+            }
+            summary["log_z"] = json!(lz);
+            summary["log10_z"] = json!(lz / std::f64::consts::LN_10);
+            let extra = format!(", ln Z {lz:.9}");
+            (uai_pr_string(lz), srl_infer::Convergence::exact(), extra)
+        }
+    };
+    pb.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    ui.note(&format!(
+        "srl mrf: {} by {} on {} variables, {} factors (general factor graph): {} after {} iterations (max residual {:.3e}), {secs:.3} s{extra}",
+        value_name(a.task).to_uppercase(),
+        value_name(a.algorithm),
+        g.num_vars(),
+        g.factors().len(),
+        if conv.converged {
+            "converged"
+        } else {
+            "NOT converged"
+        },
+        conv.iterations,
+        conv.max_residual,
+    ));
+    if a.out.is_some() || !ui.json {
+        write_to(ui, a.out.as_deref(), |w| Ok(w.write_all(text.as_bytes())?))?;
+    }
+    if ui.json {
+        summary["convergence"] = convergence_json(&conv);
+        summary["seconds"] = json!(secs);
         ui.summary(&summary, "")?;
     }
     Ok(())
