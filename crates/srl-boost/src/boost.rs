@@ -290,6 +290,9 @@ impl SoftRfgbParams {
             SettingsReport::default()
         };
         params.validate()?;
+        if bk.modes.is_empty() {
+            return Err(BoostError::NoModes);
+        }
         if examples.n_pos() == 0 || examples.n_neg() == 0 {
             return Err(BoostError::NoExamples {
                 reason: format!(
