@@ -290,6 +290,9 @@ impl SoftRfgbParams {
             SettingsReport::default()
         };
         params.validate()?;
+        if bk.modes.is_empty() {
+            return Err(BoostError::NoModes);
+        }
         if examples.n_pos() == 0 || examples.n_neg() == 0 {
             return Err(BoostError::NoExamples {
                 reason: format!(
@@ -389,7 +392,11 @@ fn log_likelihood(labels: &[bool], psi: &[f64]) -> f64 {
 /// model; a model saved before ψ₀ existed loads with ψ₀ = 0, the value it was trained
 /// with. The per-tree training sets ([`tree_sets`](Self::tree_sets)) are not saved
 /// and do not take part in `==`.
+///
+/// Deserialising checks the whole model ([`SoftRfgb::validate`], and each tree's
+/// [`RelationalRegressionTree::validate`]), so an edited model file is refused when read.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "SoftRfgbRepr")]
 pub struct SoftRfgb {
     target: String,
     arity: usize,
@@ -422,7 +429,82 @@ impl PartialEq for SoftRfgb {
     }
 }
 
+/// The serialised form of [`SoftRfgb`], checked by `TryFrom` into it.
+#[derive(Deserialize)]
+struct SoftRfgbRepr {
+    target: String,
+    arity: usize,
+    alpha: f64,
+    beta: f64,
+    step: f64,
+    #[serde(default)]
+    initial_log_odds: f64,
+    trees: Vec<RelationalRegressionTree>,
+    n_train: usize,
+    train_log_likelihood: Vec<f64>,
+    #[serde(default)]
+    settings: SettingsReport,
+}
+
+impl TryFrom<SoftRfgbRepr> for SoftRfgb {
+    type Error = String;
+
+    fn try_from(r: SoftRfgbRepr) -> Result<Self, String> {
+        let m = Self {
+            target: r.target,
+            arity: r.arity,
+            alpha: r.alpha,
+            beta: r.beta,
+            step: r.step,
+            initial_log_odds: r.initial_log_odds,
+            trees: r.trees,
+            n_train: r.n_train,
+            train_log_likelihood: r.train_log_likelihood,
+            settings: r.settings,
+            tree_sets: Vec::new(),
+        };
+        m.validate()?;
+        Ok(m)
+    }
+}
+
 impl SoftRfgb {
+    /// Checks the model as a model file read from disk needs (the trees are checked as
+    /// they are read): a target name; α, β and ψ₀ finite; a step finite and `> 0`; every
+    /// tree over the model's target and arity.
+    ///
+    /// # Errors
+    /// A message naming the field or the tree at fault.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.target.is_empty() {
+            return Err("empty target name".into());
+        }
+        for (name, v) in [
+            ("alpha", self.alpha),
+            ("beta", self.beta),
+            ("initial_log_odds", self.initial_log_odds),
+        ] {
+            if !v.is_finite() {
+                return Err(format!("{name} = {v} is not finite"));
+            }
+        }
+        if !(self.step.is_finite() && self.step > 0.0) {
+            return Err(format!("step = {} must be a positive number", self.step));
+        }
+        for (i, t) in self.trees.iter().enumerate() {
+            if !t.target().eq_ignore_ascii_case(&self.target) || t.arity() != self.arity {
+                return Err(format!(
+                    "tree {i} is over {}/{}, the model over {}/{}",
+                    t.target(),
+                    t.arity(),
+                    self.target,
+                    self.arity
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The trees, in learning order.
     pub fn trees(&self) -> &[RelationalRegressionTree] {
         &self.trees

@@ -35,6 +35,11 @@ pub enum BoostError {
         /// The conflicting arity.
         found: usize,
     },
+    /// The background declares no modes: learning has no literal to split on.
+    #[error(
+        "no modes: the background declares no `mode:` line, so no tree can split (BoostSRL stops with \"No target modes were provided\"); add modes to the background file"
+    )]
+    NoModes,
     /// The learning problem has no examples, or no positive or no negative example.
     #[error("no usable examples: {reason}")]
     NoExamples {

@@ -620,8 +620,14 @@ pub struct Background {
     pub use_prolog_variables: Option<bool>,
     /// Ground facts written in the background file.
     pub facts: Vec<(String, Vec<String>)>,
-    /// Lines accepted but without effect on learning (file:line: what).
+    /// Lines accepted but without effect on learning (file:line: what). Front-ends
+    /// print them as warnings: Prolog rules and `precompute:` blocks are among them, and
+    /// a mode over a predicate that only such a rule defines matches no fact.
     pub notes: Vec<String>,
+    /// Every file read into this background, in reading order (the file itself, then its
+    /// `import:`ed files): the inputs an output must never overwrite.
+    #[serde(default)]
+    pub files: Vec<std::path::PathBuf>,
 }
 
 impl Background {

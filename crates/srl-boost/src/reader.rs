@@ -123,12 +123,41 @@ fn clean_lines(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// The text of a BoostSRL file: a regular file (a device such as `/dev/zero` would be
+/// read forever), UTF-8 (like every other reader of srl), without control bytes other
+/// than tab, carriage return and newline.
 fn read_text(path: &Path) -> Result<String, BoostError> {
-    let bytes = std::fs::read(path).map_err(|source| BoostError::Io {
+    let io = |source| BoostError::Io {
         path: path.to_owned(),
         source,
-    })?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(io(std::io::Error::other(if meta.is_dir() {
+            "a folder, not a file"
+        } else {
+            "not a regular file"
+        })));
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    let line_at = |pos: usize| 1 + bytes[..pos].iter().filter(|&&b| b == b'\n').count();
+    if let Some(pos) = bytes
+        .iter()
+        .position(|&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n'))
+    {
+        return Err(parse_err(
+            path,
+            line_at(pos),
+            format!("control byte 0x{:02x}: not a text file", bytes[pos]),
+        ));
+    }
+    String::from_utf8(bytes.clone()).map_err(|e| {
+        parse_err(
+            path,
+            line_at(e.utf8_error().valid_up_to()),
+            "not UTF-8 text (convert the file to UTF-8)",
+        )
+    })
 }
 
 fn parse_err(path: &Path, line: usize, message: impl Into<String>) -> BoostError {
@@ -208,6 +237,7 @@ pub fn parse_background(text: &str, path: &Path) -> Result<Background, BoostErro
 
 fn read_background_into(path: &Path, bk: &mut Background, depth: usize) -> Result<(), BoostError> {
     let text = read_text(path)?;
+    bk.files.push(path.to_path_buf());
     parse_background_into(&text, path, bk, depth)
 }
 
@@ -536,6 +566,36 @@ pub fn build_split(
     for r in db.relations() {
         if !r.is_empty() {
             summary.facts.insert(r.name().to_owned(), r.len());
+        }
+    }
+    // a mode whose arity contradicts the facts would silently match nothing
+    for m in &bk.modes {
+        let Some(p) = db.pred(&m.pred) else { continue };
+        let found = db.relation(p).arity();
+        if found != m.args.len() && !db.relation(p).is_empty() {
+            let at = facts
+                .iter()
+                .chain(pos)
+                .chain(neg)
+                .find(|a| a.pred == m.pred && a.args.len() == found);
+            let message = format!(
+                "mode {}/{} contradicts the facts: {} has arity {found} in the data",
+                m.pred,
+                m.args.len(),
+                m.pred
+            );
+            return Err(match at {
+                Some(a) => BoostError::Parse {
+                    file: a.file.to_path_buf(),
+                    line: a.line,
+                    message,
+                },
+                None => BoostError::Arity {
+                    pred: m.pred.clone(),
+                    found: m.args.len(),
+                    expected: found,
+                },
+            });
         }
     }
     Ok(Split {

@@ -327,7 +327,12 @@ impl TreeParams {
 ///
 /// Printing (`Display`) shows the tree as nested tests; [`clauses`](Self::clauses) gives
 /// one clause per leaf (false branches as `\+ (...)`).
+///
+/// Deserialising checks the whole tree ([`RelationalRegressionTree::validate`]): a model
+/// file edited by hand into a cycle, an index out of range or a variable out of scope is
+/// refused when it is read, never met as a panic or an endless loop at prediction.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "TreeRepr")]
 pub struct RelationalRegressionTree {
     target: String,
     arity: usize,
@@ -338,7 +343,134 @@ pub struct RelationalRegressionTree {
     per_grounding: bool,
 }
 
+/// The serialised form of [`RelationalRegressionTree`], checked by `TryFrom` into it.
+#[derive(Deserialize)]
+struct TreeRepr {
+    target: String,
+    arity: usize,
+    nodes: Vec<TreeNode>,
+    truncated: usize,
+    #[serde(default)]
+    per_grounding: bool,
+}
+
+impl TryFrom<TreeRepr> for RelationalRegressionTree {
+    type Error = String;
+
+    fn try_from(r: TreeRepr) -> Result<Self, String> {
+        let t = Self {
+            target: r.target,
+            arity: r.arity,
+            nodes: r.nodes,
+            truncated: r.truncated,
+            per_grounding: r.per_grounding,
+        };
+        t.validate()?;
+        Ok(t)
+    }
+}
+
+/// The deepest tree [`RelationalRegressionTree::validate`] accepts (printing recurses
+/// once per level; BoostSRL's trees have depth at most 10 or so).
+pub const MAX_TREE_DEPTH: usize = 1024;
+
 impl RelationalRegressionTree {
+    /// Checks the tree's structure, as a model file read from disk needs: at least one
+    /// node; from the root, every child index in range and every node reached exactly once
+    /// (a tree: no cycle, no shared subtree, no unreachable node), depth at most
+    /// [`MAX_TREE_DEPTH`]; every split has a non-empty test whose literals name a
+    /// predicate, and whose variables are either in scope (the head's `arity`
+    /// arguments and those introduced by true branches above) or introduced in order
+    /// (the next free number); leaf values finite, split gains not NaN; a target name and
+    /// an arity of at most 64.
+    ///
+    /// # Errors
+    /// A message naming the node and what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.target.is_empty() {
+            return Err("the tree has an empty target name".into());
+        }
+        if self.arity > 64 {
+            return Err(format!("target arity {} (at most 64)", self.arity));
+        }
+        if self.nodes.is_empty() {
+            return Err(format!("the tree of {} has no nodes", self.target));
+        }
+        let n = self.nodes.len();
+        let mut seen = vec![false; n];
+        // (node, variables in scope, depth)
+        let mut stack = vec![(0usize, self.arity, 0usize)];
+        seen[0] = true;
+        while let Some((i, width, depth)) = stack.pop() {
+            if depth > MAX_TREE_DEPTH {
+                return Err(format!(
+                    "node {i} is at depth {depth}, deeper than {MAX_TREE_DEPTH}"
+                ));
+            }
+            match &self.nodes[i] {
+                TreeNode::Leaf { value, .. } => {
+                    if !value.is_finite() {
+                        return Err(format!("node {i}: leaf value {value} is not finite"));
+                    }
+                }
+                TreeNode::Split {
+                    test,
+                    yes,
+                    no,
+                    gain,
+                } => {
+                    if gain.is_nan() {
+                        return Err(format!("node {i}: gain is NaN"));
+                    }
+                    if test.is_empty() {
+                        return Err(format!("node {i}: a split with an empty test"));
+                    }
+                    let mut introduced: Vec<u16> = Vec::new();
+                    for l in test {
+                        if l.pred.is_empty() {
+                            return Err(format!("node {i}: a literal without a predicate"));
+                        }
+                        for t in &l.args {
+                            if let Term::Var(v) = *t {
+                                let vu = v as usize;
+                                if vu < width || introduced.contains(&v) {
+                                    continue;
+                                }
+                                let next = width + introduced.len();
+                                if vu != next {
+                                    return Err(format!(
+                                        "node {i}: variable {} of {} is out of scope (in scope: {width} variables; a new one must be number {next})",
+                                        var_name(v),
+                                        l.pred
+                                    ));
+                                }
+                                introduced.push(v);
+                            }
+                        }
+                    }
+                    for (child, w) in [(*yes, width + introduced.len()), (*no, width)] {
+                        if child >= n {
+                            return Err(format!(
+                                "node {i}: child {child} out of range ({n} nodes)"
+                            ));
+                        }
+                        if seen[child] {
+                            return Err(format!(
+                                "node {i}: child {child} is reached twice (a cycle or a shared subtree)"
+                            ));
+                        }
+                        seen[child] = true;
+                        stack.push((child, w, depth + 1));
+                    }
+                }
+            }
+        }
+        if let Some(j) = seen.iter().position(|&s| !s) {
+            return Err(format!("node {j} is not reachable from the root"));
+        }
+        Ok(())
+    }
+
     /// The nodes; index 0 is the root.
     pub fn nodes(&self) -> &[TreeNode] {
         &self.nodes
@@ -347,6 +479,11 @@ impl RelationalRegressionTree {
     /// Target predicate name.
     pub fn target(&self) -> &str {
         &self.target
+    }
+
+    /// Arity of the target predicate.
+    pub fn arity(&self) -> usize {
+        self.arity
     }
 
     /// Number of leaves.

@@ -2,7 +2,9 @@
 //! of a valid file (byte flips, truncations, duplicated, deleted and swapped lines, hostile
 //! tokens, huge numbers) never panic and never abort; they load or give an error. Readers:
 //! BoostSRL facts / pos / neg files (and a split built from what parses), background files
-//! (modes, settings, imports, facts), and the UCI heart-disease table.
+//! (modes, settings, imports, facts), the UCI heart-disease table, and model files (issue
+//! 25: an RFGB and an MLN-Boost model file, mutated; whatever loads also predicts, without
+//! a panic and in finite time, since loading checks the trees).
 //!
 //! Cases per property: `SRL_PROPTEST_CASES` (default 256, what CI runs);
 //! `SRL_PROPTEST_CASES=10000 cargo test -p srl-boost --release --test readers_proptest` is
@@ -11,8 +13,11 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
+use rand::SeedableRng as _;
+use srl_boost::model_file::{ModelFile, Provenance};
 use srl_boost::{
-    Background, OtherTargets, build_split, heart_from_uci, parse_atoms, parse_background,
+    Background, MlnBoost, MlnBoostParams, OtherTargets, SoftRfgb, SoftRfgbParams, Split,
+    TreeParams, build_split, heart_from_uci, parse_atoms, parse_background,
 };
 
 // The case count and the mutation strategies, one copy for the four reader test files.
@@ -80,6 +85,88 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
+/// The split and the two model files (RFGB, MLN-Boost) the model mutations start from: the
+/// CLI's smokers fixture (crates/srl-cli/tests/fixtures/boost) and its RFGB model file,
+/// and an MLN-Boost model learned on it here.
+fn models() -> &'static (Split, String, String) {
+    static M: std::sync::OnceLock<(Split, String, String)> = std::sync::OnceLock::new();
+    M.get_or_init(|| {
+        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../srl-cli/tests/fixtures");
+        let bk = srl_boost::read_background(&fx.join("boost/bk.txt")).expect("bk");
+        let split = srl_boost::load_split(
+            &fx.join("boost/train"),
+            "train",
+            "cancer",
+            &bk,
+            OtherTargets::PositivesAsFacts,
+        )
+        .expect("split");
+        let rdn = std::fs::read_to_string(fx.join("boost_model.json")).expect("model");
+        let params = SoftRfgbParams {
+            n_trees: 3,
+            tree: TreeParams {
+                min_leaf_examples: 1,
+                ..TreeParams::boostsrl()
+            },
+            ..SoftRfgbParams::default()
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let prov = Provenance {
+            data: "d".into(),
+            seed: Some(3),
+            srl_version: "0".into(),
+            command: "test".into(),
+        };
+        let mln = MlnBoostParams::from_rfgb(&params)
+            .fit(&split.db, &bk, &split.examples, &mut rng)
+            .expect("mln");
+        let mln = ModelFile::wrap(
+            srl_boost::model_file::KIND_MLN_BOOST,
+            mln,
+            serde_json::json!({}),
+            prov,
+        )
+        .to_json_string()
+        .expect("json");
+        (split, rdn, mln)
+    })
+}
+
+/// A model file's text: if it loads, it predicts (and show's printing works).
+fn model_text(text: &str) {
+    let (split, _, _) = models();
+    if let Ok(f) = ModelFile::<SoftRfgb>::parse(text, srl_boost::model_file::KIND_SOFT_RFGB) {
+        let _ = f.model.predict_proba(&split.db, &split.examples);
+        for t in f.model.trees() {
+            let _ = t.to_string();
+            let _ = t.clauses();
+        }
+    }
+    if let Ok(f) = ModelFile::<MlnBoost>::parse(text, srl_boost::model_file::KIND_MLN_BOOST) {
+        let _ = f.model.predict_proba(&split.db, &split.examples);
+        let _ = f.model.to_string();
+    }
+}
+
+const MODEL_EXTRA: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "65535",
+    "65536",
+    "1e999",
+    "null",
+    "\"Var\"",
+    "\"yes\": 0,",
+    "\"no\": 0,",
+    "[]",
+    "{}",
+    "\"Leaf\"",
+    "\"Split\"",
+    "\"step\": 0,",
+    "\"\"",
+];
+
 fn heart(bytes: &[u8]) {
     let p = scratch("heart").join("heart.data");
     std::fs::write(&p, bytes).expect("write");
@@ -116,9 +203,36 @@ proptest! {
     }
 
     #[test]
+    fn mutated_model_files_never_panic_or_hang(e in edits(), mln in any::<bool>()) {
+        let (_, rdn, m) = models();
+        let base = if mln { m } else { rdn };
+        model_text(&String::from_utf8_lossy(&mutate(base.as_bytes(), &e, MODEL_EXTRA)));
+    }
+
+    #[test]
     fn mutated_heart_table_never_panics(e in edits()) {
         heart(&mutate(HEART.as_bytes(), &e, &["?", "14", "0.0", ",,"]));
     }
+}
+
+#[test]
+fn the_valid_model_files_load_and_predict() {
+    let (split, rdn, mln) = models();
+    let f = ModelFile::<SoftRfgb>::parse(rdn, srl_boost::model_file::KIND_SOFT_RFGB).expect("rdn");
+    assert_eq!(
+        f.model
+            .predict_proba(&split.db, &split.examples)
+            .expect("p")
+            .len(),
+        split.examples.len()
+    );
+    ModelFile::<MlnBoost>::parse(mln, srl_boost::model_file::KIND_MLN_BOOST).expect("mln");
+    // a cycle edited in is refused when read (it hung prediction before)
+    let cyc = rdn.replacen("\"yes\": 1", "\"yes\": 0", 1);
+    assert_ne!(&cyc, rdn, "the model has a split to edit");
+    let e = ModelFile::<SoftRfgb>::parse(&cyc, srl_boost::model_file::KIND_SOFT_RFGB)
+        .expect_err("cycle");
+    assert!(e.to_string().contains("reached twice"), "{e}");
 }
 
 #[test]

@@ -220,7 +220,47 @@ pub fn params(
     Ok((p, report))
 }
 
+/// Prints the background's skipped statements (rules, `precompute:` blocks, ignored
+/// lines) as warnings with their file and line.
+fn warn_notes(ui: Ui, who: &str, bk: &Background) {
+    for n in &bk.notes {
+        ui.note(&format!("{who}: warning: {n}"));
+    }
+}
+
+/// Prints what loading the examples dropped or merged.
+fn warn_split(ui: Ui, who: &str, s: &srl_boost::SplitSummary) {
+    if s.conflicting > 0 {
+        ui.note(&format!(
+            "{who}: warning: {} atom(s) of {} are in both the pos and the neg file; kept as positive (as BoostSRL does)",
+            s.conflicting, s.target
+        ));
+    }
+}
+
+/// Checks `learn`'s numbers before any work.
+fn check_learn_flags(a: &LearnArgs) -> anyhow::Result<()> {
+    if a.trees == 0 {
+        bail!("--trees 0: learn at least one tree");
+    }
+    if !(a.step.is_finite() && a.step > 0.0) {
+        bail!("--step {}: must be a positive number", a.step);
+    }
+    for (flag, v) in [("--alpha", a.alpha), ("--beta", a.beta)] {
+        if !v.is_finite() {
+            bail!("{flag} {v}: must be a finite number");
+        }
+    }
+    if let Some(r) = a.neg_ratio
+        && !(r.is_finite() && r >= 0.0)
+    {
+        bail!("--neg-ratio {r}: must be a non-negative number");
+    }
+    Ok(())
+}
+
 fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
+    check_learn_flags(a)?;
     if a.model_type == ModelType::Mln && (a.alpha != 0.0 || a.beta != 0.0) {
         bail!(
             "--alpha {} --beta {}: the soft margin is for --model-type rdn; MLN-Boost takes neither",
@@ -232,6 +272,9 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     inputs.extend(a.bk.clone());
     check_outputs(ui, &paths(&inputs), &[&a.model])?;
     let bk = background(&a.train, &a.prefix, a.bk.as_deref())?;
+    // the background's imports are inputs too
+    check_outputs(ui, &paths(&bk.files), &[&a.model])?;
+    warn_notes(ui, "srl boost learn", &bk);
     let (params, settings) = params(a, &bk)?;
     if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
         ui.note(&format!("srl boost learn: setParam: {r}"));
@@ -243,6 +286,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
         &bk,
         OtherTargets::PositivesAsFacts,
     )?;
+    warn_split(ui, "srl boost learn", &split.summary);
     ui.note(&format!(
         "srl boost learn: {} positives, {} negatives of {}, {} facts, {} trees",
         split.summary.pos,
@@ -401,16 +445,17 @@ pub fn score(
     model: &Boosted,
     dir: &Path,
     prefix: &str,
-    bk: Option<&Path>,
+    bk: &Background,
+    ui: Ui,
 ) -> anyhow::Result<Scored> {
-    let bk = background(dir, prefix, bk)?;
     let split = srl_boost::load_split(
         dir,
         prefix,
         model.target(),
-        &bk,
+        bk,
         OtherTargets::PositivesAsFacts,
     )?;
+    warn_split(ui, "srl boost predict", &split.summary);
     let probs = model.predict_proba(&split.db, &split.examples)?;
     let ex = &split.examples;
     let atoms = (0..ex.len())
@@ -449,14 +494,23 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     if !(0.0..=1.0).contains(&a.threshold) {
         bail!("--threshold {}: must be in [0, 1]", a.threshold);
     }
+    if !(a.f_beta.is_finite() && a.f_beta > 0.0) {
+        bail!("--f-beta {}: must be a positive number", a.f_beta);
+    }
     if let Some(out) = &a.out {
         let mut inputs = folder_files(&a.test);
         inputs.push(a.model.clone());
         inputs.extend(a.bk.clone());
         check_outputs(ui, &paths(&inputs), &[out])?;
     }
+    let bk = background(&a.test, &a.prefix, a.bk.as_deref())?;
+    if let Some(out) = &a.out {
+        // the background's imports are inputs too
+        check_outputs(ui, &paths(&bk.files), &[out])?;
+    }
+    warn_notes(ui, "srl boost predict", &bk);
     let (model, _) = Boosted::load(&a.model)?;
-    let s = score(&model, &a.test, &a.prefix, a.bk.as_deref())?;
+    let s = score(&model, &a.test, &a.prefix, &bk, ui)?;
     let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
     let auc_roc = metric(srl_eval::metrics::auc_roc(&s.probs, &s.labels));
     let auc_pr = metric(srl_eval::metrics::auc_pr(&s.probs, &s.labels));
@@ -523,13 +577,16 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
             text.push_str(c);
             text.push('\n');
         }
-        trees.push(clauses);
+        trees.push(json!({ "clauses": clauses }));
     }
     let summary = json!({
         "command": "boost show",
+        "model_type": SoftRfgb::KIND,
         "target": m.target(),
         "alpha": m.alpha(),
         "beta": m.beta(),
+        "initial_log_odds": m.initial_log_odds(),
+        "step": m.step(),
         "provenance": file.provenance,
         "trees": trees,
     });
@@ -565,13 +622,27 @@ fn show_mln(
         .into_iter()
         .map(|(w, c)| json!({ "weight": w, "formula": c }))
         .collect();
+    // one object per tree, as for RDN models: its clauses as Alchemy lines `weight formula`
+    let trees: Vec<serde_json::Value> = m
+        .trees()
+        .iter()
+        .map(|t| {
+            let lines: Vec<String> = t
+                .mln_formulas()
+                .into_iter()
+                .map(|(w, f)| format!("{w} {f}"))
+                .collect();
+            json!({ "clauses": lines })
+        })
+        .collect();
     let summary = json!({
         "command": "boost show",
         "model_type": MlnBoost::KIND,
         "target": m.target(),
         "initial_log_odds": m.initial_log_odds(),
-        "trees": m.trees().len(),
+        "step": m.step(),
         "provenance": file.provenance,
+        "trees": trees,
         "clauses": clauses,
     });
     ui.summary(&summary, &text)

@@ -106,10 +106,21 @@ pub struct Prediction {
     pub probs: Vec<f64>,
 }
 
-fn load(a: &ClassifyArgs) -> anyhow::Result<RelationalGraph> {
+fn load(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<RelationalGraph> {
     match (&a.content, &a.cites, &a.nodes, &a.edges) {
         (Some(c), Some(e), _, _) => {
-            Ok(srl_graph::load::linqs::load_linqs_files(c, e, &Default::default())?.0)
+            let (g, r) = srl_graph::load::linqs::load_linqs_files(c, e, &Default::default())?;
+            if r.dangling_lines > 0 {
+                ui.note(&format!(
+                    "srl classify: warning: {} of {} links in {} name an id missing from {} and were dropped (first at line {})",
+                    r.dangling_lines,
+                    r.cite_lines,
+                    e.display(),
+                    c.display(),
+                    r.first_dangling_line.unwrap_or(0)
+                ));
+            }
+            Ok(g)
         }
         (_, _, Some(n), Some(e)) => Ok(srl_graph::load_csv(n, e, &Default::default())?.graph),
         _ => bail!("give --content and --cites, or --nodes and --edges"),
@@ -141,27 +152,51 @@ fn test_sets(
             .collect());
     }
     if let Some(path) = &a.train_mask {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = read_mask(path)?;
+        let index: std::collections::HashMap<&str, usize> = g
+            .node_names()
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.as_str(), i))
+            .collect();
         let mut train = HashSet::new();
         for (i, line) in text.lines().enumerate() {
             let id = line.trim();
             if id.is_empty() || id.starts_with('#') {
                 continue;
             }
-            let v = g
-                .node_names()
-                .iter()
-                .position(|name| name == id)
+            let v = *index
+                .get(id)
                 .ok_or_else(|| anyhow!("{}:{}: unknown node id {id:?}", path.display(), i + 1))?;
             train.insert(v);
         }
         if train.is_empty() {
             bail!("{}: no training node id", path.display());
         }
+        if train.len() == n {
+            bail!(
+                "{}: every node is a training node; nothing is left to predict",
+                path.display()
+            );
+        }
         return Ok(vec![(0..n).filter(|v| !train.contains(v)).collect()]);
     }
     bail!("give --train-fraction, --folds or --train-mask")
+}
+
+/// The text of a train-mask file: a regular file of UTF-8 text (errors name file and line).
+fn read_mask(path: &std::path::Path) -> anyhow::Result<String> {
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("{}: not a regular file", path.display());
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let pos = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count();
+        anyhow!("{}:{line}: not UTF-8 text", path.display())
+    })
 }
 
 fn argmax(p: &[f64]) -> usize {
@@ -288,7 +323,7 @@ pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
                 .collect();
         check_outputs(ui, &inputs, &[out])?;
     }
-    let g = load(a)?;
+    let g = load(a, ui)?;
     ui.note(&format!(
         "srl classify: {} nodes, {} edges, {} features, {} labels; method {}, local {}",
         g.num_nodes(),

@@ -875,7 +875,7 @@ fn boost_setparam_and_options() {
             .as_array()
             .expect("trees")
             .iter()
-            .map(|c| c.as_array().expect("clauses").len())
+            .map(|c| c["clauses"].as_array().expect("clauses").len())
             .max()
             .unwrap_or(0);
         (most, j)

@@ -45,7 +45,10 @@ pub fn write_atomic(path: &Path, text: &str, overwrite: bool) -> PyResult<()> {
     srl_io::write_bytes_atomic(path, overwrite, text.as_bytes()).map_err(|e| match e {
         srl_io::OutputError::Exists { .. } => pyo3::exceptions::PyFileExistsError::new_err((
             17,
-            format!("{}: exists; pass overwrite=True to replace it", path.display()),
+            format!(
+                "{}: exists; pass overwrite=True to replace it",
+                path.display()
+            ),
             path.display().to_string(),
         )),
         srl_io::OutputError::Io { source, .. } => os_error(path, "cannot write", &source),
