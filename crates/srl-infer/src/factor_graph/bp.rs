@@ -53,7 +53,12 @@ struct Layout {
 }
 
 impl FactorBp {
-    fn check(&self) -> Result<(), InferError> {
+    /// Checks the settings (the CLI calls this before reading any file).
+    ///
+    /// # Errors
+    /// [`InferError::InvalidParameter`] naming `max_iterations` (0), `tolerance` (not
+    /// positive and finite) or `damping` (outside `[0, 1)`).
+    pub fn validate(&self) -> Result<(), InferError> {
         if self.max_iters == 0 {
             return Err(InferError::InvalidParameter {
                 name: "max_iterations",
@@ -115,7 +120,7 @@ impl FactorBp {
         g: &FactorGraph,
         max: bool,
     ) -> Result<(Vec<Vec<f64>>, Convergence), InferError> {
-        self.check()?;
+        self.validate()?;
         let k = g.num_states();
         let lay = Self::layout(g)?;
         let total = lay.moff[lay.moff.len() - 1];
