@@ -12,13 +12,15 @@ use crate::marginals::Convergence;
 
 /// Exact inference by variable elimination.
 ///
-/// The elimination order is greedy **weighted min-fill** over the free (unobserved)
-/// variables: at each step the variable whose elimination adds the fewest fill edges,
-/// ties broken by the smaller table `Π k` of its neighbourhood, then by the lower index.
-/// Before any table is allocated the whole elimination is simulated and the largest
-/// intermediate table (`k_v · Π_{u ∈ N(v)} k_u` when `v` is eliminated) is compared with
-/// [`VariableElimination::max_table_entries`]; a larger one is an
-/// [`InferError::TooLarge`] whose count is that peak size.
+/// The elimination order is greedy **weighted min-fill** over the free (unobserved,
+/// more than one state) variables: at each step, among the variables whose elimination
+/// table `k_v · Π_{u ∈ N(v)} k_u` fits [`VariableElimination::max_table_entries`], the
+/// one whose elimination adds the fewest fill edges, ties broken by the smaller table,
+/// then by the lower index. The whole elimination is simulated before any table is
+/// allocated: when at some step no variable fits, the result is an
+/// [`InferError::TooLarge`] whose count is the smallest table that step would need (a
+/// lower bound of the peak, e.g. 2^30 for a clique of 30 binary variables). Planning
+/// costs `O(n · Σ deg)` for `n` free variables.
 ///
 /// All work is in the log domain (`-∞` hard zeros stay exact). Marginals run one
 /// elimination per free variable, in parallel over variables (each result is computed
@@ -37,6 +39,17 @@ impl Default for VariableElimination {
     }
 }
 
+/// The evidence, plus every variable of one state clamped to it: such a variable changes
+/// no table size, and leaving it free would only cost planning time (a scope of 1000
+/// one-state variables is a 1000-clique for min-fill).
+fn clamps(g: &FactorGraph) -> Vec<Option<u32>> {
+    g.evidence()
+        .iter()
+        .zip(g.num_states())
+        .map(|(&e, &k)| if k == 1 { Some(0) } else { e })
+        .collect()
+}
+
 /// The elimination order and the peak table size of a model.
 struct Plan {
     order: Vec<u32>,
@@ -47,7 +60,7 @@ impl VariableElimination {
     fn plan(&self, g: &FactorGraph) -> Result<Plan, InferError> {
         let n = g.num_vars();
         let k = g.num_states();
-        let free: Vec<bool> = g.evidence().iter().map(Option::is_none).collect();
+        let free: Vec<bool> = clamps(g).iter().map(Option::is_none).collect();
         let mut adj: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
         for f in g.factors() {
             let fv: Vec<u32> = f
@@ -75,7 +88,16 @@ impl VariableElimination {
         };
         while !alive.is_empty() {
             let mut best: Option<(usize, usize, u32)> = None;
+            let mut least = usize::MAX;
             for &v in &alive {
+                let w = weight(v, &adj);
+                least = least.min(w);
+                // Only candidates within the limit are scored: every variable has at least
+                // two states here, so their degree is below log2(limit) and counting fill
+                // edges stays cheap.
+                if w > self.max_table_entries {
+                    continue;
+                }
                 let nb: Vec<u32> = adj[v as usize].iter().copied().collect();
                 let mut fill = 0usize;
                 for (i, &a) in nb.iter().enumerate() {
@@ -85,12 +107,19 @@ impl VariableElimination {
                         }
                     }
                 }
-                let key = (fill, weight(v, &adj), v);
+                let key = (fill, w, v);
                 if best.is_none_or(|b| key < b) {
                     best = Some(key);
                 }
             }
-            let Some((_, w, v)) = best else { break };
+            let Some((_, w, v)) = best else {
+                return Err(InferError::TooLarge {
+                    what: "entries (at least) in the largest variable-elimination table \
+                           (min-fill order), beyond VariableElimination::max_table_entries \
+                           (2^27 by default)",
+                    count: least,
+                });
+            };
             peak = peak.max(w);
             let nb: Vec<u32> = adj[v as usize].iter().copied().collect();
             for &a in &nb {
@@ -104,13 +133,6 @@ impl VariableElimination {
             adj[v as usize].clear();
             alive.remove(&v);
             order.push(v);
-        }
-        if peak > self.max_table_entries {
-            return Err(InferError::TooLarge {
-                what: "entries in the largest variable-elimination table (min-fill order), \
-                       beyond VariableElimination::max_table_entries (2^27 by default)",
-                count: peak,
-            });
         }
         Ok(Plan { order, peak })
     }
@@ -176,8 +198,9 @@ impl VariableElimination {
     }
 
     fn initial(g: &FactorGraph) -> Vec<LogTable> {
+        let clamp = clamps(g);
         (0..g.factors().len())
-            .map(|f| LogTable::reduced(g, f))
+            .map(|f| LogTable::reduced(g, f, &clamp))
             .collect()
     }
 
@@ -211,11 +234,12 @@ impl VariableElimination {
             });
         }
         let initial = Self::initial(g);
+        let clamp = clamps(g);
         let k = g.num_states();
         let probs: Vec<Vec<f64>> = (0..g.num_vars())
             .into_par_iter()
             .map(|v| {
-                if let Some(x) = g.evidence()[v] {
+                if let Some(x) = clamp[v] {
                     let mut p = vec![0.0; k[v]];
                     p[x as usize] = 1.0;
                     return p;
@@ -263,8 +287,7 @@ impl VariableElimination {
                 cause: "the evidence and the zero potentials admit no assignment",
             });
         }
-        let mut states: Vec<usize> = g
-            .evidence()
+        let mut states: Vec<usize> = clamps(g)
             .iter()
             .map(|e| e.map_or(0, |x| x as usize))
             .collect();

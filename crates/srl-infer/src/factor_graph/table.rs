@@ -22,13 +22,12 @@ pub(crate) fn lse(xs: &[f64]) -> f64 {
 }
 
 impl LogTable {
-    /// Factor `f` of `g` with its observed variables fixed to their evidence (the result's
+    /// Factor `f` of `g` with its variables clamped by `ev` fixed (the result's
     /// scope keeps the free variables in their order).
-    pub fn reduced(g: &FactorGraph, f: usize) -> Self {
+    pub fn reduced(g: &FactorGraph, f: usize, ev: &[Option<u32>]) -> Self {
         let scope = &g.factors()[f].vars;
         let table = g.factor_table(f);
         let k = g.num_states();
-        let ev = g.evidence();
         // strides of the scope positions in the source table
         let mut stride = vec![0usize; scope.len()];
         let mut s = 1usize;
