@@ -124,6 +124,38 @@ proptest! {
     }
 
     #[test]
+    fn bethe_is_a_lower_bound_on_attractive_binary_grids(seed in 0u64..1_000_000) {
+        // Ruozzi (2012): Z_Bethe <= Z for log-supermodular binary pairwise models
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut g = FactorGraph::new(vec![2; 9]).expect("model");
+        for v in 0..9 {
+            let h = rng.random_range(-1.0..1.0);
+            g.add_factor(&[v], &[0.0, h]).expect("field");
+        }
+        for r in 0..3 {
+            for c in 0..3 {
+                let v = r * 3 + c;
+                let mut pair = |u: usize, w: usize| {
+                    let j: f64 = rng.random_range(0.0..0.6);
+                    g.add_factor(&[u, w], &[j, 0.0, 0.0, j]).expect("coupling");
+                };
+                if c < 2 {
+                    pair(v, v + 1);
+                }
+                if r < 2 {
+                    pair(v, v + 3);
+                }
+            }
+        }
+        let exact = VariableElimination::default().log_partition(&g).expect("exact");
+        let bp = FactorBp { damping: 0.2, ..FactorBp::default() };
+        let (bethe, conv) = bp.bethe_log_partition(&g).expect("bethe");
+        prop_assume!(conv.converged);
+        prop_assert!(bethe <= exact + 1e-9, "Bethe {} above ln Z {}", bethe, exact);
+        prop_assert!(exact - bethe < 0.5, "Bethe {} far below ln Z {}", bethe, exact);
+    }
+
+    #[test]
     fn bp_is_exact_on_factor_trees(seed in 0u64..1_000_000, nf in 1usize..6, with_evidence: bool) {
         // a factor tree: each factor joins one old variable and 0-2 new ones
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -159,7 +191,10 @@ proptest! {
                 prop_assert!((a - b).abs() < 1e-9, "var {} bp {} exact {}", v, a, b);
             }
         }
-        let (_, _, best) = brute(&g);
+        let (z, _, best) = brute(&g);
+        let (bethe, conv) = FactorBp::default().bethe_log_partition(&g).expect("bethe");
+        prop_assert!(conv.converged);
+        prop_assert!((bethe - z).abs() < 1e-9, "Bethe {} vs ln Z {}", bethe, z);
         let map = FactorBp::default().map(&g).expect("max-product");
         // continuous random tables: the maximiser is unique, so max-product finds it
         prop_assert!((map.log_score - best).abs() < 1e-9);

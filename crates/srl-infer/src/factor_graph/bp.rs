@@ -114,48 +114,17 @@ impl FactorBp {
         })
     }
 
-    /// Runs BP; returns the log-beliefs of every variable (normalised) and the report.
-    fn run_logs(
-        &self,
-        g: &FactorGraph,
-        max: bool,
-    ) -> Result<(Vec<Vec<f64>>, Convergence), InferError> {
+    /// Runs BP to convergence or the cap; returns the messages, with the
+    /// variable-to-factor messages recomputed from the final factor-to-variable ones.
+    fn run_state(&self, g: &FactorGraph, max: bool) -> Result<State, InferError> {
         self.validate()?;
-        let k = g.num_states();
         let lay = Self::layout(g)?;
         let total = lay.moff[lay.moff.len() - 1];
-        let prior = |v: usize, s: usize| -> f64 {
-            match g.evidence()[v] {
-                Some(x) if x as usize != s => f64::NEG_INFINITY,
-                _ => 0.0,
-            }
-        };
         let mut fv = vec![0.0f64; total];
         let mut vf = vec![0.0f64; total];
         let mut conv = Convergence::start(g.factors().is_empty());
         while !conv.converged && conv.iterations < self.max_iters {
-            // variable -> factor
-            for (v, edges) in lay.vedges.iter().enumerate() {
-                for &e in edges {
-                    let out = &mut vf[lay.moff[e]..lay.moff[e + 1]];
-                    for (s, o) in out.iter_mut().enumerate() {
-                        *o = prior(v, s);
-                    }
-                    for &e2 in edges {
-                        if e2 != e {
-                            for (o, m) in out.iter_mut().zip(&fv[lay.moff[e2]..lay.moff[e2 + 1]]) {
-                                *o += m;
-                            }
-                        }
-                    }
-                    let m = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    if m > f64::NEG_INFINITY {
-                        for o in out.iter_mut() {
-                            *o -= m;
-                        }
-                    }
-                }
-            }
+            variable_messages(g, &lay, &fv, &mut vf);
             // factor -> variable
             let fresh: Vec<(Vec<f64>, f64)> = (0..g.factors().len())
                 .into_par_iter()
@@ -183,31 +152,82 @@ impl FactorBp {
             }
             conv.record(residual, self.tolerance);
         }
-        let mut beliefs = Vec::with_capacity(g.num_vars());
-        for (v, edges) in lay.vedges.iter().enumerate() {
-            let mut b: Vec<f64> = (0..k[v]).map(|s| prior(v, s)).collect();
-            for &e in edges {
-                for (o, m) in b.iter_mut().zip(&fv[lay.moff[e]..lay.moff[e + 1]]) {
-                    *o += m;
+        variable_messages(g, &lay, &fv, &mut vf);
+        Ok(State { lay, fv, vf, conv })
+    }
+
+    /// Runs BP; returns the log-beliefs of every variable (normalised) and the report.
+    fn run_logs(
+        &self,
+        g: &FactorGraph,
+        max: bool,
+    ) -> Result<(Vec<Vec<f64>>, Convergence), InferError> {
+        let st = self.run_state(g, max)?;
+        let beliefs = variable_beliefs(g, &st, max)?;
+        Ok((beliefs, st.conv))
+    }
+
+    /// The Bethe approximation of `ln Z` at the sum-product fixed point reached:
+    /// `Σ_f Σ_x b_f(x) (θ_f(x) − ln b_f(x)) + Σ_v (1 − d_v) H(b_v)`, with `b_f`, `b_v`
+    /// the factor and variable beliefs and `d_v` the number of factors on `v` (Yedidia,
+    /// Freeman & Weiss 2005). Exact on factor graphs without cycles; for attractive
+    /// binary pairwise models it is a lower bound of `ln Z` (Ruozzi 2012). Returns the
+    /// estimate and the run's convergence (the estimate means little when not converged).
+    ///
+    /// # Errors
+    /// As [`FactorBp::marginals`].
+    pub fn bethe_log_partition(&self, g: &FactorGraph) -> Result<(f64, Convergence), InferError> {
+        let st = self.run_state(g, false)?;
+        let beliefs = variable_beliefs(g, &st, false)?;
+        let mut total = 0.0;
+        for (v, b) in beliefs.iter().enumerate() {
+            let d = st.lay.vedges[v].len() as f64;
+            let h: f64 = b
+                .iter()
+                .filter(|&&l| l > f64::NEG_INFINITY)
+                .map(|&l| -l.exp() * l)
+                .sum();
+            total += (1.0 - d) * h;
+        }
+        let k = g.num_states();
+        for f in 0..g.factors().len() {
+            let table = g.factor_table(f);
+            let e0 = st.lay.fedge[f];
+            let a = st.lay.fedge[f + 1] - e0;
+            let cards: Vec<usize> = (0..a).map(|j| k[st.lay.evar[e0 + j] as usize]).collect();
+            let mut logb = Vec::with_capacity(table.len());
+            let mut ctr = vec![0usize; a];
+            for &t in table {
+                let mut s = t;
+                for (j, &c) in ctr.iter().enumerate() {
+                    s += st.vf[st.lay.moff[e0 + j] + c];
+                }
+                logb.push(s);
+                let mut j = a;
+                while j > 0 {
+                    j -= 1;
+                    ctr[j] += 1;
+                    if ctr[j] < cards[j] {
+                        break;
+                    }
+                    ctr[j] = 0;
                 }
             }
-            let z = if max {
-                b.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-            } else {
-                lse(&b)
-            };
+            let z = lse(&logb);
             if z == f64::NEG_INFINITY {
                 return Err(InferError::ZeroProbability {
-                    node: Some(v),
-                    cause: "loopy BP finds every state impossible (evidence and zero potentials)",
+                    node: None,
+                    cause: "loopy BP finds every state of a factor impossible",
                 });
             }
-            for o in &mut b {
-                *o -= z;
+            for (&l, &t) in logb.iter().zip(table) {
+                if l > f64::NEG_INFINITY {
+                    let lb = l - z;
+                    total += lb.exp() * (t - lb);
+                }
             }
-            beliefs.push(b);
         }
-        Ok((beliefs, conv))
+        Ok((total, st.conv))
     }
 
     /// Sum-product marginals.
@@ -257,6 +277,78 @@ impl FactorBp {
             convergence,
         })
     }
+}
+
+/// The messages of a finished run.
+struct State {
+    lay: Layout,
+    fv: Vec<f64>,
+    vf: Vec<f64>,
+    conv: Convergence,
+}
+
+/// Log-prior of state `s` of `v`: 0, or `-∞` when the evidence clamps `v` elsewhere.
+fn prior(g: &FactorGraph, v: usize, s: usize) -> f64 {
+    match g.evidence()[v] {
+        Some(x) if x as usize != s => f64::NEG_INFINITY,
+        _ => 0.0,
+    }
+}
+
+/// Every variable-to-factor message from the factor-to-variable messages `fv`
+/// (normalised to a maximum of 0).
+fn variable_messages(g: &FactorGraph, lay: &Layout, fv: &[f64], vf: &mut [f64]) {
+    for (v, edges) in lay.vedges.iter().enumerate() {
+        for &e in edges {
+            let out = &mut vf[lay.moff[e]..lay.moff[e + 1]];
+            for (s, o) in out.iter_mut().enumerate() {
+                *o = prior(g, v, s);
+            }
+            for &e2 in edges {
+                if e2 != e {
+                    for (o, m) in out.iter_mut().zip(&fv[lay.moff[e2]..lay.moff[e2 + 1]]) {
+                        *o += m;
+                    }
+                }
+            }
+            let m = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if m > f64::NEG_INFINITY {
+                for o in out.iter_mut() {
+                    *o -= m;
+                }
+            }
+        }
+    }
+}
+
+/// Normalised log-beliefs of every variable (log-sum-exp 0, or maximum 0 for max-product).
+fn variable_beliefs(g: &FactorGraph, st: &State, max: bool) -> Result<Vec<Vec<f64>>, InferError> {
+    let k = g.num_states();
+    let mut beliefs = Vec::with_capacity(g.num_vars());
+    for (v, edges) in st.lay.vedges.iter().enumerate() {
+        let mut b: Vec<f64> = (0..k[v]).map(|s| prior(g, v, s)).collect();
+        for &e in edges {
+            for (o, m) in b.iter_mut().zip(&st.fv[st.lay.moff[e]..st.lay.moff[e + 1]]) {
+                *o += m;
+            }
+        }
+        let z = if max {
+            b.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        } else {
+            lse(&b)
+        };
+        if z == f64::NEG_INFINITY {
+            return Err(InferError::ZeroProbability {
+                node: Some(v),
+                cause: "loopy BP finds every state impossible (evidence and zero potentials)",
+            });
+        }
+        for o in &mut b {
+            *o -= z;
+        }
+        beliefs.push(b);
+    }
+    Ok(beliefs)
 }
 
 /// The new (normalised, undamped) messages from factor `f` to each of its variables.
