@@ -299,6 +299,7 @@ fn elimination_size_limit_names_the_peak() {
     assert_eq!(g.tables().len(), 1, "identical tables pooled");
     let ve = VariableElimination {
         max_table_entries: 8,
+        ..VariableElimination::default()
     };
     let e = ve.log_partition(&g).expect_err("limit");
     assert!(e.to_string().contains("16"), "{e}");
@@ -330,4 +331,27 @@ fn factor_graph_rejects_bad_tables() {
         Err(InferError::ZeroStates { .. })
     ));
     assert!(g.clone().with_evidence(vec![Some(2), None]).is_err());
+}
+
+#[test]
+fn long_chains_plan_fast_and_marginal_work_is_bounded() {
+    // 50 000 binary variables, factors over (i, i+1, i+2): elimination is linear, so PR
+    // and MAP are quick; exact marginals (one elimination per variable) would be
+    // quadratic and are refused with the work named
+    let n = 50_000;
+    let mut g = FactorGraph::new(vec![2; n]).expect("model");
+    let t: Vec<f64> = (0..8).map(|i| f64::from(i) * 0.1).collect();
+    for i in 0..n - 2 {
+        g.add_factor(&[i, i + 1, i + 2], &t).expect("factor");
+    }
+    assert_eq!(g.tables().len(), 1);
+    let ve = VariableElimination::default();
+    assert!(ve.log_partition(&g).expect("pr").is_finite());
+    let map = ve.map(&g).expect("map");
+    assert_eq!(map.states, vec![1; n], "every factor prefers all ones");
+    let e = ve.marginals(&g).expect_err("too much work");
+    assert!(
+        matches!(e, InferError::TooLarge { .. }) && e.to_string().contains("loopy BP"),
+        "{e}"
+    );
 }

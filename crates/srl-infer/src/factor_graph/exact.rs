@@ -20,7 +20,8 @@ use crate::marginals::Convergence;
 /// allocated: when at some step no variable fits, the result is an
 /// [`InferError::TooLarge`] whose count is the smallest table that step would need (a
 /// lower bound of the peak, e.g. 2^30 for a clique of 30 binary variables). Planning
-/// costs `O(n · Σ deg)` for `n` free variables.
+/// keeps the scores in a priority queue and rescores only the variables whose fill count
+/// an elimination changes (near-linear on sparse models).
 ///
 /// All work is in the log domain (`-∞` hard zeros stay exact). Marginals run one
 /// elimination per free variable, in parallel over variables (each result is computed
@@ -29,12 +30,17 @@ use crate::marginals::Convergence;
 pub struct VariableElimination {
     /// The largest intermediate table allowed, in entries (default 2^27, 1 GiB of `f64`).
     pub max_table_entries: usize,
+    /// The most table entries [`VariableElimination::marginals`] may compute: the number
+    /// of free variables times the entries one elimination touches (default 2^33). A
+    /// larger job is an [`InferError::TooLarge`] error instead of a run of hours.
+    pub max_marginal_work: usize,
 }
 
 impl Default for VariableElimination {
     fn default() -> Self {
         Self {
             max_table_entries: 1 << 27,
+            max_marginal_work: 1 << 33,
         }
     }
 }
@@ -54,6 +60,8 @@ fn clamps(g: &FactorGraph) -> Vec<Option<u32>> {
 struct Plan {
     order: Vec<u32>,
     peak: usize,
+    /// `Σ` of the elimination tables' sizes: the work of one elimination.
+    work: usize,
 }
 
 impl VariableElimination {
@@ -77,64 +85,85 @@ impl VariableElimination {
                 }
             }
         }
-        let mut alive: BTreeSet<u32> = (0..n as u32).filter(|&v| free[v as usize]).collect();
-        let mut order = Vec::with_capacity(alive.len());
-        let mut peak = 1usize;
-        let weight = |v: u32, adj: &[BTreeSet<u32>]| -> usize {
-            adj[v as usize]
+        let limit = self.max_table_entries;
+        // The key of a variable: (over the limit, fill edges, table size, index). Fill
+        // edges are counted only within the limit (then the degree is below log2(limit),
+        // every variable having at least two states), so scoring stays cheap.
+        let key = |v: u32, adj: &[BTreeSet<u32>]| -> (bool, usize, usize, u32) {
+            let w = adj[v as usize]
                 .iter()
                 .try_fold(k[v as usize], |acc, &u| acc.checked_mul(k[u as usize]))
-                .unwrap_or(usize::MAX)
-        };
-        while !alive.is_empty() {
-            let mut best: Option<(usize, usize, u32)> = None;
-            let mut least = usize::MAX;
-            for &v in &alive {
-                let w = weight(v, &adj);
-                least = least.min(w);
-                // Only candidates within the limit are scored: every variable has at least
-                // two states here, so their degree is below log2(limit) and counting fill
-                // edges stays cheap.
-                if w > self.max_table_entries {
-                    continue;
-                }
-                let nb: Vec<u32> = adj[v as usize].iter().copied().collect();
-                let mut fill = 0usize;
-                for (i, &a) in nb.iter().enumerate() {
-                    for &b in &nb[i + 1..] {
-                        if !adj[a as usize].contains(&b) {
-                            fill += 1;
-                        }
+                .unwrap_or(usize::MAX);
+            if w > limit {
+                return (true, 0, w, v);
+            }
+            let nb = &adj[v as usize];
+            let mut fill = 0usize;
+            for (i, &a) in nb.iter().enumerate() {
+                for &b in nb.iter().skip(i + 1) {
+                    if !adj[a as usize].contains(&b) {
+                        fill += 1;
                     }
                 }
-                let key = (fill, w, v);
-                if best.is_none_or(|b| key < b) {
-                    best = Some(key);
-                }
             }
-            let Some((_, w, v)) = best else {
+            (false, fill, w, v)
+        };
+        let mut keys: Vec<(bool, usize, usize, u32)> = Vec::with_capacity(n);
+        let mut queue = BTreeSet::new();
+        for v in 0..n as u32 {
+            let kv = key(v, &adj);
+            keys.push(kv);
+            if free[v as usize] {
+                queue.insert(kv);
+            }
+        }
+        let mut order = Vec::new();
+        let mut peak = 1usize;
+        let mut work = 0usize;
+        while let Some(first) = queue.pop_first() {
+            let (over, _, w, v) = first;
+            if over {
                 return Err(InferError::TooLarge {
                     what: "entries (at least) in the largest variable-elimination table \
                            (min-fill order), beyond VariableElimination::max_table_entries \
                            (2^27 by default)",
-                    count: least,
+                    count: w,
                 });
-            };
+            }
             peak = peak.max(w);
+            work = work.saturating_add(w);
             let nb: Vec<u32> = adj[v as usize].iter().copied().collect();
-            for &a in &nb {
+            let mut touched: BTreeSet<u32> = nb.iter().copied().collect();
+            for (i, &a) in nb.iter().enumerate() {
                 adj[a as usize].remove(&v);
-                for &b in &nb {
-                    if a != b {
-                        adj[a as usize].insert(b);
+                for &b in &nb[i + 1..] {
+                    if adj[a as usize].insert(b) {
+                        adj[b as usize].insert(a);
+                        // a new edge a-b changes the fill count of their common neighbours
+                        let (small, large) = if adj[a as usize].len() < adj[b as usize].len() {
+                            (a, b)
+                        } else {
+                            (b, a)
+                        };
+                        for &c in &adj[small as usize] {
+                            if c != large && adj[large as usize].contains(&c) {
+                                touched.insert(c);
+                            }
+                        }
                     }
                 }
             }
             adj[v as usize].clear();
-            alive.remove(&v);
             order.push(v);
+            for u in touched {
+                if queue.remove(&keys[u as usize]) {
+                    let ku = key(u, &adj);
+                    keys[u as usize] = ku;
+                    queue.insert(ku);
+                }
+            }
         }
-        Ok(Plan { order, peak })
+        Ok(Plan { order, peak, work })
     }
 
     /// The largest intermediate table (entries) the elimination of `g` would build, after
@@ -148,19 +177,27 @@ impl VariableElimination {
 
     /// Eliminates `order` from `bag` (sum when `!max`); with `keep`, each eliminated
     /// variable's combined table (its neighbours, then the variable fastest) for traceback.
+    /// Returns the tables left (scalars, or tables over variables not in `order`).
     fn eliminate(
         g: &FactorGraph,
-        bag: &mut Vec<LogTable>,
+        bag: Vec<LogTable>,
         order: &[u32],
         max: bool,
         mut keep: Option<&mut Vec<LogTable>>,
-    ) {
+    ) -> Vec<LogTable> {
         let k = g.num_states();
+        let mut slots: Vec<Option<LogTable>> = bag.into_iter().map(Some).collect();
+        let mut occ: Vec<Vec<usize>> = vec![Vec::new(); g.num_vars()];
+        for (i, t) in slots.iter().enumerate() {
+            if let Some(t) = t {
+                for &v in &t.vars {
+                    occ[v as usize].push(i);
+                }
+            }
+        }
         for &x in order {
-            let (mine, rest): (Vec<LogTable>, Vec<LogTable>) = std::mem::take(bag)
-                .into_iter()
-                .partition(|t| t.vars.contains(&x));
-            *bag = rest;
+            let ids = std::mem::take(&mut occ[x as usize]);
+            let mine: Vec<LogTable> = ids.iter().filter_map(|&i| slots[i].take()).collect();
             let mut vars: Vec<u32> = mine
                 .iter()
                 .flat_map(|t| t.vars.iter().copied())
@@ -189,12 +226,16 @@ impl VariableElimination {
             if let Some(keep) = keep.as_deref_mut() {
                 keep.push(LogTable { vars, cards, vals });
             }
-            bag.push(LogTable {
+            for &v in &out_vars {
+                occ[v as usize].push(slots.len());
+            }
+            slots.push(Some(LogTable {
                 vars: out_vars,
                 cards: out_cards,
                 vals: reduced,
-            });
+            }));
         }
+        slots.into_iter().flatten().collect()
     }
 
     fn initial(g: &FactorGraph) -> Vec<LogTable> {
@@ -213,8 +254,7 @@ impl VariableElimination {
     /// [`InferError::TooLarge`] as described on the type.
     pub fn log_partition(&self, g: &FactorGraph) -> Result<f64, InferError> {
         let plan = self.plan(g)?;
-        let mut bag = Self::initial(g);
-        Self::eliminate(g, &mut bag, &plan.order, false, None);
+        let bag = Self::eliminate(g, Self::initial(g), &plan.order, false, None);
         Ok(bag.iter().map(|t| t.vals[0]).sum())
     }
 
@@ -227,6 +267,21 @@ impl VariableElimination {
     /// assignment of positive probability.
     pub fn marginals(&self, g: &FactorGraph) -> Result<FactorMarginals, InferError> {
         let plan = self.plan(g)?;
+        let entries: usize = g
+            .factors()
+            .iter()
+            .map(|f| g.tables()[f.table as usize].len())
+            .sum();
+        let per_query = plan.work.saturating_add(entries);
+        let work = per_query.saturating_mul(plan.order.len());
+        if work > self.max_marginal_work {
+            return Err(InferError::TooLarge {
+                what: "table entries to compute for exact marginals (one elimination per \
+                       free variable), beyond VariableElimination::max_marginal_work (2^33 \
+                       by default); use loopy BP, or exact PR/MAP (one elimination)",
+                count: work,
+            });
+        }
         if self.log_partition(g)? == f64::NEG_INFINITY {
             return Err(InferError::ZeroProbability {
                 node: None,
@@ -250,8 +305,7 @@ impl VariableElimination {
                     .copied()
                     .filter(|&u| u as usize != v)
                     .collect();
-                let mut bag = initial.clone();
-                Self::eliminate(g, &mut bag, &order, false, None);
+                let bag = Self::eliminate(g, initial.clone(), &order, false, None);
                 let mut logp = vec![0.0; k[v]];
                 for t in &bag {
                     if t.vars.is_empty() {
@@ -277,9 +331,8 @@ impl VariableElimination {
     /// [`InferError::ZeroProbability`] when no assignment has positive probability.
     pub fn map(&self, g: &FactorGraph) -> Result<FactorMap, InferError> {
         let plan = self.plan(g)?;
-        let mut bag = Self::initial(g);
         let mut kept = Vec::with_capacity(plan.order.len());
-        Self::eliminate(g, &mut bag, &plan.order, true, Some(&mut kept));
+        let bag = Self::eliminate(g, Self::initial(g), &plan.order, true, Some(&mut kept));
         let best: f64 = bag.iter().map(|t| t.vals[0]).sum();
         if best == f64::NEG_INFINITY {
             return Err(InferError::ZeroProbability {
