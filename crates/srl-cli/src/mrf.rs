@@ -298,19 +298,21 @@ fn general_settings(a: &MrfArgs) -> anyhow::Result<srl_infer::FactorBp> {
              elimination) only"
         );
     }
-    if let Some(s) = a.schedule
-        && s != ScheduleArg::Flooding
-    {
-        anyhow::bail!(
-            "--schedule {}: loopy BP on general factor graphs supports --schedule flooding",
+    let schedule = match a.schedule {
+        None | Some(ScheduleArg::Flooding) => srl_infer::factor_graph::FactorSchedule::Flooding,
+        Some(ScheduleArg::Sequential) => srl_infer::factor_graph::FactorSchedule::Sequential,
+        Some(s) => anyhow::bail!(
+            "--schedule {}: loopy BP on general factor graphs supports --schedule \
+             flooding|sequential",
             value_name(s)
-        );
-    }
+        ),
+    };
     let d = srl_infer::FactorBp::default();
     let bp = srl_infer::FactorBp {
         max_iters: a.max_iterations.unwrap_or(d.max_iters),
         tolerance: a.tolerance.unwrap_or(d.tolerance),
         damping: a.damping,
+        schedule,
     };
     bp.validate().map_err(as_flag)?;
     Ok(bp)

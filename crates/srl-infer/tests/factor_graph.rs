@@ -7,8 +7,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use srl_infer::InferError;
 use srl_infer::factor_graph::{
-    FactorBp, FactorGraph, UaiKind, VariableElimination, uai_map_string, uai_mar_string,
-    uai_pr_string,
+    FactorBp, FactorGraph, FactorSchedule, UaiKind, VariableElimination, uai_map_string,
+    uai_mar_string, uai_pr_string,
 };
 
 /// Every full assignment of `k` (first variable slowest).
@@ -184,11 +184,13 @@ proptest! {
             g = g.with_evidence(ev).expect("evidence");
         }
         let exact = VariableElimination::default().marginals(&g).expect("exact");
-        let bp = FactorBp::default().marginals(&g).expect("bp");
-        prop_assert!(bp.convergence().converged);
-        for v in 0..g.num_vars() {
-            for (a, b) in bp.node(v).iter().zip(exact.node(v)) {
-                prop_assert!((a - b).abs() < 1e-9, "var {} bp {} exact {}", v, a, b);
+        for schedule in [FactorSchedule::Flooding, FactorSchedule::Sequential] {
+            let bp = FactorBp { schedule, ..FactorBp::default() }.marginals(&g).expect("bp");
+            prop_assert!(bp.convergence().converged);
+            for v in 0..g.num_vars() {
+                for (a, b) in bp.node(v).iter().zip(exact.node(v)) {
+                    prop_assert!((a - b).abs() < 1e-9, "{:?} var {} bp {} exact {}", schedule, v, a, b);
+                }
             }
         }
         let (z, _, best) = brute(&g);
@@ -215,6 +217,18 @@ fn bp_is_deterministic_and_close_on_a_loopy_model() {
         .expect("pool")
         .install(|| bp.marginals(&g).expect("bp"));
     assert_eq!(a, b, "same bits for any thread count");
+    let seq = FactorBp {
+        schedule: FactorSchedule::Sequential,
+        ..bp
+    }
+    .marginals(&g)
+    .expect("sequential");
+    assert!(a.convergence().converged && seq.convergence().converged);
+    for v in 0..g.num_vars() {
+        for (x, y) in a.node(v).iter().zip(seq.node(v)) {
+            assert!((x - y).abs() < 1e-6, "the same fixed point: {x} vs {y}");
+        }
+    }
     for v in 0..g.num_vars() {
         assert!((a.node(v).iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }

@@ -9,10 +9,11 @@ use super::{FactorGraph, FactorMap, FactorMarginals};
 use crate::error::InferError;
 use crate::marginals::Convergence;
 
-/// Loopy BP on a factor graph, flooding schedule: every variable-to-factor message is
+/// Loopy BP on a factor graph. Flooding schedule: every variable-to-factor message is
 /// computed from the previous factor-to-variable messages, then every factor-to-variable
 /// message from those (in parallel over factors; each factor's messages are computed on
-/// their own, so the bits do not depend on the thread count).
+/// their own, so the bits do not depend on the thread count). Sequential schedule: factor
+/// by factor, each from the latest messages.
 ///
 /// Messages are natural-log vectors normalised to a maximum of 0; damping mixes the
 /// new factor-to-variable log-message with the old one, `(1 − λ)·new + λ·old`. The
@@ -28,6 +29,20 @@ pub struct FactorBp {
     pub tolerance: f64,
     /// Damping λ in `[0, 1)` (default 0).
     pub damping: f64,
+    /// Update order (default [`FactorSchedule::Flooding`]).
+    pub schedule: FactorSchedule,
+}
+
+/// The update order of [`FactorBp`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FactorSchedule {
+    /// All factor-to-variable messages from the previous sweep's messages, in parallel
+    /// over factors (the same bits for any thread count).
+    #[default]
+    Flooding,
+    /// Factor by factor in index order, each from the latest messages (one thread;
+    /// usually fewer sweeps, e.g. a chain in one forward sweep plus one backward).
+    Sequential,
 }
 
 impl Default for FactorBp {
@@ -36,6 +51,7 @@ impl Default for FactorBp {
             max_iters: 1000,
             tolerance: 1e-9,
             damping: 0.0,
+            schedule: FactorSchedule::Flooding,
         }
     }
 }
@@ -123,6 +139,21 @@ impl FactorBp {
         let mut fv = vec![0.0f64; total];
         let mut vf = vec![0.0f64; total];
         let mut conv = Convergence::start(g.factors().is_empty());
+        while !conv.converged
+            && conv.iterations < self.max_iters
+            && self.schedule == FactorSchedule::Sequential
+        {
+            let mut residual = 0.0f64;
+            for f in 0..g.factors().len() {
+                for e in lay.fedge[f]..lay.fedge[f + 1] {
+                    edge_message(g, &lay, &fv, &mut vf, e);
+                }
+                let msgs = factor_messages(g, f, &lay, &vf, max);
+                let old = &mut fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]];
+                residual = residual.max(self.damp_into(msgs, old));
+            }
+            conv.record(residual, self.tolerance);
+        }
         while !conv.converged && conv.iterations < self.max_iters {
             variable_messages(g, &lay, &fv, &mut vf);
             // factor -> variable
@@ -130,18 +161,8 @@ impl FactorBp {
                 .into_par_iter()
                 .map(|f| {
                     let msgs = factor_messages(g, f, &lay, &vf, max);
-                    let old = &fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]];
-                    let mut res = 0.0f64;
-                    let mut out = msgs;
-                    for (n, &o) in out.iter_mut().zip(old) {
-                        if self.damping > 0.0 {
-                            *n = (1.0 - self.damping) * *n + self.damping * o;
-                        }
-                        let d = if *n == o { 0.0 } else { (*n - o).abs() };
-                        if d > res || d.is_nan() {
-                            res = if d.is_nan() { f64::INFINITY } else { d };
-                        }
-                    }
+                    let mut out = fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].to_vec();
+                    let res = self.damp_into(msgs, &mut out);
                     (out, res)
                 })
                 .collect();
@@ -154,6 +175,23 @@ impl FactorBp {
         }
         variable_messages(g, &lay, &fv, &mut vf);
         Ok(State { lay, fv, vf, conv })
+    }
+
+    /// Damps `fresh` against `old`, stores the result in `old` and returns the largest
+    /// change (`-∞` to `-∞` is none).
+    fn damp_into(&self, fresh: Vec<f64>, old: &mut [f64]) -> f64 {
+        let mut res = 0.0f64;
+        for (mut n, o) in fresh.into_iter().zip(old.iter_mut()) {
+            if self.damping > 0.0 {
+                n = (1.0 - self.damping) * n + self.damping * *o;
+            }
+            let d = if n == *o { 0.0 } else { (n - *o).abs() };
+            if d > res || d.is_nan() {
+                res = if d.is_nan() { f64::INFINITY } else { d };
+            }
+            *o = n;
+        }
+        res
     }
 
     /// Runs BP; returns the log-beliefs of every variable (normalised) and the report.
@@ -298,25 +336,30 @@ fn prior(g: &FactorGraph, v: usize, s: usize) -> f64 {
 /// Every variable-to-factor message from the factor-to-variable messages `fv`
 /// (normalised to a maximum of 0).
 fn variable_messages(g: &FactorGraph, lay: &Layout, fv: &[f64], vf: &mut [f64]) {
-    for (v, edges) in lay.vedges.iter().enumerate() {
-        for &e in edges {
-            let out = &mut vf[lay.moff[e]..lay.moff[e + 1]];
-            for (s, o) in out.iter_mut().enumerate() {
-                *o = prior(g, v, s);
+    for e in 0..lay.evar.len() {
+        edge_message(g, lay, fv, vf, e);
+    }
+}
+
+/// The variable-to-factor message of edge `e` from the other factors' messages to its
+/// variable (normalised to a maximum of 0).
+fn edge_message(g: &FactorGraph, lay: &Layout, fv: &[f64], vf: &mut [f64], e: usize) {
+    let v = lay.evar[e] as usize;
+    let out = &mut vf[lay.moff[e]..lay.moff[e + 1]];
+    for (s, o) in out.iter_mut().enumerate() {
+        *o = prior(g, v, s);
+    }
+    for &e2 in &lay.vedges[v] {
+        if e2 != e {
+            for (o, m) in out.iter_mut().zip(&fv[lay.moff[e2]..lay.moff[e2 + 1]]) {
+                *o += m;
             }
-            for &e2 in edges {
-                if e2 != e {
-                    for (o, m) in out.iter_mut().zip(&fv[lay.moff[e2]..lay.moff[e2 + 1]]) {
-                        *o += m;
-                    }
-                }
-            }
-            let m = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            if m > f64::NEG_INFINITY {
-                for o in out.iter_mut() {
-                    *o -= m;
-                }
-            }
+        }
+    }
+    let m = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if m > f64::NEG_INFINITY {
+        for o in out.iter_mut() {
+            *o -= m;
         }
     }
 }

@@ -11,7 +11,8 @@
 //! - Exact inference by variable elimination with a greedy weighted min-fill order
 //!   ([`VariableElimination`]): marginals, MAP with traceback, `ln Z`.
 //! - Loopy belief propagation ([`FactorBp`]): sum- and max-product, flooding schedule
-//!   with damping, log domain, same bits for any thread count.
+//!   or sequential schedule, damping, log domain, same bits for any thread count; the
+//!   Bethe estimate of `ln Z` ([`FactorBp::bethe_log_partition`]).
 //! - Writers of the UAI `MAR`, `MAP` and `PR` outputs ([`uai_mar_string`],
 //!   [`uai_map_string`], [`uai_pr_string`]).
 //!
@@ -46,7 +47,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-pub use bp::FactorBp;
+pub use bp::{FactorBp, FactorSchedule};
 pub use exact::VariableElimination;
 pub use uai::{
     BAYES_ROW_TOLERANCE, UaiKind, uai_map_string, uai_mar_string, uai_needs_factor_graph,
