@@ -136,8 +136,18 @@ impl FactorBp {
         self.validate()?;
         let lay = Self::layout(g)?;
         let total = lay.moff[lay.moff.len() - 1];
-        let mut fv = vec![0.0f64; total];
-        let mut vf = vec![0.0f64; total];
+        let alloc = || -> Result<Vec<f64>, InferError> {
+            let mut m = Vec::new();
+            m.try_reserve_exact(total)
+                .map_err(|_| InferError::TooLarge {
+                    what: "message entries of factor-graph BP to hold in memory",
+                    count: total,
+                })?;
+            m.resize(total, 0.0);
+            Ok(m)
+        };
+        let mut fv = alloc()?;
+        let mut vf = alloc()?;
         let mut conv = Convergence::start(g.factors().is_empty());
         while !conv.converged
             && conv.iterations < self.max_iters

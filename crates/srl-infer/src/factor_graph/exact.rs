@@ -184,7 +184,7 @@ impl VariableElimination {
         order: &[u32],
         max: bool,
         mut keep: Option<&mut Vec<LogTable>>,
-    ) -> Vec<LogTable> {
+    ) -> Result<Vec<LogTable>, InferError> {
         let k = g.num_states();
         let mut slots: Vec<Option<LogTable>> = bag.into_iter().map(Some).collect();
         let mut occ: Vec<Vec<usize>> = vec![Vec::new(); g.num_vars()];
@@ -209,7 +209,7 @@ impl VariableElimination {
             let cards: Vec<usize> = vars.iter().map(|&v| k[v as usize]).collect();
             let size: usize = cards.iter().product(); // bounded by the plan's peak
             let refs: Vec<&LogTable> = mine.iter().collect();
-            let vals = LogTable::combine(&refs, &vars, &cards, size);
+            let vals = LogTable::combine(&refs, &vars, &cards, size)?;
             let kx = k[x as usize];
             let reduced: Vec<f64> = vals
                 .chunks_exact(kx)
@@ -235,7 +235,7 @@ impl VariableElimination {
                 vals: reduced,
             }));
         }
-        slots.into_iter().flatten().collect()
+        Ok(slots.into_iter().flatten().collect())
     }
 
     fn initial(g: &FactorGraph) -> Vec<LogTable> {
@@ -254,7 +254,7 @@ impl VariableElimination {
     /// [`InferError::TooLarge`] as described on the type.
     pub fn log_partition(&self, g: &FactorGraph) -> Result<f64, InferError> {
         let plan = self.plan(g)?;
-        let bag = Self::eliminate(g, Self::initial(g), &plan.order, false, None);
+        let bag = Self::eliminate(g, Self::initial(g), &plan.order, false, None)?;
         Ok(bag.iter().map(|t| t.vals[0]).sum())
     }
 
@@ -293,11 +293,11 @@ impl VariableElimination {
         let k = g.num_states();
         let probs: Vec<Vec<f64>> = (0..g.num_vars())
             .into_par_iter()
-            .map(|v| {
+            .map(|v| -> Result<Vec<f64>, InferError> {
                 if let Some(x) = clamp[v] {
                     let mut p = vec![0.0; k[v]];
                     p[x as usize] = 1.0;
-                    return p;
+                    return Ok(p);
                 }
                 let order: Vec<u32> = plan
                     .order
@@ -305,7 +305,7 @@ impl VariableElimination {
                     .copied()
                     .filter(|&u| u as usize != v)
                     .collect();
-                let bag = Self::eliminate(g, initial.clone(), &order, false, None);
+                let bag = Self::eliminate(g, initial.clone(), &order, false, None)?;
                 let mut logp = vec![0.0; k[v]];
                 for t in &bag {
                     if t.vars.is_empty() {
@@ -316,23 +316,31 @@ impl VariableElimination {
                     }
                 }
                 let z = lse(&logp);
-                logp.iter().map(|&l| (l - z).exp()).collect()
+                Ok(logp.iter().map(|&l| (l - z).exp()).collect())
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         Ok(FactorMarginals::new(probs, Convergence::exact()))
     }
 
     /// A most probable assignment given the evidence (max-product elimination with
     /// traceback; among ties, the lowest state of each variable in reverse elimination
-    /// order).
+    /// order). Every elimination table is kept for the traceback, so their total must
+    /// also fit [`VariableElimination::max_table_entries`].
     ///
     /// # Errors
     /// [`InferError::TooLarge`] as described on the type;
     /// [`InferError::ZeroProbability`] when no assignment has positive probability.
     pub fn map(&self, g: &FactorGraph) -> Result<FactorMap, InferError> {
         let plan = self.plan(g)?;
+        if plan.work > self.max_table_entries {
+            return Err(InferError::TooLarge {
+                what: "entries of the elimination tables MAP keeps for its traceback, beyond \
+                       VariableElimination::max_table_entries (2^27 by default); use loopy BP",
+                count: plan.work,
+            });
+        }
         let mut kept = Vec::with_capacity(plan.order.len());
-        let bag = Self::eliminate(g, Self::initial(g), &plan.order, true, Some(&mut kept));
+        let bag = Self::eliminate(g, Self::initial(g), &plan.order, true, Some(&mut kept))?;
         let best: f64 = bag.iter().map(|t| t.vals[0]).sum();
         if best == f64::NEG_INFINITY {
             return Err(InferError::ZeroProbability {

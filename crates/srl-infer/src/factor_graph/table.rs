@@ -2,6 +2,7 @@
 //! working tables of variable elimination).
 
 use super::FactorGraph;
+use crate::error::InferError;
 
 /// A table over `vars` (last fastest) of natural-log values.
 #[derive(Clone, Debug)]
@@ -72,7 +73,12 @@ impl LogTable {
 
     /// The sum (product of potentials) of `inputs` as a table over `vars`/`cards`, which
     /// must contain every input variable. `size` = `Π cards`, checked by the caller.
-    pub fn combine(inputs: &[&LogTable], vars: &[u32], cards: &[usize], size: usize) -> Vec<f64> {
+    pub fn combine(
+        inputs: &[&LogTable],
+        vars: &[u32],
+        cards: &[usize],
+        size: usize,
+    ) -> Result<Vec<f64>, InferError> {
         let r = vars.len();
         let strides: Vec<Vec<usize>> = inputs
             .iter()
@@ -88,7 +94,12 @@ impl LogTable {
                     .collect()
             })
             .collect();
-        let mut out = Vec::with_capacity(size);
+        let mut out = Vec::new();
+        out.try_reserve_exact(size)
+            .map_err(|_| InferError::TooLarge {
+                what: "entries of a variable-elimination table to hold in memory",
+                count: size,
+            })?;
         let mut ctr = vec![0usize; r];
         let mut idx = vec![0usize; inputs.len()];
         for _ in 0..size {
@@ -113,6 +124,6 @@ impl LogTable {
                 ctr[j] = 0;
             }
         }
-        out
+        Ok(out)
     }
 }
