@@ -348,10 +348,9 @@ fn factor_graph_rejects_bad_tables() {
 }
 
 #[test]
-fn long_chains_plan_fast_and_marginal_work_is_bounded() {
-    // 50 000 binary variables, factors over (i, i+1, i+2): elimination is linear, so PR
-    // and MAP are quick; exact marginals (one elimination per variable) would be
-    // quadratic and are refused with the work named
+fn long_chains_are_linear_and_marginal_work_is_bounded() {
+    // 50 000 binary variables, factors over (i, i+1, i+2): planning and elimination are
+    // linear, so PR, MAP and marginals are quick; a tight work limit is an error
     let n = 50_000;
     let mut g = FactorGraph::new(vec![2; n]).expect("model");
     let t: Vec<f64> = (0..8).map(|i| f64::from(i) * 0.1).collect();
@@ -363,7 +362,21 @@ fn long_chains_plan_fast_and_marginal_work_is_bounded() {
     assert!(ve.log_partition(&g).expect("pr").is_finite());
     let map = ve.map(&g).expect("map");
     assert_eq!(map.states, vec![1; n], "every factor prefers all ones");
-    let e = ve.marginals(&g).expect_err("too much work");
+    // two passes over the clique tree: linear too
+    let m = ve.marginals(&g).expect("marginals");
+    for v in [0, 1, n / 2, n - 1] {
+        assert!(
+            (m.node(v).iter().sum::<f64>() - 1.0).abs() < 1e-12,
+            "{v}: {:?}",
+            m.node(v)
+        );
+        assert!(m.node(v)[1] > 0.5, "ones are favoured");
+    }
+    let tight = VariableElimination {
+        max_marginal_work: 1000,
+        ..VariableElimination::default()
+    };
+    let e = tight.marginals(&g).expect_err("too much work");
     assert!(
         matches!(e, InferError::TooLarge { .. }) && e.to_string().contains("loopy BP"),
         "{e}"

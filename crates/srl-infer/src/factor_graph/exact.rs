@@ -3,9 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use rayon::prelude::*;
-
-use super::table::{LogTable, lse};
+use super::table::{LogTable, lse, sum_onto};
 use super::{FactorGraph, FactorMap, FactorMarginals};
 use crate::error::InferError;
 use crate::marginals::Convergence;
@@ -23,16 +21,16 @@ use crate::marginals::Convergence;
 /// keeps the scores in a priority queue and rescores only the variables whose fill count
 /// an elimination changes (near-linear on sparse models).
 ///
-/// All work is in the log domain (`-∞` hard zeros stay exact). Marginals run one
-/// elimination per free variable, in parallel over variables (each result is computed
-/// independently, so the bits do not depend on the thread count).
+/// All work is in the log domain (`-∞` hard zeros stay exact). Marginals take an upward
+/// and a downward pass over the clique tree of the elimination, on one thread (so the
+/// bits do not depend on the thread count).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VariableElimination {
     /// The largest intermediate table allowed, in entries (default 2^27, 1 GiB of `f64`).
     pub max_table_entries: usize,
-    /// The most table entries [`VariableElimination::marginals`] may compute: the number
-    /// of free variables times the entries one elimination touches (default 2^33). A
-    /// larger job is an [`InferError::TooLarge`] error instead of a run of hours.
+    /// The largest total size of the cliques (the elimination tables of all steps)
+    /// [`VariableElimination::marginals`] goes through, in entries (default 2^28): it
+    /// bounds both the work (a few passes over each clique) and the messages kept.
     pub max_marginal_work: usize,
 }
 
@@ -40,7 +38,7 @@ impl Default for VariableElimination {
     fn default() -> Self {
         Self {
             max_table_entries: 1 << 27,
-            max_marginal_work: 1 << 33,
+            max_marginal_work: 1 << 28,
         }
     }
 }
@@ -54,6 +52,18 @@ fn clamps(g: &FactorGraph) -> Vec<Option<u32>> {
         .zip(g.num_states())
         .map(|(&e, &k)| if k == 1 { Some(0) } else { e })
         .collect()
+}
+
+/// Shifts `vals` to a maximum of 0 and returns the shift (0 when all are `-∞`).
+fn normalise(vals: &mut [f64]) -> f64 {
+    let m = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if m == f64::NEG_INFINITY {
+        return 0.0;
+    }
+    for v in vals.iter_mut() {
+        *v -= m;
+    }
+    m
 }
 
 /// The elimination order and the peak table size of a model.
@@ -259,66 +269,126 @@ impl VariableElimination {
     }
 
     /// The marginal of every variable given the evidence (a point mass for an observed
-    /// one).
+    /// one), by two passes over the clique tree the elimination order defines: the
+    /// upward pass is the elimination of [`VariableElimination::log_partition`] keeping
+    /// each message, the downward pass sends each clique's message back to the cliques
+    /// that fed it (products without the receiver's own message, no division, so hard
+    /// zeros stay exact), and each variable's marginal is read from the clique that
+    /// eliminated it.
     ///
     /// # Errors
-    /// [`InferError::TooLarge`] as described on the type;
+    /// [`InferError::TooLarge`] as described on the type, or when the cliques together
+    /// exceed [`VariableElimination::max_marginal_work`] entries;
     /// [`InferError::ZeroProbability`] when the evidence and the hard zeros leave no
     /// assignment of positive probability.
     pub fn marginals(&self, g: &FactorGraph) -> Result<FactorMarginals, InferError> {
         let plan = self.plan(g)?;
-        let entries: usize = g
-            .factors()
-            .iter()
-            .map(|f| g.tables()[f.table as usize].len())
-            .sum();
-        let per_query = plan.work.saturating_add(entries);
-        let work = per_query.saturating_mul(plan.order.len());
-        if work > self.max_marginal_work {
+        if plan.work > self.max_marginal_work {
             return Err(InferError::TooLarge {
-                what: "table entries to compute for exact marginals (one elimination per \
-                       free variable), beyond VariableElimination::max_marginal_work (2^33 \
-                       by default); use loopy BP, or exact PR/MAP (one elimination)",
-                count: work,
+                what: "entries in all the cliques of exact marginals, beyond \
+                       VariableElimination::max_marginal_work (2^28 by default); use loopy BP",
+                count: plan.work,
             });
         }
-        if self.log_partition(g)? == f64::NEG_INFINITY {
+        let k = g.num_states();
+        let clamp = clamps(g);
+        // upward pass: store[i] holds initial tables, then each clique's message
+        let mut store: Vec<LogTable> = Self::initial(g);
+        let mut occ: Vec<Vec<usize>> = vec![Vec::new(); g.num_vars()];
+        for (i, t) in store.iter().enumerate() {
+            for &v in &t.vars {
+                occ[v as usize].push(i);
+            }
+        }
+        let mut taken = vec![false; store.len()];
+        // per clique: its variables (x last), the store ids it consumed, its message id
+        let mut cliques: Vec<(Vec<u32>, Vec<usize>, Vec<usize>)> =
+            Vec::with_capacity(plan.order.len());
+        let mut producer: Vec<Option<usize>> = vec![None; store.len()];
+        // messages are shifted to a maximum of 0 (magnitudes stay small, so rounding
+        // stays at the level of the values, not of ln Z); the shifts add up here
+        let mut log_offset = 0.0f64;
+        for (ci, &x) in plan.order.iter().enumerate() {
+            let ids: Vec<usize> = std::mem::take(&mut occ[x as usize])
+                .into_iter()
+                .filter(|&i| !std::mem::replace(&mut taken[i], true))
+                .collect();
+            let mut vars: Vec<u32> = ids
+                .iter()
+                .flat_map(|&i| store[i].vars.iter().copied())
+                .filter(|&v| v != x)
+                .collect::<BTreeSet<u32>>()
+                .into_iter()
+                .collect();
+            vars.push(x);
+            let cards: Vec<usize> = vars.iter().map(|&v| k[v as usize]).collect();
+            let size: usize = cards.iter().product();
+            let refs: Vec<&LogTable> = ids.iter().map(|&i| &store[i]).collect();
+            let vals = LogTable::combine(&refs, &vars, &cards, size)?;
+            let mut msg = sum_onto(&vals, &vars, &cards, &vars[..vars.len() - 1]);
+            log_offset += normalise(&mut msg.vals);
+            let id = store.len();
+            for &v in &msg.vars {
+                occ[v as usize].push(id);
+            }
+            store.push(msg);
+            taken.push(false);
+            producer.push(Some(ci));
+            cliques.push((vars, cards, ids));
+        }
+        let log_z: f64 = log_offset
+            + (0..store.len())
+                .filter(|&i| !taken[i])
+                .map(|i| store[i].vals.iter().copied().fold(0.0, |a, b| a + b))
+                .sum::<f64>();
+        if log_z == f64::NEG_INFINITY {
             return Err(InferError::ZeroProbability {
                 node: None,
                 cause: "the evidence and the zero potentials admit no assignment",
             });
         }
-        let initial = Self::initial(g);
-        let clamp = clamps(g);
-        let k = g.num_states();
-        let probs: Vec<Vec<f64>> = (0..g.num_vars())
-            .into_par_iter()
-            .map(|v| -> Result<Vec<f64>, InferError> {
-                if let Some(x) = clamp[v] {
-                    let mut p = vec![0.0; k[v]];
-                    p[x as usize] = 1.0;
-                    return Ok(p);
-                }
-                let order: Vec<u32> = plan
-                    .order
+        // downward pass, parents (later cliques) first
+        let mut down: Vec<Option<LogTable>> = vec![None; cliques.len()];
+        let mut probs: Vec<Vec<f64>> = k.iter().map(|&kv| vec![0.0; kv]).collect();
+        for ci in (0..cliques.len()).rev() {
+            let (vars, cards, ids) = &cliques[ci];
+            let size: usize = cards.iter().product();
+            let from_parent = down[ci].take();
+            let mut refs: Vec<&LogTable> = ids.iter().map(|&i| &store[i]).collect();
+            if let Some(d) = &from_parent {
+                refs.push(d);
+            }
+            let belief = LogTable::combine(&refs, vars, cards, size)?;
+            let x = vars[vars.len() - 1];
+            let bx = sum_onto(&belief, vars, cards, &[x]);
+            let m = bx.vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let p: Vec<f64> = bx.vals.iter().map(|&l| (l - m).exp()).collect();
+            let total: f64 = p.iter().sum();
+            probs[x as usize] = p.iter().map(|q| q / total).collect();
+            for (pos, &id) in ids.iter().enumerate() {
+                let Some(child) = producer[id] else { continue };
+                let mut others: Vec<&LogTable> = ids
                     .iter()
-                    .copied()
-                    .filter(|&u| u as usize != v)
+                    .enumerate()
+                    .filter(|&(p, _)| p != pos)
+                    .map(|(_, &i)| &store[i])
                     .collect();
-                let bag = Self::eliminate(g, initial.clone(), &order, false, None)?;
-                let mut logp = vec![0.0; k[v]];
-                for t in &bag {
-                    if t.vars.is_empty() {
-                        continue;
-                    }
-                    for (l, x) in logp.iter_mut().zip(&t.vals) {
-                        *l += x;
-                    }
+                if let Some(d) = &from_parent {
+                    others.push(d);
                 }
-                let z = lse(&logp);
-                Ok(logp.iter().map(|&l| (l - z).exp()).collect())
-            })
-            .collect::<Result<_, _>>()?;
+                let vals = LogTable::combine(&others, vars, cards, size)?;
+                let mut d = sum_onto(&vals, vars, cards, &store[id].vars);
+                normalise(&mut d.vals);
+                down[child] = Some(d);
+            }
+        }
+        for (v, c) in clamp.iter().enumerate() {
+            if let Some(x) = *c {
+                let mut p = vec![0.0; k[v]];
+                p[x as usize] = 1.0;
+                probs[v] = p;
+            }
+        }
         Ok(FactorMarginals::new(probs, Convergence::exact()))
     }
 

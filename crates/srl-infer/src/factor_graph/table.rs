@@ -127,3 +127,60 @@ impl LogTable {
         Ok(out)
     }
 }
+
+/// `ln Σ exp` of `vals` (a table over `vars`/`cards`, last fastest) onto the variables
+/// `keep` (a subset of `vars`, in the order given).
+pub(crate) fn sum_onto(vals: &[f64], vars: &[u32], cards: &[usize], keep: &[u32]) -> LogTable {
+    let kcards: Vec<usize> = keep
+        .iter()
+        .map(|v| vars.iter().position(|u| u == v).map_or(1, |p| cards[p]))
+        .collect();
+    // stride of each of `vars` in the kept table (0 when summed out)
+    let mut kstride = vec![0usize; keep.len()];
+    let mut s = 1usize;
+    for j in (0..keep.len()).rev() {
+        kstride[j] = s;
+        s *= kcards[j];
+    }
+    let size = s;
+    let strides: Vec<usize> = vars
+        .iter()
+        .map(|v| keep.iter().position(|u| u == v).map_or(0, |p| kstride[p]))
+        .collect();
+    let mut max = vec![f64::NEG_INFINITY; size];
+    let mut acc = vec![0.0f64; size];
+    for pass in 0..2 {
+        let mut ctr = vec![0usize; vars.len()];
+        let mut idx = 0usize;
+        for &x in vals {
+            if pass == 0 {
+                if x > max[idx] {
+                    max[idx] = x;
+                }
+            } else if max[idx] > f64::NEG_INFINITY {
+                acc[idx] += (x - max[idx]).exp();
+            }
+            let mut j = vars.len();
+            while j > 0 {
+                j -= 1;
+                ctr[j] += 1;
+                idx += strides[j];
+                if ctr[j] < cards[j] {
+                    break;
+                }
+                idx -= strides[j] * cards[j];
+                ctr[j] = 0;
+            }
+        }
+    }
+    let out = max
+        .iter()
+        .zip(&acc)
+        .map(|(&m, &a)| if m > f64::NEG_INFINITY { m + a.ln() } else { m })
+        .collect();
+    LogTable {
+        vars: keep.to_vec(),
+        cards: kcards,
+        vals: out,
+    }
+}
