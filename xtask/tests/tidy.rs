@@ -17,9 +17,14 @@ const ALLOWED_SRL_DEPS: &[(&str, Option<&[&str]>)] = &[
     ("srl-graph", Some(&[])),
     // Inference sits on the data layer only.
     ("srl-infer", Some(&["srl-graph"])),
-    // The three model crates are siblings: none depends on another (nor on srl-eval, their
-    // sibling under xtask); they use inference and data.
-    ("srl-learn", Some(&["srl-infer", "srl-graph"])),
+    // srl-learn holds the collective-classification pipeline (issue 26): it wires
+    // srl-bayes's local naive Bayes classifiers and srl-eval's folds and scores beside its
+    // own learners, so it sits above srl-bayes and srl-eval. srl-boost and srl-bayes stay
+    // siblings that depend on no other model crate.
+    (
+        "srl-learn",
+        Some(&["srl-infer", "srl-graph", "srl-bayes", "srl-eval"]),
+    ),
     ("srl-boost", Some(&["srl-infer", "srl-graph"])),
     ("srl-bayes", Some(&["srl-infer", "srl-graph"])),
     // Distributed inference on timely dataflow: beside the learners, above inference.

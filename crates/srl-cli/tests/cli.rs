@@ -547,9 +547,84 @@ fn classify_every_method_and_protocol() {
     let strip = |s: &str| -> serde_json::Value {
         let mut v: serde_json::Value = serde_json::from_str(s).expect("json");
         v["seconds"] = serde_json::Value::Null;
+        v["method_seconds"] = serde_json::Value::Null;
         v
     };
     assert_eq!(strip(&a), strip(&b));
+}
+
+/// `srl classify --folds K --seed S` is srl-learn's pipeline with the experiment's streams:
+/// for every method, its accuracy equals the one the pipeline gives when all the
+/// experiment's methods run together on protocol stream 0 (how `cargo xtask reproduce
+/// collective-classification` runs Cora RS), to the last bit. Random and snowball samples.
+#[test]
+fn classify_equals_the_pipeline_the_experiment_runs() {
+    use srl_learn::collective::{CollectiveMethod, CollectiveSettings, Protocol, evaluate};
+    let g = srl_graph::load_csv(
+        &fixtures().join("graph_nodes.csv"),
+        &fixtures().join("graph_edges.csv"),
+        &Default::default(),
+    )
+    .expect("fixture")
+    .graph;
+    let seed = 20_061_001;
+    for (sampling, protocol, stream) in [
+        ("random", Protocol::RandomFolds { k: 3 }, 0),
+        ("snowball", Protocol::Snowball { k: 3 }, 0),
+    ] {
+        let tests = protocol.test_sets(&g, seed, stream).expect("tests");
+        let settings = CollectiveSettings::default();
+        let all =
+            evaluate(&settings, &CollectiveMethod::ALL, &g, tests, seed, stream).expect("pipeline");
+        for (mi, m) in CollectiveMethod::ALL.iter().enumerate() {
+            let (algo, local) = match m {
+                CollectiveMethod::Co(l) => ("co", l.name()),
+                CollectiveMethod::Ica(l) => ("ica", l.name()),
+                CollectiveMethod::Gs(l) => ("gs", l.name()),
+                CollectiveMethod::Lbp => ("lbp", "LR"),
+                CollectiveMethod::Mf => ("mf", "LR"),
+            };
+            let local = local.to_lowercase();
+            let j = json(&srl(&[
+                "classify",
+                "--nodes",
+                &fx("graph_nodes.csv"),
+                "--edges",
+                &fx("graph_edges.csv"),
+                "--method",
+                algo,
+                "--local",
+                &local,
+                "--folds",
+                "3",
+                "--sampling",
+                sampling,
+                "--seed",
+                "20061001",
+                "--json",
+                "--quiet",
+            ]));
+            assert_eq!(j["name"], m.name());
+            let want = if sampling == "random" {
+                all.accuracy[mi].iter().sum::<f64>() / all.accuracy[mi].len() as f64
+            } else {
+                all.per_node[mi]
+            };
+            let got = j["accuracy"].as_f64().expect("accuracy");
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "{m} {sampling}: {got} vs {want}"
+            );
+            let folds: Vec<f64> = j["fold_accuracy"]
+                .as_array()
+                .expect("folds")
+                .iter()
+                .map(|x| x.as_f64().expect("f64"))
+                .collect();
+            assert_eq!(folds, all.accuracy[mi], "{m} {sampling}");
+        }
+    }
 }
 
 #[test]

@@ -3,8 +3,12 @@
 //! The srl book's chapter on this crate: [srl-learn](../../srl-learn.html); the papers' reproductions:
 //! [Reproductions](../../papers/index.html) (links work in the book built by `cargo xtask book`).
 //!
-//! Sits beside srl-boost and srl-bayes, above srl-infer and srl-graph; it depends on
-//! neither sibling. So far it holds:
+//! Sits above srl-infer and srl-graph, and above srl-bayes and srl-eval for one reason: it
+//! holds the collective-classification pipeline, which wires srl-bayes's local naive Bayes
+//! classifiers and srl-eval's folds beside its own learners. It holds:
+//! - [`collective`]: the one collective-classification pipeline (CO, ICA, GS, LBP, MF ×
+//!   NB, MNB, LR; the RS/SS/M protocols of Sen et al. 2008) that `srl classify`, `cargo
+//!   xtask reproduce collective-classification` and srl-py's estimators call;
 //! - [`LogisticRegression`]: multinomial logistic regression with an L2 prior, fitted by
 //!   argmin's L-BFGS (the *LOGREG* baseline of Sen & Getoor 2006), also usable as srl-infer's
 //!   `LocalClassifier` ([`LocalLogisticRegression`]);
@@ -28,6 +32,7 @@
 //! # Ok::<(), srl_learn::LearnError>(())
 //! ```
 
+pub mod collective;
 pub mod csmn;
 pub mod decision;
 pub mod error;
@@ -37,6 +42,10 @@ mod optim;
 pub mod relational;
 pub mod uknn;
 
+pub use collective::{
+    CollectiveMethod, CollectiveSettings, LocalModel, LrPrior, MethodRun, Protocol, ProtocolResult,
+    SplitRun, Transduction,
+};
 pub use csmn::{
     CostSensitiveMarkovNetwork, CostSensitiveMarkovNetworkParams, CsmnInference, CsmnPrediction,
 };

@@ -1,6 +1,8 @@
 //! Collective classification: the native half of `srl.load_linqs`, `srl.ContentOnly`,
 //! `srl.ICA`, `srl.CollectiveGibbs` and `srl.MarkovNetwork` (the Python classes in
-//! `python/srl/_collective.py` hold the parameters and convert scipy / numpy input).
+//! `python/srl/_collective.py` hold the parameters and convert scipy / numpy input). The
+//! methods run through srl-learn's collective-classification pipeline
+//! ([`srl_learn::collective::transduce`]), the one `srl classify` and the experiment use.
 
 use std::path::PathBuf;
 
@@ -10,15 +12,11 @@ use numpy::{
 };
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rand::SeedableRng as _;
-use rand_chacha::ChaCha8Rng;
-use srl_bayes::local::LocalNaiveBayes;
 use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
-use srl_infer::{
-    Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, ContentOnly, IterativeClassification,
-    LocalClassifier, LoopyBp, MeanField, NodeOrdering,
+use srl_infer::{Aggregator, Bootstrap, NodeOrdering};
+use srl_learn::collective::{
+    CollectiveMethod, CollectiveSettings, LocalModel, LrPrior, Transduction, transduce,
 };
-use srl_learn::{LocalLogisticRegression, RelationalMarkovNetworkParams};
 
 use crate::errors::{self, value_error};
 use crate::infer::PyConvergence;
@@ -116,21 +114,6 @@ fn _load_linqs<'py>(
     ))
 }
 
-/// Options of one collective run, read from the Python estimator's parameters.
-struct Options {
-    method: String,
-    local: String,
-    aggregator: Aggregator,
-    ordering: NodeOrdering,
-    bootstrap: Bootstrap,
-    max_iters: usize,
-    burn_in: usize,
-    samples: usize,
-    inference: String,
-    tol: f64,
-    seed: u64,
-}
-
 fn opt<'py, T: for<'a> FromPyObject<'a, 'py>>(
     d: &Bound<'py, PyDict>,
     key: &str,
@@ -144,155 +127,90 @@ fn opt<'py, T: for<'a> FromPyObject<'a, 'py>>(
     }
 }
 
-impl Options {
-    fn read(method: &str, d: &Bound<'_, PyDict>) -> PyResult<Self> {
-        let aggregator = match opt(d, "aggregator", "count".to_owned())?.as_str() {
-            "count" => Aggregator::Count,
-            "proportion" => Aggregator::Proportion,
-            "exists" => Aggregator::Exists,
-            "mode" => Aggregator::Mode,
-            other => {
-                return Err(value_error(format!(
-                    "aggregator {other:?}: expected \"count\", \"proportion\", \"exists\" or \"mode\""
-                )));
-            }
-        };
-        let ordering = match opt(d, "ordering", "random".to_owned())?.as_str() {
-            "random" => NodeOrdering::Random,
-            "fixed" => NodeOrdering::Fixed,
-            other => {
-                return Err(value_error(format!(
-                    "ordering {other:?}: expected \"random\" or \"fixed\""
-                )));
-            }
-        };
-        let bootstrap = match opt(d, "bootstrap", "known_neighbours".to_owned())?.as_str() {
-            "known_neighbours" => Bootstrap::KnownNeighbours,
-            "content_only" => Bootstrap::ContentOnly,
-            other => {
-                return Err(value_error(format!(
-                    "bootstrap {other:?}: expected \"known_neighbours\" or \"content_only\""
-                )));
-            }
-        };
-        let local = opt(d, "local", "lr".to_owned())?;
-        if local != "lr" && local != "nb" {
+/// The pipeline's method, settings and seed from the Python estimator's parameters
+/// (`None` or a missing key = the pipeline's default).
+fn read_options(
+    method: &str,
+    d: &Bound<'_, PyDict>,
+) -> PyResult<(CollectiveMethod, CollectiveSettings, u64)> {
+    let mut settings = CollectiveSettings::default();
+    let aggregator = match opt(d, "aggregator", "count".to_owned())?.as_str() {
+        "count" => Aggregator::Count,
+        "proportion" => Aggregator::Proportion,
+        "exists" => Aggregator::Exists,
+        "mode" => Aggregator::Mode,
+        other => {
             return Err(value_error(format!(
-                "local {local:?}: expected \"lr\" (logistic regression) or \"nb\" (naive Bayes)"
+                "aggregator {other:?}: expected \"count\", \"proportion\", \"exists\" or \"mode\""
             )));
-        }
-        let inference = opt(d, "inference", "lbp".to_owned())?;
-        if inference != "lbp" && inference != "mean_field" {
-            return Err(value_error(format!(
-                "inference {inference:?}: expected \"lbp\" or \"mean_field\""
-            )));
-        }
-        let seed: u64 = opt(d, "random_state", 0u64)?;
-        Ok(Self {
-            method: method.to_owned(),
-            local,
-            aggregator,
-            ordering,
-            bootstrap,
-            max_iters: opt(d, "max_iters", 100usize)?,
-            burn_in: opt(d, "burn_in", 200usize)?,
-            samples: opt(d, "samples", 800usize)?,
-            inference,
-            tol: opt(d, "tol", 1e-3f64)?,
-            seed,
-        })
-    }
-}
-
-/// Node probabilities `(n, k)` and labels of one run.
-struct RunOut {
-    labels: Vec<u32>,
-    probs: Vec<f64>,
-    convergence: srl_infer::Convergence,
-}
-
-fn from_result(r: CollectiveResult) -> RunOut {
-    RunOut {
-        labels: r.labels,
-        probs: r.probabilities,
-        convergence: r.convergence,
-    }
-}
-
-fn run_local<C: LocalClassifier + Clone>(
-    o: &Options,
-    g: &RelationalGraph,
-    proto: &C,
-    rng: &mut ChaCha8Rng,
-) -> Result<RunOut, srl_infer::InferError> {
-    match o.method.as_str() {
-        "content_only" => ContentOnly.run(g, proto, None).map(from_result),
-        "ica" => {
-            #[allow(clippy::needless_update)]
-            let ica = IterativeClassification {
-                max_iters: o.max_iters,
-                aggregator: o.aggregator,
-                ordering: o.ordering,
-                bootstrap: o.bootstrap,
-                ..IterativeClassification::default()
-            };
-            ica.run(g, proto, None, rng).map(from_result)
-        }
-        _ => {
-            #[allow(clippy::needless_update)]
-            let gs = CollectiveGibbs {
-                burn_in: o.burn_in,
-                samples: o.samples,
-                aggregator: o.aggregator,
-                ordering: o.ordering,
-                bootstrap: o.bootstrap,
-                ..CollectiveGibbs::default()
-            };
-            gs.run(g, proto, None, rng).map(from_result)
-        }
-    }
-}
-
-fn run_global(
-    o: &Options,
-    g: &RelationalGraph,
-    rng: &mut ChaCha8Rng,
-) -> Result<RunOut, srl_learn::LearnError> {
-    let train: Vec<bool> = g.labels().iter().map(Option::is_some).collect();
-    let k = g.num_labels();
-    let finish = |m: srl_learn::GraphMarginals| {
-        let mut probs = Vec::with_capacity(g.num_nodes() * k);
-        let mut labels = Vec::with_capacity(g.num_nodes());
-        for v in 0..g.num_nodes() {
-            let p = m.node(NodeId::new(v));
-            let best = (0..p.len()).fold(0, |b, i| if p[i] > p[b] { i } else { b });
-            labels.push(g.labels()[v].unwrap_or(u32::try_from(best).unwrap_or(0)));
-            probs.extend_from_slice(p);
-        }
-        RunOut {
-            labels,
-            probs,
-            convergence: m.convergence(),
         }
     };
-    if o.inference == "lbp" {
-        #[allow(clippy::needless_update)]
-        let lbp = LoopyBp {
-            max_iters: o.max_iters,
-            tol: o.tol,
-            ..LoopyBp::default()
-        };
-        let model = RelationalMarkovNetworkParams::default().fit(g, &train, &lbp, rng)?;
-        model.marginals(g, g.labels(), &lbp, rng).map(finish)
-    } else {
-        let mf = MeanField {
-            max_iters: o.max_iters,
-            tol: o.tol,
-            ..MeanField::default()
-        };
-        let model = RelationalMarkovNetworkParams::default().fit(g, &train, &mf, rng)?;
-        model.marginals(g, g.labels(), &mf, rng).map(finish)
+    let ordering = match opt(d, "ordering", "random".to_owned())?.as_str() {
+        "random" => NodeOrdering::Random,
+        "fixed" => NodeOrdering::Fixed,
+        other => {
+            return Err(value_error(format!(
+                "ordering {other:?}: expected \"random\" or \"fixed\""
+            )));
+        }
+    };
+    let bootstrap = match opt(d, "bootstrap", "known_neighbours".to_owned())?.as_str() {
+        "known_neighbours" => Bootstrap::KnownNeighbours,
+        "content_only" => Bootstrap::ContentOnly,
+        other => {
+            return Err(value_error(format!(
+                "bootstrap {other:?}: expected \"known_neighbours\" or \"content_only\""
+            )));
+        }
+    };
+    let local: LocalModel = opt(d, "local", "lr".to_owned())?
+        .parse()
+        .map_err(value_error)?;
+    if let Some(c) = opt::<Option<f64>>(d, "lr_lambda", None)? {
+        settings.lr_prior = LrPrior::PerSample(c);
     }
+    settings.ica.aggregator = aggregator;
+    settings.ica.ordering = ordering;
+    settings.ica.bootstrap = bootstrap;
+    settings.gs.aggregator = aggregator;
+    settings.gs.ordering = ordering;
+    settings.gs.bootstrap = bootstrap;
+    let seed: u64 = opt(d, "random_state", 0u64)?;
+    let m = match method {
+        "content_only" => CollectiveMethod::Co(local),
+        "ica" => {
+            settings.ica.max_iters = opt(d, "max_iters", settings.ica.max_iters)?;
+            CollectiveMethod::Ica(local)
+        }
+        "gibbs" => {
+            settings.gs.burn_in = opt(d, "burn_in", settings.gs.burn_in)?;
+            settings.gs.samples = opt(d, "samples", settings.gs.samples)?;
+            CollectiveMethod::Gs(local)
+        }
+        _ => {
+            let inference = opt(d, "inference", "lbp".to_owned())?;
+            match inference.as_str() {
+                "lbp" => {
+                    settings.lbp.max_iters = opt(d, "max_iters", settings.lbp.max_iters)?;
+                    settings.lbp.tol = opt(d, "tol", settings.lbp.tol)?;
+                    CollectiveMethod::Lbp
+                }
+                "mf" | "mean_field" => {
+                    settings.mf.max_iters = opt(d, "max_iters", settings.mf.max_iters)?;
+                    settings.mf.tol = opt(d, "tol", settings.mf.tol)?;
+                    CollectiveMethod::Mf
+                }
+                other => {
+                    return Err(value_error(format!(
+                        "inference {other:?}: expected \"lbp\" or \"mf\" (\"mean_field\" is \
+                         accepted too)"
+                    )));
+                }
+            }
+        }
+    };
+    settings.validate().map_err(value_error)?;
+    Ok((m, settings, seed))
 }
 
 /// Runs one collective-classification method on the graph `(X, edges)` with the labels
@@ -317,7 +235,7 @@ fn _run_collective<'py>(
     if !["content_only", "ica", "gibbs", "markov_network"].contains(&method) {
         return Err(value_error(format!("unknown method {method:?}")));
     }
-    let o = Options::read(method, options)?;
+    let (method, settings, seed) = read_options(method, options)?;
     let y = y.as_slice()?;
     let n = y.len();
     let labels = y
@@ -380,7 +298,7 @@ fn _run_collective<'py>(
             Ok((c(p[0])?, c(p[1])?))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let out = py.detach(|| -> PyResult<RunOut> {
+    let out = py.detach(|| -> PyResult<Transduction> {
         let g = RelationalGraph::new(
             Vec::new(),
             attributes,
@@ -394,16 +312,7 @@ fn _run_collective<'py>(
             },
         )
         .map_err(errors::graph)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(o.seed);
-        if o.method == "markov_network" {
-            return run_global(&o, &g, &mut rng).map_err(value_error);
-        }
-        let r = if o.local == "lr" {
-            run_local(&o, &g, &LocalLogisticRegression::default(), &mut rng)
-        } else {
-            run_local(&o, &g, &LocalNaiveBayes::default(), &mut rng)
-        };
-        r.map_err(errors::infer)
+        transduce(&settings, method, &g, seed).map_err(value_error)
     })?;
     let k = n_classes;
     Ok((
@@ -412,7 +321,7 @@ fn _run_collective<'py>(
             .map(i64::from)
             .collect::<Vec<_>>()
             .into_pyarray(py),
-        out.probs.into_pyarray(py).reshape([n, k])?,
+        out.probabilities.into_pyarray(py).reshape([n, k])?,
         PyConvergence::from(out.convergence),
     ))
 }

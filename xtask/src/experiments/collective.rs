@@ -21,36 +21,18 @@
 //! estimates of test neighbours (ICA, GS), and the MRF clamps the training nodes (LBP,
 //! MF).
 //!
-//! Every algorithm comes from the crates: the local classifiers
-//! ([`LocalBernoulliGaussianNaiveBayes`], the multinomial [`LocalNaiveBayes`],
-//! [`LocalLogisticRegression`]) implement srl-infer's [`LocalClassifier`];
-//! [`IterativeClassification`] and [`CollectiveGibbs`] run ICA and GS on one relational
-//! classifier trained by [`fit_relational_classifier`];
-//! [`RelationalMarkovNetworkParams::fit_pseudo_likelihood`] learns the clique potentials on
-//! the training nodes and [`RelationalMarkovNetwork::marginals`] conditions on the
-//! observed labels with [`LoopyBp`] or [`MeanField`]. The LR prior strength is chosen per
-//! split by an inner cross-validation on that split's training nodes. This module only
-//! wires folds, methods, tuning and timing together.
+//! The methods, their defaults, the LR tuning, the random streams, the splits and the
+//! scoring are srl-learn's collective-classification pipeline ([`srl_learn::collective`]),
+//! the same code `srl classify` and srl-py's estimators call: this module only picks the
+//! data sets, protocols and streams, and turns the pipeline's results into the table.
 
 use std::time::Instant;
 
-use anyhow::{Context as _, anyhow};
-use rand_chacha::ChaCha8Rng;
-use srl_bayes::local::{LocalBernoulliGaussianNaiveBayes, LocalNaiveBayes};
-use srl_eval::cv::{Fold, Folds, par_cross_validate};
-use srl_eval::metrics::accuracy;
-use srl_eval::{MatchedAverage, ResultRow, ResultsTable, Summary};
-use srl_graph::{
-    HoldOut, KFold, LinqsOptions, NodeId, RelationalGraph, Split, load_linqs,
-    stratified_snowball_splits,
-};
-use srl_infer::{
-    Aggregator, CollectiveGibbs, ContentOnly, FeatureRow, IterativeClassification, LocalClassifier,
-    LoopyBp, MarginalInference, MeanField, aggregate_neighbors, fit_relational_classifier,
-};
-use srl_learn::{
-    Lambda, LocalLogisticRegression, LogisticRegressionParams, RelationalMarkovNetwork,
-    RelationalMarkovNetworkParams,
+use anyhow::Context as _;
+use srl_eval::{ResultRow, ResultsTable, Summary};
+use srl_graph::{LinqsOptions, NodeId, RelationalGraph, load_linqs};
+use srl_learn::collective::{
+    CollectiveMethod, CollectiveSettings, Protocol, ProtocolResult, evaluate, matched_accuracy,
 };
 
 use crate::context::{Context, Report};
@@ -62,76 +44,6 @@ pub fn experiment() -> Experiment {
         name: "collective-classification",
         about: "Sen et al. 2008 Table 3: CO/ICA/GS (NB, LR), LBP, MF on Cora and Citeseer (RS, SS, M)",
         run,
-    }
-}
-
-/// The local classifier of a CO, ICA or GS method.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Local {
-    /// Naive Bayes as the slides' experiments need it: Bernoulli words, a Gaussian per
-    /// neighbour-label count (srl-bayes `LocalBernoulliGaussianNaiveBayes`).
-    Nb,
-    /// Multinomial naive Bayes over words and counts together (srl-bayes
-    /// `LocalNaiveBayes`), reported as an extra row.
-    Mnb,
-    /// L2-regularised multinomial logistic regression (srl-learn), prior strength tuned
-    /// per split by inner cross-validation.
-    Lr,
-}
-
-/// One method of the table.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Method {
-    /// Content only: the local classifier on the words alone.
-    Co(Local),
-    /// Iterative classification with count-aggregated neighbour labels.
-    Ica(Local),
-    /// Collective Gibbs sampling (200 burn-in, 800 samples).
-    Gs(Local),
-    /// Relational Markov network, loopy belief propagation.
-    Lbp,
-    /// Relational Markov network, mean field.
-    Mf,
-}
-
-impl Method {
-    /// The paper's row order.
-    pub(crate) const PAPER: [Method; 8] = [
-        Method::Co(Local::Nb),
-        Method::Co(Local::Lr),
-        Method::Ica(Local::Nb),
-        Method::Ica(Local::Lr),
-        Method::Gs(Local::Nb),
-        Method::Gs(Local::Lr),
-        Method::Lbp,
-        Method::Mf,
-    ];
-
-    /// The multinomial naive Bayes rows (not in the paper; GS-MNB is left out for time,
-    /// GS tracks ICA within about 0.01 everywhere).
-    const EXTRA: [Method; 2] = [Method::Co(Local::Mnb), Method::Ica(Local::Mnb)];
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Method::Co(Local::Nb) => "CO-NB",
-            Method::Co(Local::Mnb) => "CO-MNB",
-            Method::Co(Local::Lr) => "CO-LR",
-            Method::Ica(Local::Nb) => "ICA-NB",
-            Method::Ica(Local::Mnb) => "ICA-MNB",
-            Method::Ica(Local::Lr) => "ICA-LR",
-            Method::Gs(Local::Nb) => "GS-NB",
-            Method::Gs(Local::Mnb) => "GS-MNB",
-            Method::Gs(Local::Lr) => "GS-LR",
-            Method::Lbp => "LBP",
-            Method::Mf => "MF",
-        }
-    }
-
-    fn local(self) -> Option<Local> {
-        match self {
-            Method::Co(l) | Method::Ica(l) | Method::Gs(l) => Some(l),
-            Method::Lbp | Method::Mf => None,
-        }
     }
 }
 
@@ -157,437 +69,6 @@ fn paper(dataset: &str, method: &str, protocol: &str) -> Option<f64> {
         "citeseer" => Some(citeseer[col]),
         _ => None,
     }
-}
-
-/// What one method did on one split.
-#[derive(Clone, Debug)]
-pub(crate) struct MethodRun {
-    /// Predicted label of each test node, in the fold's test order.
-    pub predicted: Vec<u32>,
-    /// Wall time of training plus inference, seconds (ICA and GS each include the one
-    /// shared fit of their relational classifier; LR methods exclude the tuning).
-    pub seconds: f64,
-    /// Iterations (ICA), sweeps (GS) or inference iterations (LBP/MF); 0 for CO.
-    pub iterations: usize,
-    /// Whether the iteration converged (CO: always).
-    pub converged: bool,
-}
-
-/// Everything one split produced.
-#[derive(Clone, Debug)]
-pub(crate) struct SplitRun {
-    /// One entry per method of the setup.
-    pub methods: Vec<MethodRun>,
-    /// The LR prior strength per training sample chosen by the inner CV (`None` when no
-    /// LR method ran).
-    pub lr_c: Option<f64>,
-    /// Inner-CV accuracy of each grid value.
-    pub lr_inner: Vec<f64>,
-    /// Wall time of the inner CV, seconds.
-    pub tune_seconds: f64,
-}
-
-/// Settings shared by every split of a run.
-#[derive(Clone, Debug)]
-pub(crate) struct Setup {
-    pub methods: Vec<Method>,
-    pub ica: IterativeClassification,
-    pub gs: CollectiveGibbs,
-    pub mn: RelationalMarkovNetworkParams,
-    pub lbp: LoopyBp,
-    pub mf: MeanField,
-    /// Grid of `c` in `λ = c · (training samples)` for the LR inner CV.
-    pub lr_grid: Vec<f64>,
-    /// Folds of the LR inner CV.
-    pub inner_folds: usize,
-    /// Relative gradient tolerance of every LR fit.
-    pub lr_tol: f64,
-}
-
-impl Setup {
-    /// The settings of a run.
-    ///
-    /// The MN is trained by pseudo-likelihood (no inference inside training), so test-time
-    /// LBP and MF can run to convergence: tolerance 1e-6 (the crates' defaults) with a
-    /// 1000-iteration cap that is only a safety net; iterations and convergence are
-    /// reported per fold.
-    pub(crate) fn new(methods: Vec<Method>) -> Self {
-        Self {
-            methods,
-            ica: IterativeClassification::default(),
-            gs: CollectiveGibbs::default(),
-            mn: RelationalMarkovNetworkParams {
-                max_iters: 500,
-                tol: 1e-6,
-                ..RelationalMarkovNetworkParams::default()
-            },
-            lbp: LoopyBp {
-                max_iters: 1000,
-                ..LoopyBp::default()
-            },
-            mf: MeanField {
-                max_iters: 1000,
-                ..MeanField::default()
-            },
-            lr_grid: vec![1e-3, 3e-3, 1e-2, 3e-2],
-            inner_folds: 2,
-            lr_tol: 1e-5,
-        }
-    }
-}
-
-/// A fresh, unfitted logistic regression with `λ = c · (training samples)` and relative
-/// gradient tolerance `tol`.
-fn lr(c: f64, tol: f64) -> LocalLogisticRegression {
-    LocalLogisticRegression::new(LogisticRegressionParams {
-        lambda: Lambda::PerSample(c),
-        tol,
-        ..LogisticRegressionParams::default()
-    })
-}
-
-/// Index of the largest entry (lowest index on ties).
-fn argmax(p: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, &x) in p.iter().enumerate() {
-        if x > p[best] {
-            best = i;
-        }
-    }
-    best
-}
-
-/// Chooses the LR prior strength by an inner `setup.inner_folds`-fold CV on the training
-/// nodes of one split only: each training node's row is its words plus the counts of its
-/// *observed* (training) neighbours' labels, the rows ICA and GS train their relational
-/// LR on; the grid value with the highest inner accuracy wins (ties: the first, i.e. the
-/// weakest prior). Returns the chosen `c` and the inner accuracy of every grid value.
-fn tune_lr(
-    setup: &Setup,
-    hidden: &RelationalGraph,
-    fold: &Fold<'_>,
-    rng: &mut ChaCha8Rng,
-) -> anyhow::Result<(f64, Vec<f64>)> {
-    let (k, nf) = (hidden.num_labels(), hidden.num_features());
-    let train = fold.train;
-    let mut rel = vec![0.0; train.len() * k];
-    for (i, &v) in train.iter().enumerate() {
-        aggregate_neighbors(
-            Aggregator::Count,
-            hidden,
-            v,
-            hidden.labels(),
-            &mut rel[i * k..(i + 1) * k],
-        );
-    }
-    let y: Vec<u32> = train
-        .iter()
-        .map(|&v| hidden.labels()[v].ok_or_else(|| anyhow!("training node {v} has no label")))
-        .collect::<anyhow::Result<_>>()?;
-    let row = |i: usize| FeatureRow {
-        attributes: hidden.attributes_of(NodeId::new(train[i])),
-        num_attributes: nf,
-        relational: &rel[i * k..(i + 1) * k],
-    };
-    let inner = KFold::random(train.len(), setup.inner_folds, rng)?;
-    let mut correct = vec![0usize; setup.lr_grid.len()];
-    let mut p = vec![0.0; k];
-    for f in 0..inner.k() {
-        let (fit_idx, test_idx): (Vec<usize>, Vec<usize>) =
-            (0..train.len()).partition(|&i| inner.fold_of()[i] as usize != f);
-        let rows: Vec<FeatureRow<'_>> = fit_idx.iter().map(|&i| row(i)).collect();
-        let labels: Vec<u32> = fit_idx.iter().map(|&i| y[i]).collect();
-        for (gi, &c) in setup.lr_grid.iter().enumerate() {
-            let mut model = lr(c, setup.lr_tol);
-            model
-                .fit(&rows, &labels, None, k)
-                .map_err(|e| anyhow!("inner CV, c = {c}: {e}"))?;
-            for &i in &test_idx {
-                model.predict_proba(&row(i), &mut p);
-                correct[gi] += usize::from(argmax(&p) as u32 == y[i]);
-            }
-        }
-    }
-    let acc: Vec<f64> = correct
-        .iter()
-        .map(|&c| c as f64 / train.len() as f64)
-        .collect();
-    let best = argmax(&acc);
-    Ok((setup.lr_grid[best], acc))
-}
-
-/// LBP / MF: learns the MN's clique potentials on the training nodes (and the edges among
-/// them) by pseudo-likelihood, then infers the test nodes' marginals with the training
-/// nodes clamped to their labels, and takes each test node's most probable label.
-fn global<I: MarginalInference>(
-    setup: &Setup,
-    hidden: &RelationalGraph,
-    fold: &Fold<'_>,
-    inference: &I,
-    rng: &mut ChaCha8Rng,
-) -> anyhow::Result<(Vec<u32>, usize, bool)> {
-    let train: Vec<bool> = fold.in_test.iter().map(|&t| !t).collect();
-    let model: RelationalMarkovNetwork = setup
-        .mn
-        .fit_pseudo_likelihood(hidden, &train)
-        .context("training the relational Markov network")?;
-    let m = model
-        .marginals(hidden, hidden.labels(), inference, rng)
-        .context("MN inference")?;
-    let c = m.convergence();
-    let predicted = fold
-        .test
-        .iter()
-        .map(|&v| argmax(m.node(NodeId::new(v))) as u32)
-        .collect();
-    Ok((predicted, c.iterations, c.converged))
-}
-
-/// ICA and GS with one relational classifier: fitted once, timed once, and the fit time
-/// counted in both methods' seconds.
-struct Relational<C> {
-    model: C,
-    fit_seconds: f64,
-}
-
-fn relational<C: LocalClassifier + Clone>(
-    hidden: &RelationalGraph,
-    setup: &Setup,
-    prototype: &C,
-) -> anyhow::Result<Relational<C>> {
-    let start = Instant::now();
-    let model = fit_relational_classifier(hidden, prototype, setup.ica.aggregator, None)
-        .context("fitting the relational classifier")?;
-    Ok(Relational {
-        model,
-        fit_seconds: start.elapsed().as_secs_f64(),
-    })
-}
-
-/// Runs every method of `setup` on one split. `graph` has all labels; the methods see
-/// a copy with the test labels hidden.
-pub(crate) fn run_split(
-    ctx: &Context,
-    setup: &Setup,
-    graph: &RelationalGraph,
-    fold: &Fold<'_>,
-    stream: u64,
-) -> anyhow::Result<SplitRun> {
-    let held_out = HoldOut::new(graph, Split::from_test_mask(fold.in_test.to_vec()))?;
-    let hidden = held_out.observed();
-    let test_of = |labels: &[u32]| -> Vec<u32> { fold.test.iter().map(|&v| labels[v]).collect() };
-    let uses = |l: Local| setup.methods.iter().any(|m| m.local() == Some(l));
-    // LR prior strength from the inner CV on this split's training nodes.
-    let (lr_c, lr_inner, tune_seconds) = if uses(Local::Lr) {
-        let start = Instant::now();
-        let (c, acc) = tune_lr(setup, hidden, fold, &mut ctx.rng(stream * 16 + 15))?;
-        (Some(c), acc, start.elapsed().as_secs_f64())
-    } else {
-        (None, Vec::new(), 0.0)
-    };
-    let lr_proto = lr(lr_c.unwrap_or(1e-4), setup.lr_tol);
-    let nb_proto = LocalBernoulliGaussianNaiveBayes::default();
-    let mnb_proto = LocalNaiveBayes::default();
-    let needs_rel = |l: Local| {
-        setup
-            .methods
-            .iter()
-            .any(|m| matches!(m, Method::Ica(x) | Method::Gs(x) if *x == l))
-    };
-    let rel_nb = needs_rel(Local::Nb)
-        .then(|| relational(hidden, setup, &nb_proto))
-        .transpose()?;
-    let rel_mnb = needs_rel(Local::Mnb)
-        .then(|| relational(hidden, setup, &mnb_proto))
-        .transpose()?;
-    let rel_lr = needs_rel(Local::Lr)
-        .then(|| relational(hidden, setup, &lr_proto))
-        .transpose()?;
-    let missing = || anyhow!("relational classifier not fitted");
-    let mut out = Vec::with_capacity(setup.methods.len());
-    for (mi, &method) in setup.methods.iter().enumerate() {
-        let mut rng = ctx.rng(stream * 16 + mi as u64);
-        let start = Instant::now();
-        let mut extra = 0.0;
-        let (predicted, iterations, converged) = match method {
-            Method::Co(local) => {
-                let r = match local {
-                    Local::Nb => ContentOnly.run(hidden, &nb_proto, None),
-                    Local::Mnb => ContentOnly.run(hidden, &mnb_proto, None),
-                    Local::Lr => ContentOnly.run(hidden, &lr_proto, None),
-                }
-                .context(method.name())?;
-                (test_of(&r.labels), 0, true)
-            }
-            Method::Ica(local) | Method::Gs(local) => {
-                let ica = matches!(method, Method::Ica(_));
-                let r = match local {
-                    Local::Nb => {
-                        let r = rel_nb.as_ref().ok_or_else(missing)?;
-                        extra = r.fit_seconds;
-                        if ica {
-                            setup.ica.run_fitted(hidden, &r.model, &mut rng)
-                        } else {
-                            setup.gs.run_fitted(hidden, &r.model, &mut rng)
-                        }
-                    }
-                    Local::Mnb => {
-                        let r = rel_mnb.as_ref().ok_or_else(missing)?;
-                        extra = r.fit_seconds;
-                        if ica {
-                            setup.ica.run_fitted(hidden, &r.model, &mut rng)
-                        } else {
-                            setup.gs.run_fitted(hidden, &r.model, &mut rng)
-                        }
-                    }
-                    Local::Lr => {
-                        let r = rel_lr.as_ref().ok_or_else(missing)?;
-                        extra = r.fit_seconds;
-                        if ica {
-                            setup.ica.run_fitted(hidden, &r.model, &mut rng)
-                        } else {
-                            setup.gs.run_fitted(hidden, &r.model, &mut rng)
-                        }
-                    }
-                }
-                .context(method.name())?;
-                (
-                    test_of(&r.labels),
-                    r.convergence.iterations,
-                    r.convergence.converged,
-                )
-            }
-            Method::Lbp => global(setup, hidden, fold, &setup.lbp, &mut rng)?,
-            Method::Mf => global(setup, hidden, fold, &setup.mf, &mut rng)?,
-        };
-        out.push(MethodRun {
-            predicted,
-            seconds: start.elapsed().as_secs_f64() + extra,
-            iterations,
-            converged,
-        });
-    }
-    Ok(SplitRun {
-        methods: out,
-        lr_c,
-        lr_inner,
-        tune_seconds,
-    })
-}
-
-/// Per-method results of one protocol on one dataset.
-#[derive(Clone, Debug)]
-pub(crate) struct ProtocolResult {
-    /// The test sets, one per split.
-    pub tests: Vec<Vec<usize>>,
-    /// Per split, per method: whether each test node (in the split's test order) was
-    /// labelled correctly.
-    pub correct: Vec<Vec<Vec<bool>>>,
-    /// Split accuracies per method (`[method][split]`).
-    pub accuracy: Vec<Vec<f64>>,
-    /// Per-node average per method (each node's accuracy over the splits that tested it,
-    /// averaged over the nodes tested at least once).
-    pub per_node: Vec<f64>,
-    /// Per-split wall time per method, seconds (`[method][split]`).
-    pub seconds: Vec<Vec<f64>>,
-    /// Iterations per method and split.
-    pub iterations: Vec<Vec<usize>>,
-    /// Convergence per method and split.
-    pub converged: Vec<Vec<bool>>,
-    /// LR prior strength chosen per split (`c` of `λ = c · n`).
-    pub lr_c: Vec<f64>,
-    /// Inner-CV accuracy per grid value, averaged over the splits.
-    pub lr_inner: Vec<f64>,
-    /// Inner-CV wall time summed over the splits, seconds.
-    pub tune_seconds: f64,
-}
-
-/// Runs all methods on all splits (in parallel over splits) and scores them.
-pub(crate) fn evaluate(
-    ctx: &Context,
-    setup: &Setup,
-    graph: &RelationalGraph,
-    tests: Vec<Vec<usize>>,
-    stream: u64,
-) -> anyhow::Result<ProtocolResult> {
-    let folds = Folds::new(graph.num_nodes(), tests.clone())?;
-    let runs = par_cross_validate(&folds, |fold| {
-        run_split(ctx, setup, graph, &fold, stream * 64 + fold.index as u64)
-            .with_context(|| format!("split {}", fold.index))
-    })
-    .into_iter()
-    .collect::<anyhow::Result<Vec<_>>>()?;
-    let m = setup.methods.len();
-    let truth: Vec<u32> = graph
-        .labels()
-        .iter()
-        .map(|l| l.unwrap_or(u32::MAX))
-        .collect();
-    let mut res = ProtocolResult {
-        tests,
-        correct: Vec::new(),
-        accuracy: vec![Vec::new(); m],
-        per_node: vec![0.0; m],
-        seconds: vec![Vec::new(); m],
-        iterations: vec![Vec::new(); m],
-        converged: vec![Vec::new(); m],
-        lr_c: runs.iter().filter_map(|r| r.lr_c).collect(),
-        lr_inner: Vec::new(),
-        tune_seconds: runs.iter().map(|r| r.tune_seconds).sum(),
-    };
-    if let Some(first) = runs.first() {
-        res.lr_inner = (0..first.lr_inner.len())
-            .map(|g| runs.iter().map(|r| r.lr_inner[g]).sum::<f64>() / runs.len() as f64)
-            .collect();
-    }
-    res.correct = vec![Vec::with_capacity(m); runs.len()];
-    for mi in 0..m {
-        let mut matched = MatchedAverage::new(graph.num_nodes());
-        for (f, split) in runs.iter().enumerate() {
-            let test = &res.tests[f];
-            let run = &split.methods[mi];
-            let t: Vec<u32> = test.iter().map(|&v| truth[v]).collect();
-            res.accuracy[mi].push(accuracy(&run.predicted, &t)?);
-            let correct: Vec<bool> = run.predicted.iter().zip(&t).map(|(a, b)| a == b).collect();
-            matched.add_split(test, &correct)?;
-            res.correct[f].push(correct);
-            res.seconds[mi].push(run.seconds);
-            res.iterations[mi].push(run.iterations);
-            res.converged[mi].push(run.converged);
-        }
-        res.per_node[mi] = matched.value()?;
-    }
-    Ok(res)
-}
-
-/// M: the RS predictions scored on the nodes that at least one SS test set contains, per
-/// method. RS tests every node exactly once, so each such node has one RS prediction.
-pub(crate) fn matched_accuracy(
-    num_nodes: usize,
-    rs: &ProtocolResult,
-    ss: &ProtocolResult,
-    methods: usize,
-) -> anyhow::Result<Vec<f64>> {
-    let mut in_ss = vec![false; num_nodes];
-    ss.tests.iter().flatten().for_each(|&v| in_ss[v] = true);
-    let mut out = Vec::with_capacity(methods);
-    for mi in 0..methods {
-        let (mut hit, mut total) = (0usize, 0usize);
-        for (f, test) in rs.tests.iter().enumerate() {
-            for (i, &v) in test.iter().enumerate() {
-                if in_ss[v] {
-                    total += 1;
-                    hit += usize::from(rs.correct[f][mi][i]);
-                }
-            }
-        }
-        anyhow::ensure!(
-            total > 0,
-            "no node of the SS test sets is in an RS test set"
-        );
-        out.push(hit as f64 / total as f64);
-    }
-    Ok(out)
 }
 
 /// How much of the test nodes' neighbourhood is observed in a protocol's splits: the share
@@ -739,11 +220,11 @@ fn summary_row(
 fn push_rows(
     table: &mut ResultsTable,
     dataset: &str,
-    setup: &Setup,
+    settings: &CollectiveSettings,
     rs: &ProtocolResult,
     ss: Option<(&ProtocolResult, &[f64])>,
 ) -> anyhow::Result<()> {
-    for (mi, method) in setup.methods.iter().enumerate() {
+    for (mi, method) in rs.methods.iter().enumerate() {
         let name = method.name();
         let s = Summary::of(&rs.accuracy[mi])?;
         let mut row = summary_row(dataset, name, "RS", s.mean, rs.accuracy[mi].len());
@@ -798,7 +279,7 @@ fn push_rows(
             .with("protocol", p)
             .with("folds", res.lr_c.len())
             .with("per_fold", res.lr_c.clone())
-            .with("grid", setup.lr_grid.clone())
+            .with("grid", settings.lr_grid.clone())
             .with("inner_accuracy", res.lr_inner.clone())
             .with("tune_seconds", res.tune_seconds),
         );
@@ -808,9 +289,8 @@ fn push_rows(
 
 fn run(ctx: &Context) -> anyhow::Result<Report> {
     let mut table = ctx.table();
-    let mut methods = Method::PAPER.to_vec();
-    methods.extend(Method::EXTRA);
-    let mut setup = Setup::new(methods);
+    let methods = CollectiveMethod::EXPERIMENT;
+    let mut setup = CollectiveSettings::default();
     if ctx.quick {
         // CI: fewer Gibbs sweeps (half the nodes are test nodes with 2 folds).
         setup.gs.burn_in = 50;
@@ -863,18 +343,12 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
         let mut results = Vec::new();
         for (pi, protocol) in ["RS", "SS"].into_iter().enumerate() {
             let stream = (di * 4 + pi) as u64;
-            let mut rng = ctx.rng(1_000_000 + stream);
-            let tests: Vec<Vec<usize>> = if protocol == "RS" {
-                KFold::random(graph.num_nodes(), k, &mut rng)?
-                    .splits()
-                    .map(|s| s.test_nodes().iter().map(|v| v.index()).collect())
-                    .collect()
+            let tests = if protocol == "RS" {
+                Protocol::RandomFolds { k }
             } else {
-                stratified_snowball_splits(&graph, k, &mut rng)?
-                    .iter()
-                    .map(|s| s.test_nodes().iter().map(|v| v.index()).collect())
-                    .collect()
-            };
+                Protocol::Snowball { k }
+            }
+            .test_sets(&graph, ctx.seed, stream)?;
             let (seen, blind) = observed_neighbourhood(&graph, &tests);
             let degree = |nodes: &mut dyn Iterator<Item = usize>| {
                 let (mut sum, mut count) = (0usize, 0usize);
@@ -901,7 +375,7 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
             ));
             ctx.log(&format!("{name} {protocol}: {k} splits"));
             let start = Instant::now();
-            let res = evaluate(ctx, &setup, &graph, tests, stream)
+            let res = evaluate(&setup, &methods, &graph, tests, ctx.seed, stream)
                 .with_context(|| format!("{name} {protocol}"))?;
             ctx.log(&format!(
                 "{name} {protocol} done in {:.1} s",
@@ -910,7 +384,7 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
             results.push(res);
         }
         let (rs, ss) = (&results[0], &results[1]);
-        let m = matched_accuracy(graph.num_nodes(), rs, ss, setup.methods.len())?;
+        let m = matched_accuracy(graph.num_nodes(), rs, ss)?;
         push_rows(&mut table, name, &setup, rs, Some((ss, &m)))?;
     }
     if ctx.quick {
@@ -930,145 +404,6 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng as _;
-    use srl_graph::HomophilyParams;
-
-    fn ctx() -> Context {
-        Context {
-            data_dir: std::path::PathBuf::from("/nonexistent"),
-            quick: true,
-            seed: 7,
-            out_dir: std::env::temp_dir(),
-            name: "collective-classification".into(),
-        }
-    }
-
-    /// A small homophilous graph with weak attributes: neighbour labels carry most of the
-    /// signal, so collective methods must beat content-only ones.
-    fn graph() -> RelationalGraph {
-        let p = HomophilyParams {
-            num_nodes: 150,
-            num_labels: 3,
-            avg_degree: 6.0,
-            homophily: 0.9,
-            num_features: 12,
-            feature_on: 0.3,
-            feature_off: 0.12,
-            ..HomophilyParams::default()
-        };
-        p.generate(&mut ChaCha8Rng::seed_from_u64(3))
-            .expect("valid parameters")
-    }
-
-    fn small_setup() -> Setup {
-        let mut m = Method::PAPER.to_vec();
-        m.extend(Method::EXTRA);
-        let mut s = Setup::new(m);
-        s.gs.burn_in = 20;
-        s.gs.samples = 80;
-        s
-    }
-
-    fn tests_of(g: &RelationalGraph, k: usize) -> Vec<Vec<usize>> {
-        KFold::random(g.num_nodes(), k, &mut ChaCha8Rng::seed_from_u64(5))
-            .expect("valid k")
-            .splits()
-            .map(|s| s.test_nodes().iter().map(|v| v.index()).collect())
-            .collect()
-    }
-
-    #[test]
-    fn collective_methods_beat_content_only_on_a_homophilous_graph() {
-        let g = graph();
-        let setup = small_setup();
-        let res = evaluate(&ctx(), &setup, &g, tests_of(&g, 3), 0).expect("runs");
-        let mean = |name: &str| {
-            let i = setup
-                .methods
-                .iter()
-                .position(|m| m.name() == name)
-                .expect("method");
-            res.accuracy[i].iter().sum::<f64>() / res.accuracy[i].len() as f64
-        };
-        for m in &setup.methods {
-            // better than chance (3 balanced classes)
-            assert!(mean(m.name()) > 1.0 / 3.0, "{}", m.name());
-        }
-        let all: Vec<(&str, f64)> = setup
-            .methods
-            .iter()
-            .map(|m| (m.name(), mean(m.name())))
-            .collect();
-        for (cc, co) in [
-            ("ICA-NB", "CO-NB"),
-            ("GS-NB", "CO-NB"),
-            ("ICA-MNB", "CO-MNB"),
-            ("ICA-LR", "CO-LR"),
-            ("GS-LR", "CO-LR"),
-            ("LBP", "CO-LR"),
-            ("MF", "CO-LR"),
-        ] {
-            assert!(mean(cc) > mean(co) + 0.05, "{cc} vs {co}: {all:?}");
-        }
-        // RS folds partition the nodes: the per-node average is the pooled accuracy, and
-        // M against itself is the same number.
-        let m = matched_accuracy(g.num_nodes(), &res, &res, setup.methods.len()).expect("m");
-        for ((acc, &per_node), &matched) in res.accuracy.iter().zip(&res.per_node).zip(&m) {
-            let pooled = acc.iter().sum::<f64>() / acc.len() as f64;
-            assert!((per_node - pooled).abs() < 0.01);
-            assert!((matched - per_node).abs() < 1e-12);
-        }
-        // the inner CV chose a grid value on every split and reported each grid accuracy
-        assert_eq!(res.lr_c.len(), 3);
-        assert!(res.lr_c.iter().all(|c| setup.lr_grid.contains(c)));
-        assert_eq!(res.lr_inner.len(), setup.lr_grid.len());
-        // the global methods' test-time inference converged
-        for name in ["LBP", "MF"] {
-            let i = setup
-                .methods
-                .iter()
-                .position(|m| m.name() == name)
-                .expect("m");
-            assert!(res.converged[i].iter().all(|&c| c), "{name}");
-        }
-    }
-
-    #[test]
-    fn matched_scores_rs_on_the_ss_nodes_only() {
-        let pr = |tests: Vec<Vec<usize>>, correct: Vec<Vec<Vec<bool>>>| ProtocolResult {
-            tests,
-            correct,
-            accuracy: vec![],
-            per_node: vec![],
-            seconds: vec![],
-            iterations: vec![],
-            converged: vec![],
-            lr_c: vec![],
-            lr_inner: vec![],
-            tune_seconds: 0.0,
-        };
-        // RS: nodes 0..4 in two folds; 0 and 3 wrong.
-        let rs = pr(
-            vec![vec![0, 1], vec![2, 3]],
-            vec![vec![vec![false, true]], vec![vec![true, false]]],
-        );
-        // SS touched nodes 1, 2, 3 (3 twice).
-        let ss = pr(vec![vec![1, 3], vec![3, 2]], vec![]);
-        let m = matched_accuracy(4, &rs, &ss, 1).expect("m");
-        assert!((m[0] - 2.0 / 3.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn same_seed_same_predictions() {
-        let g = graph();
-        let setup = small_setup();
-        let tests = tests_of(&g, 2);
-        let a = evaluate(&ctx(), &setup, &g, tests.clone(), 1).expect("runs");
-        let b = evaluate(&ctx(), &setup, &g, tests, 1).expect("runs");
-        assert_eq!(a.accuracy, b.accuracy);
-        assert_eq!(a.per_node, b.per_node);
-        assert_eq!(a.lr_c, b.lr_c);
-    }
 
     #[test]
     fn paper_lookup() {
@@ -1078,8 +413,36 @@ mod tests {
         assert_eq!(paper("pubmed", "MF", "M"), None);
         assert_eq!(paper("cora", "MF", "X"), None);
         assert_eq!(paper("cora", "ICA-MNB", "RS"), None);
-        for m in Method::PAPER {
+        for m in CollectiveMethod::PAPER {
             assert!(paper("cora", m.name(), "RS").is_some(), "{}", m.name());
         }
+    }
+
+    #[test]
+    fn neighbourhood_and_class_mix_statistics() {
+        // path 0-1-2-3, labels 0 0 1 1
+        let g = RelationalGraph::new(
+            Vec::new(),
+            srl_graph::Attributes::Dense {
+                num_features: 1,
+                values: vec![0.0; 4],
+            },
+            vec![Some(0), Some(0), Some(1), Some(1)],
+            srl_graph::LabelSet::numbered(2),
+            vec![
+                (NodeId::new(0), NodeId::new(1)),
+                (NodeId::new(1), NodeId::new(2)),
+                (NodeId::new(2), NodeId::new(3)),
+            ],
+            srl_graph::Directedness::Undirected,
+        )
+        .expect("graph");
+        // test {0, 1}: pairs (0,1) (1,0) (1,2): one observed; node 0 sees no training node
+        let (seen, blind) = observed_neighbourhood(&g, &[vec![0, 1]]);
+        assert!((seen - 1.0 / 3.0).abs() < 1e-12);
+        assert!((blind - 0.5).abs() < 1e-12);
+        // test {0, 1} is all class 0 against a 50/50 graph: distance 0.5
+        assert!((class_mix_distance(&g, &[vec![0, 1]]) - 0.5).abs() < 1e-12);
+        assert!(class_mix_distance(&g, &[vec![0, 2]]).abs() < 1e-12);
     }
 }

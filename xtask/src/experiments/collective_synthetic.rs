@@ -13,7 +13,7 @@
 //! process (a preferential-attachment style generator whose link density is the chance of
 //! adding a link rather than a node); our link-density axis is the average degree `d`.
 //! Every method, the LR inner-CV tuning and the pseudo-likelihood MN are exactly those of
-//! `collective-classification` (see that module), run through its [`evaluate`].
+//! `collective-classification` (see that module), run through srl-learn's pipeline ([`evaluate`]).
 //!
 //! Besides accuracy, the `seconds` rows carry `converged_folds` and `iterations_per_fold`:
 //! the plot `convergence.svg` shows where LBP and MF stop converging.
@@ -21,10 +21,10 @@
 use anyhow::Context as _;
 use srl_eval::{ResultRow, Summary};
 use srl_graph::{HomophilyParams, KFold};
+use srl_learn::collective::{CollectiveMethod, CollectiveSettings, ProtocolResult, evaluate};
 
 use crate::context::{Context, Report};
 use crate::experiments::Experiment;
-use crate::experiments::collective::{Method, ProtocolResult, Setup, evaluate};
 use crate::plot::{Series, line_plot};
 
 /// The experiment's registry entry.
@@ -74,7 +74,8 @@ fn params(p: &Point) -> HomophilyParams {
 
 fn run(ctx: &Context) -> anyhow::Result<Report> {
     let mut table = ctx.table();
-    let mut setup = Setup::new(Method::PAPER.to_vec());
+    let methods = CollectiveMethod::PAPER;
+    let mut setup = CollectiveSettings::default();
     let (homophilies, degrees, k): (Vec<f64>, Vec<f64>, usize) = if ctx.quick {
         setup.gs.burn_in = 50;
         setup.gs.samples = 200;
@@ -125,8 +126,15 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
             .splits()
             .map(|s| s.test_nodes().iter().map(|v| v.index()).collect())
             .collect();
-        let res = evaluate(ctx, &setup, &graph, tests, 10_000 + pi as u64)
-            .with_context(|| format!("{point:?}"))?;
+        let res = evaluate(
+            &setup,
+            &methods,
+            &graph,
+            tests,
+            ctx.seed,
+            10_000 + pi as u64,
+        )
+        .with_context(|| format!("{point:?}"))?;
         ctx.log(&format!(
             "{} = {}: {} edges, measured homophily {:.3}",
             point.sweep,
@@ -135,7 +143,7 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
             graph.homophily().unwrap_or(0.0)
         ));
         let dataset = format!("synthetic-{}", point.sweep);
-        for (mi, method) in setup.methods.iter().enumerate() {
+        for (mi, method) in methods.iter().enumerate() {
             let s = Summary::of(&res.accuracy[mi])?;
             let mut row = ResultRow::new(&dataset, method.name(), "accuracy", s.mean)
                 .with("protocol", "RS")
@@ -172,8 +180,8 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
     // Where LBP / MF did not converge.
     let mut failures = Vec::new();
     for (point, res) in &results {
-        for (mi, method) in setup.methods.iter().enumerate() {
-            if matches!(method, Method::Lbp | Method::Mf) {
+        for (mi, method) in methods.iter().enumerate() {
+            if matches!(method, CollectiveMethod::Lbp | CollectiveMethod::Mf) {
                 let bad = res.converged[mi].iter().filter(|&&c| !c).count();
                 if bad > 0 {
                     failures.push(format!(
@@ -203,8 +211,7 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
             "link_density.svg",
         ),
     ] {
-        let series: Vec<Series> = setup
-            .methods
+        let series: Vec<Series> = methods
             .iter()
             .enumerate()
             .map(|(mi, method)| {
@@ -232,11 +239,10 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
             line_plot(&title, x_label, "accuracy", &series)?,
         ));
     }
-    let conv: Vec<Series> = setup
-        .methods
+    let conv: Vec<Series> = methods
         .iter()
         .enumerate()
-        .filter(|(_, m)| matches!(m, Method::Lbp | Method::Mf))
+        .filter(|(_, m)| matches!(m, CollectiveMethod::Lbp | CollectiveMethod::Mf))
         .flat_map(|(mi, method)| {
             ["homophily", "link_density"]
                 .into_iter()
