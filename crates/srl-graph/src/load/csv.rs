@@ -5,7 +5,9 @@
 //! - `nodes.csv`: header `id,label,f1,…,fF` (the first two column names must be `id` and
 //!   `label`; the rest name the `F >= 0` features), then one row per node:
 //!   `<id>,<label>,<x_1>,…,<x_F>`. An empty label means unlabelled. Features are finite
-//!   numbers, stored dense.
+//!   numbers, stored sparse ([`Attributes::Sparse`]: the non-zero entries of each row, as
+//!   the LINQS reader stores words), so a bag-of-words table of thousands of columns costs
+//!   memory and time in proportion to its non-zeros, not to `n x F`.
 //! - `edges.csv`: header `src,dst`, then one row per edge `<id>,<id>`. Every id must be
 //!   defined in `nodes.csv` ([`ParseErrorKind::UnknownNode`] otherwise); self-loops and
 //!   repeated pairs are dropped and counted in [`RelationalGraph::cleanup`].
@@ -86,30 +88,34 @@ pub fn load_csv(nodes: &Path, edges: &Path, options: &CsvOptions) -> Result<CsvG
     let mut ids = Vec::new();
     let mut index: HashMap<String, u32> = HashMap::new();
     let mut raw_labels: Vec<(usize, String)> = Vec::new();
-    let mut values = Vec::new();
+    // CSR rows: the non-zero features of each node.
+    let (mut offsets, mut indices, mut values) = (vec![0usize], Vec::new(), Vec::new());
     while let Some((line, text)) = next_nonempty(&mut lines)? {
-        let fields = split(text);
-        if fields.len() < 2 {
+        // Count the fields first (no allocation per row), then parse them in one pass.
+        let found = text.bytes().filter(|&b| b == b',').count() + 1;
+        if found < 2 {
             return Err(perr(
                 &path,
                 line,
                 ParseErrorKind::Truncated {
                     expected: f + 2,
-                    found: fields.len(),
+                    found,
                 },
             ));
         }
-        if fields.len() != f + 2 {
+        if found != f + 2 {
             return Err(perr(
                 &path,
                 line,
                 ParseErrorKind::FeatureCount {
                     expected: f,
-                    found: fields.len() - 2,
+                    found: found - 2,
                 },
             ));
         }
-        let id = fields[0];
+        let mut fields = text.split(',').map(str::trim);
+        let id = fields.next().unwrap_or_default();
+        let label = fields.next().unwrap_or_default();
         if index.contains_key(id) {
             return Err(perr(
                 &path,
@@ -117,12 +123,17 @@ pub fn load_csv(nodes: &Path, edges: &Path, options: &CsvOptions) -> Result<CsvG
                 ParseErrorKind::DuplicateNode { id: id.into() },
             ));
         }
-        for (j, x) in fields[2..].iter().enumerate() {
-            values.push(parse_f64(x, j + 3).map_err(|k| perr(&path, line, k))?);
+        for (j, x) in fields.enumerate() {
+            let x = parse_f64(x, j + 3).map_err(|k| perr(&path, line, k))?;
+            if x != 0.0 {
+                indices.push(j as u32);
+                values.push(x);
+            }
         }
+        offsets.push(indices.len());
         index.insert(id.to_string(), ids.len() as u32);
         ids.push(id.to_string());
-        raw_labels.push((line, fields[1].to_string()));
+        raw_labels.push((line, label.to_string()));
     }
     if ids.is_empty() {
         return Err(perr(&path, 0, ParseErrorKind::Empty));
@@ -192,8 +203,10 @@ pub fn load_csv(nodes: &Path, edges: &Path, options: &CsvOptions) -> Result<CsvG
     }
     let graph = RelationalGraph::new(
         ids,
-        Attributes::Dense {
+        Attributes::Sparse {
             num_features: f,
+            offsets,
+            indices,
             values,
         },
         labels,
@@ -217,5 +230,50 @@ fn next_nonempty(lines: &mut Lines) -> Result<Option<(usize, &str)>, GraphError>
         if !empty {
             return Ok(lines.current().map(|t| (line, t)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_are_stored_sparse_with_their_values() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (n, e) = (dir.path().join("n.csv"), dir.path().join("e.csv"));
+        std::fs::write(&n, "id,label,a,b,c\nx,p,0,1.5,0\ny,,0,0,0\nz,q,-2,0,3\n").expect("w");
+        std::fs::write(&e, "src,dst\nx,y\n").expect("w");
+        let g = load_csv(&n, &e, &CsvOptions::default())
+            .expect("loads")
+            .graph;
+        let Attributes::Sparse {
+            num_features,
+            offsets,
+            indices,
+            values,
+        } = g.attributes()
+        else {
+            panic!("dense attributes")
+        };
+        assert_eq!(*num_features, 3);
+        assert_eq!(offsets, &[0, 1, 1, 3]);
+        assert_eq!(indices, &[1, 0, 2]);
+        assert_eq!(values, &[1.5, -2.0, 3.0]);
+        let dense: Vec<Vec<f64>> = (0..3)
+            .map(|v| {
+                let mut row = vec![0.0; 3];
+                g.attributes_of(NodeId::new(v)).for_each(|j, x| row[j] = x);
+                row
+            })
+            .collect();
+        assert_eq!(
+            dense,
+            vec![
+                vec![0.0, 1.5, 0.0],
+                vec![0.0, 0.0, 0.0],
+                vec![-2.0, 0.0, 3.0]
+            ]
+        );
+        assert_eq!(g.labels(), &[Some(0), None, Some(1)]);
     }
 }
