@@ -34,22 +34,7 @@ pub fn report(dir: &Path) -> anyhow::Result<usize> {
         let r = srl_data::verify(dir, ds);
         let failed = r.failed();
         bad += failed.len();
-        println!(
-            "{:22} present  {}/{} sums ok{}{}",
-            ds.name,
-            r.ok(),
-            ds.files.len(),
-            if r.missing() > 0 {
-                format!(", {} listed file(s) absent", r.missing())
-            } else {
-                String::new()
-            },
-            if failed.is_empty() {
-                String::new()
-            } else {
-                format!(", {} FAILED", failed.len())
-            }
-        );
+        println!("{:22} present  {}", ds.name, r.summary());
         for (f, s) in failed {
             println!(
                 "    {}: {} (the registry's sum is SOURCE.md's)",

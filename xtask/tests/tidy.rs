@@ -332,3 +332,165 @@ fn lints_parser_understands_the_forms() {
     ));
     assert!(!uses_workspace_lints("[package]\nname = \"a\"\n"));
 }
+
+/// The front-end crates' source folders: argument parsing, file I/O, printing and
+/// conversion only (ARCHITECTURE.md, "Pipelines in the libraries, front-ends thin").
+const FRONT_ENDS: &[&str] = &[
+    "crates/srl-cli/src",
+    "crates/srl-py/src",
+    "crates/srl-py/python",
+    "xtask/src",
+];
+
+/// What a front-end must not define or wire itself, with the library item to use instead.
+/// A line matches when it contains the pattern outside a `//` or `#` comment.
+const FRONT_END_FORBIDDEN: &[(&str, &str)] = &[
+    // metrics: srl-eval
+    (
+        "fn argmax",
+        "a metric/decision helper: use the pipeline's predictions or srl-eval",
+    ),
+    ("fn accuracy", "a metric: srl_eval::metrics::accuracy"),
+    (
+        "fn cll",
+        "a metric: srl_eval::metrics::conditional_log_likelihood",
+    ),
+    ("fn auc", "a metric: srl_eval::metrics::auc_roc / auc_pr"),
+    ("fn precision", "a metric: srl_eval::metrics::Confusion"),
+    ("fn recall", "a metric: srl_eval::metrics::Confusion"),
+    (
+        "def argmax",
+        "a metric/decision helper in Python: the Rust pipeline returns labels",
+    ),
+    (
+        "def accuracy",
+        "a metric in Python: srl-eval through the bindings",
+    ),
+    // learners and inference loops: srl-learn, srl-infer, srl-bayes, srl-boost
+    (
+        "impl LocalClassifier for",
+        "a learner: srl-learn / srl-bayes",
+    ),
+    (
+        "impl MarginalInference for",
+        "an inference method: srl-infer",
+    ),
+    ("impl MapInference for", "an inference method: srl-infer"),
+    ("argmin::", "an optimiser loop: the learners in srl-learn"),
+    ("Lbfgs", "an optimiser loop: the learners in srl-learn"),
+    // collective-classification wiring: srl_learn::collective
+    (
+        "fit_relational_classifier",
+        "collective wiring: srl_learn::collective",
+    ),
+    ("run_fitted", "collective wiring: srl_learn::collective"),
+    (
+        "fit_pseudo_likelihood",
+        "collective wiring: srl_learn::collective",
+    ),
+    (
+        "ContentOnly.run",
+        "collective wiring: srl_learn::collective",
+    ),
+    (
+        "IterativeClassification {",
+        "collective wiring: srl_learn::collective settings",
+    ),
+    (
+        "CollectiveGibbs {",
+        "collective wiring: srl_learn::collective settings",
+    ),
+];
+
+/// Front-end items allowed despite a pattern, each with its reason.
+const FRONT_END_ALLOWED: &[(&str, &str, &str)] = &[(
+    "xtask/src/experiments/sen_getoor.rs",
+    "impl MarginalInference for CountingBp",
+    "a counting wrapper that only delegates to srl-infer's LoopyBp and counts sweeps for \
+     the experiment's convergence rows",
+)];
+
+/// The violations of [`FRONT_END_FORBIDDEN`] in `text` (a file at `path`).
+fn front_end_violations(path: &str, text: &str) -> Vec<String> {
+    let python = path.ends_with(".py") || path.ends_with(".pyi");
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let code = if python {
+            line.split('#').next().unwrap_or_default()
+        } else {
+            line.split("//").next().unwrap_or_default()
+        };
+        for (pattern, instead) in FRONT_END_FORBIDDEN {
+            if code.contains(pattern)
+                && !FRONT_END_ALLOWED
+                    .iter()
+                    .any(|(p, item, _)| path.ends_with(p) && code.contains(item))
+            {
+                out.push(format!("{path}:{}: `{pattern}` ({instead})", i + 1));
+            }
+        }
+    }
+    out
+}
+
+fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            source_files(&p, out);
+        } else if p
+            .extension()
+            .is_some_and(|x| x == "rs" || x == "py" || x == "pyi")
+        {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn front_ends_define_no_learner_inference_loop_or_metric() {
+    let root = workspace_root();
+    let mut violations = Vec::new();
+    let mut files = Vec::new();
+    for dir in FRONT_ENDS {
+        let before = files.len();
+        source_files(&root.join(dir), &mut files);
+        assert!(files.len() > before, "no source file under {dir}");
+    }
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("readable source");
+        let rel = f.strip_prefix(&root).unwrap_or(f).display().to_string();
+        violations.extend(front_end_violations(&rel, &text));
+    }
+    fail_if_any(
+        "front-ends (srl-cli, srl-py, xtask) define no learner, inference loop or metric and \
+         wire no collective method themselves: the pipelines live in the library crates",
+        &violations,
+    );
+}
+
+#[test]
+fn the_front_end_rule_can_fail() {
+    let v = front_end_violations(
+        "crates/srl-cli/src/x.rs",
+        "fn argmax(p: &[f64]) -> usize {\n// fn accuracy in a comment is fine\nlet m = fit_pseudo_likelihood(g);\n",
+    );
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert!(v[0].starts_with("crates/srl-cli/src/x.rs:1:"), "{v:?}");
+    assert!(v[1].contains(":3:"), "{v:?}");
+    let py = front_end_violations(
+        "crates/srl-py/python/srl/a.py",
+        "def argmax(x):  # no\n# def accuracy\n",
+    );
+    assert_eq!(py.len(), 1, "{py:?}");
+    assert!(
+        front_end_violations(
+            "xtask/src/experiments/sen_getoor.rs",
+            "impl MarginalInference for CountingBp {"
+        )
+        .is_empty()
+    );
+}

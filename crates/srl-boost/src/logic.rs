@@ -463,6 +463,17 @@ impl Examples {
         &self.atoms[i * self.arity..(i + 1) * self.arity]
     }
 
+    /// Example `i` as an atom, `pred(c1,c2,…)`, with the constants' names from `db` (the
+    /// database the examples were read into), as `srl boost predict --out` and srl-py's
+    /// `Database.examples` print it.
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    pub fn atom(&self, i: usize, db: &Database) -> String {
+        let args: Vec<&str> = self.args(i).iter().map(|&c| db.constant_name(c)).collect();
+        format!("{}({})", self.pred, args.join(","))
+    }
+
     /// Labels, one per example.
     pub fn labels(&self) -> &[bool] {
         &self.labels

@@ -458,36 +458,12 @@ pub fn score(
     warn_split(ui, "srl boost predict", &split.summary);
     let probs = model.predict_proba(&split.db, &split.examples)?;
     let ex = &split.examples;
-    let atoms = (0..ex.len())
-        .map(|i| {
-            let args: Vec<&str> = ex
-                .args(i)
-                .iter()
-                .map(|&c| split.db.constant_name(c))
-                .collect();
-            format!("{}({})", ex.pred, args.join(","))
-        })
-        .collect();
+    let atoms = (0..ex.len()).map(|i| ex.atom(i, &split.db)).collect();
     Ok(Scored {
         atoms,
         labels: ex.labels().to_vec(),
         probs,
     })
-}
-
-/// Mean conditional log-likelihood `(1/n) Σ ln P(yᵢ)` with probabilities clipped to
-/// `[1e-12, 1 − 1e-12]` so that one confident mistake gives a large finite penalty.
-pub fn cll(labels: &[bool], probs: &[f64]) -> f64 {
-    let n = labels.len().max(1) as f64;
-    labels
-        .iter()
-        .zip(probs)
-        .map(|(&y, &p)| {
-            let p = p.clamp(1e-12, 1.0 - 1e-12);
-            if y { p.ln() } else { (1.0 - p).ln() }
-        })
-        .sum::<f64>()
-        / n
 }
 
 fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
@@ -514,7 +490,9 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
     let auc_roc = metric(srl_eval::metrics::auc_roc(&s.probs, &s.labels));
     let auc_pr = metric(srl_eval::metrics::auc_pr(&s.probs, &s.labels));
-    let cll = cll(&s.labels, &s.probs);
+    let cll = metric(srl_eval::metrics::conditional_log_likelihood(
+        &s.probs, &s.labels,
+    ));
     let conf = srl_eval::metrics::Confusion::at_threshold(&s.probs, &s.labels, a.threshold)?;
     let fnr = metric(conf.false_negative_rate());
     let fb = metric(conf.f_beta(a.f_beta));

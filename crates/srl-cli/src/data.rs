@@ -112,25 +112,7 @@ pub fn run(cmd: &DataCmd, ui: Ui) -> anyhow::Result<()> {
                 let r = srl_data::verify(&dir, d);
                 let failed = r.failed();
                 bad += failed.len();
-                let state = if r.missing() == d.files.len() {
-                    "missing".to_owned()
-                } else {
-                    format!(
-                        "{}/{} ok{}{}",
-                        r.ok(),
-                        d.files.len(),
-                        if r.missing() > 0 {
-                            format!(", {} absent", r.missing())
-                        } else {
-                            String::new()
-                        },
-                        if failed.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", {} FAILED", failed.len())
-                        }
-                    )
-                };
+                let state = r.summary();
                 text.push_str(&format!("{:22} {state}\n", d.name));
                 let mut failures = Vec::new();
                 for (f, s) in &failed {

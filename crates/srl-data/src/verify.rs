@@ -128,6 +128,26 @@ impl VerifyReport {
             .map(|(f, s)| (*f, s))
             .collect()
     }
+    /// One line for a person: `missing` when no registered file is present, else
+    /// `OK/TOTAL ok`, then `, N absent` and `, N FAILED` where they apply (what `srl data
+    /// verify` and `cargo xtask data` print).
+    #[must_use]
+    pub fn summary(&self) -> String {
+        let total = self.files.len();
+        if self.missing() == total {
+            return "missing".to_owned();
+        }
+        let mut s = format!("{}/{total} ok", self.ok());
+        if self.missing() > 0 {
+            s.push_str(&format!(", {} absent", self.missing()));
+        }
+        let failed = self.failed().len();
+        if failed > 0 {
+            s.push_str(&format!(", {failed} FAILED"));
+        }
+        s
+    }
+
     fn count(&self, p: impl Fn(&FileStatus) -> bool) -> usize {
         self.files.iter().filter(|(_, s)| p(s)).count()
     }
@@ -175,5 +195,37 @@ mod tests {
         };
         assert_eq!(s.describe(&sum), "sha256 expected 3f2a found 9b1c");
         assert_eq!(FileStatus::Missing.describe(&sum), "absent");
+    }
+
+    #[test]
+    fn summary_in_words() {
+        static A: FileSum = FileSum {
+            path: "a",
+            sha256: "00",
+            plain_sha256: None,
+            size: 1,
+            plain_size: None,
+        };
+        let report = |st: Vec<FileStatus>| VerifyReport {
+            folder: PathBuf::from("x"),
+            files: st.into_iter().map(|s| (&A, s)).collect(),
+        };
+        assert_eq!(
+            report(vec![FileStatus::Missing, FileStatus::Missing]).summary(),
+            "missing"
+        );
+        assert_eq!(
+            report(vec![FileStatus::Ok, FileStatus::Ok]).summary(),
+            "2/2 ok"
+        );
+        assert_eq!(
+            report(vec![
+                FileStatus::Ok,
+                FileStatus::Missing,
+                FileStatus::Mismatch { found: "1".into() }
+            ])
+            .summary(),
+            "1/3 ok, 1 absent, 1 FAILED"
+        );
     }
 }

@@ -206,14 +206,7 @@ impl PyDatabase {
             .map_err(errors::boost)?;
         let ex = &split.examples;
         let atoms = (0..ex.len())
-            .map(|i| {
-                let args: Vec<&str> = ex
-                    .args(i)
-                    .iter()
-                    .map(|&c| split.db.constant_name(c))
-                    .collect();
-                format!("{}({}).", ex.pred, args.join(","))
-            })
+            .map(|i| format!("{}.", ex.atom(i, &split.db)))
             .collect();
         Ok((atoms, ex.labels().to_vec().into_pyarray(py)))
     }
@@ -897,6 +890,13 @@ macro_rules! boost_methods {
 
 /// RFGB: a boosted relational dependency network for one target predicate (Natarajan et
 /// al. 2012; srlearn's `BoostedRDN`), learned by srl-boost with BoostSRL's conventions.
+///
+/// Defaults are BoostSRL's own, as `srl boost learn` uses them (same settings, same seed:
+/// a bit-identical model): `n_estimators=10`, `preset="boostsrl"` (at most 12 leaves,
+/// depth 5, one literal per node), `neg_pos_ratio=None` (the background's `setParam:
+/// negPosRatio`, else 2), negatives redrawn for every tree, `random_state=1`. srlearn's
+/// defaults differ (`node_size=2`, `max_tree_depth=3`): pass those two to get srlearn's
+/// limits.
 #[pyclass(module = "srl", name = "BoostedRDN")]
 pub struct BoostedRdn {
     core: BoostCore,

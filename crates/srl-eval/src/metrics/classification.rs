@@ -60,6 +60,41 @@ pub fn accuracy<T: PartialEq>(predicted: &[T], truth: &[T]) -> Result<f64, EvalE
     Ok(same as f64 / predicted.len() as f64)
 }
 
+/// Mean conditional log-likelihood (CLL) of binary predictions: `(1/n) Σ ln P(yᵢ)` with
+/// `P(yᵢ) = pᵢ` for a positive and `1 − pᵢ` for a negative, each `pᵢ` clipped to
+/// `[1e-12, 1 − 1e-12]` so that one confident mistake costs a large but finite penalty
+/// (at most `ln 1e-12 ≈ −27.6` per instance). Range `[−27.6, 0]`, higher is better; the
+/// CLL column of Yang et al. 2014 (Soft-RFGB) and BoostSRL's test report.
+///
+/// # Errors
+/// [`EvalError::Empty`], [`EvalError::LengthMismatch`], [`EvalError::NanValue`] (a NaN
+/// probability).
+///
+/// # Examples
+/// ```
+/// let cll = srl_eval::metrics::conditional_log_likelihood(&[0.5, 0.5], &[true, false])?;
+/// assert!((cll - 0.5f64.ln()).abs() < 1e-15);
+/// # Ok::<(), srl_eval::EvalError>(())
+/// ```
+pub fn conditional_log_likelihood(probs: &[f64], truth: &[bool]) -> Result<f64, EvalError> {
+    check_parallel(probs, "probabilities", truth, "truth")?;
+    if let Some(index) = probs.iter().position(|p| p.is_nan()) {
+        return Err(EvalError::NanValue {
+            what: "probabilities",
+            index,
+        });
+    }
+    let sum: f64 = truth
+        .iter()
+        .zip(probs)
+        .map(|(&y, &p)| {
+            let p = p.clamp(1e-12, 1.0 - 1e-12);
+            if y { p.ln() } else { (1.0 - p).ln() }
+        })
+        .sum();
+    Ok(sum / probs.len() as f64)
+}
+
 /// Empirical classification agreement: the fraction of instances two classifiers label the
 /// same (the empirical counterpart of the expected classification agreement, ECA).
 ///

@@ -26,7 +26,7 @@ mod ranking;
 mod significance;
 mod stats;
 
-pub use classification::{Confusion, accuracy, agreement};
+pub use classification::{Confusion, accuracy, agreement, conditional_log_likelihood};
 pub use cost::{CostBreakdown, CostTable, structured_cost, structured_cost_with};
 pub use ranking::{RocCurve, RocPoint, WeightedAuc, auc_pr, auc_roc};
 pub use significance::{TTest, paired_t_test, welch_t_test};
