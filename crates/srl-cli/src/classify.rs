@@ -106,7 +106,7 @@ pub struct ClassifyArgs {
     pub local: Local,
     /// Fix the LR prior: lambda = C x (training nodes); default: C tuned per split from
     /// {0.001, 0.003, 0.01, 0.03} by 2-fold inner cross-validation on the training nodes.
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub lr_lambda: Option<f64>,
     /// Fraction of the nodes used for training (one random split).
     #[arg(long)]
@@ -114,9 +114,9 @@ pub struct ClassifyArgs {
     /// K splits: k random folds (RS) or k snowball samples (SS), see --sampling.
     #[arg(long)]
     pub folds: Option<usize>,
-    /// How --folds draws the test sets.
-    #[arg(long, value_enum, default_value = "random", requires = "folds")]
-    pub sampling: Sampling,
+    /// How --folds draws the test sets [default: random].
+    #[arg(long, value_enum)]
+    pub sampling: Option<Sampling>,
     /// File of training node ids, one per line; every other node is predicted.
     #[arg(long)]
     pub train_mask: Option<PathBuf>,
@@ -166,6 +166,9 @@ fn load(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<RelationalGraph> {
 /// protocol stream 0 (the experiment's Cora streams), or the nodes outside the mask file.
 fn test_sets(a: &ClassifyArgs, g: &RelationalGraph) -> anyhow::Result<Vec<Vec<usize>>> {
     let n = g.num_nodes();
+    if a.sampling.is_some() && a.folds.is_none() {
+        bail!("--sampling chooses how --folds draws its test sets: give --folds K with it");
+    }
     if let Some(f) = a.train_fraction {
         if !(f > 0.0 && f < 1.0) {
             bail!("--train-fraction {f}: must be strictly between 0 and 1");
@@ -180,7 +183,7 @@ fn test_sets(a: &ClassifyArgs, g: &RelationalGraph) -> anyhow::Result<Vec<Vec<us
         if k < 2 || k > n {
             bail!("--folds {k}: must be between 2 and the number of nodes ({n})");
         }
-        let protocol = match a.sampling {
+        let protocol = match a.sampling.unwrap_or(Sampling::Random) {
             Sampling::Random => Protocol::RandomFolds { k },
             Sampling::Snowball => Protocol::Snowball { k },
         };
@@ -328,7 +331,7 @@ pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
     let fold_accuracy = &res.accuracy[0];
     let accuracy = if scored == 0 {
         f64::NAN
-    } else if a.folds.is_some() && a.sampling == Sampling::Snowball {
+    } else if a.folds.is_some() && a.sampling == Some(Sampling::Snowball) {
         res.per_node[0]
     } else {
         Summary::of(fold_accuracy).map_or(f64::NAN, |s| s.mean)
@@ -372,7 +375,7 @@ pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
         "method": format!("{:?}", a.method).to_lowercase(),
         "local": format!("{:?}", a.local).to_lowercase(),
         "name": method.name(),
-        "sampling": a.folds.map(|_| match a.sampling {
+        "sampling": a.folds.map(|_| match a.sampling.unwrap_or(Sampling::Random) {
             Sampling::Random => "RS",
             Sampling::Snowball => "SS",
         }),

@@ -553,6 +553,91 @@ fn classify_every_method_and_protocol() {
     assert_eq!(strip(&a), strip(&b));
 }
 
+/// `srl classify --train-mask M --seed S` equals srl-py's estimators (srl-learn's
+/// `transduce` with `random_state = S`) on the graph whose non-mask labels are unknown:
+/// one pipeline, one split stream, the same labels for every method.
+#[test]
+fn classify_train_mask_equals_the_python_pipeline() {
+    use srl_learn::collective::{CollectiveMethod, CollectiveSettings, transduce};
+    let g = srl_graph::load_csv(
+        &fixtures().join("graph_nodes.csv"),
+        &fixtures().join("graph_edges.csv"),
+        &Default::default(),
+    )
+    .expect("fixture")
+    .graph;
+    let mask = std::fs::read_to_string(fixtures().join("train_mask.txt")).expect("mask");
+    let train: Vec<&str> = mask
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let labels: Vec<Option<u32>> = (0..g.num_nodes())
+        .map(|v| {
+            let name = g.node_name(srl_graph::NodeId::new(v));
+            if train.contains(&name) {
+                g.labels()[v]
+            } else {
+                None
+            }
+        })
+        .collect();
+    let hidden = g.with_labels(labels).expect("labels");
+    let t = tempfile::tempdir().expect("tempdir");
+    for (algo, local, m) in [
+        (
+            "ica",
+            "lr",
+            CollectiveMethod::Ica(srl_learn::LocalModel::Lr),
+        ),
+        ("gs", "nb", CollectiveMethod::Gs(srl_learn::LocalModel::Nb)),
+        ("mf", "lr", CollectiveMethod::Mf),
+    ] {
+        let out = t.path().join(format!("{algo}.csv"));
+        ok(&srl(&[
+            "classify",
+            "--nodes",
+            &fx("graph_nodes.csv"),
+            "--edges",
+            &fx("graph_edges.csv"),
+            "--method",
+            algo,
+            "--local",
+            local,
+            "--train-mask",
+            &fx("train_mask.txt"),
+            "--seed",
+            "7",
+            "--out",
+            &out.display().to_string(),
+            "--quiet",
+        ]));
+        let py = transduce(&CollectiveSettings::default(), m, &hidden, 7).expect("pipeline");
+        let names = g.label_set().names();
+        let csv = std::fs::read_to_string(&out).expect("csv");
+        let mut rows = 0;
+        for line in csv.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let v = (0..g.num_nodes())
+                .find(|&v| g.node_name(srl_graph::NodeId::new(v)) == f[0])
+                .expect("node");
+            assert_eq!(f[1], names[py.labels[v] as usize], "{algo} node {}", f[0]);
+            let k = names.len();
+            for (c, p) in f[3..].iter().enumerate() {
+                let p: f64 = p.parse().expect("probability");
+                assert_eq!(
+                    p,
+                    py.probabilities[v * k + c],
+                    "{algo} node {} class {c}",
+                    f[0]
+                );
+            }
+            rows += 1;
+        }
+        assert_eq!(rows, g.num_nodes() - train.len(), "{algo}");
+    }
+}
+
 /// `srl classify --folds K --seed S` is srl-learn's pipeline with the experiment's streams:
 /// for every method, its accuracy equals the one the pipeline gives when all the
 /// experiment's methods run together on protocol stream 0 (how `cargo xtask reproduce

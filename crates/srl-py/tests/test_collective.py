@@ -41,12 +41,15 @@ def split(n, seed=0, frac=0.5):
     return np.random.default_rng(seed).random(n) < frac
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning")
 @pytest.mark.parametrize("est", [
-    srl.ContentOnly(), srl.ContentOnly(local="nb"),
+    srl.ContentOnly(), srl.ContentOnly(local="nb"), srl.ContentOnly(local="mnb"),
     srl.ICA(), srl.ICA(local="nb", aggregator="proportion", ordering="fixed",
                        bootstrap="content_only"),
-    srl.CollectiveGibbs(burn_in=20, samples=100), srl.MarkovNetwork(),
-    srl.MarkovNetwork(inference="mean_field"),
+    srl.ICA(local="mnb"), srl.ICA(lr_lambda=0.01),
+    srl.CollectiveGibbs(burn_in=20, samples=100),
+    srl.CollectiveGibbs(local="mnb", burn_in=20, samples=100), srl.MarkovNetwork(),
+    srl.MarkovNetwork(inference="mf"), srl.MarkovNetwork(inference="mean_field"),
 ])
 def test_every_estimator_labels_the_hidden_nodes(data, est):
     X, y, edges = srl.load_linqs(data, name="graph")
@@ -79,6 +82,28 @@ def test_seeded_and_parameters(data):
     with pytest.raises(ValueError, match="invalid parameter"):
         ica.set_params(alpha=1)
     assert "ICA(" in repr(ica)
+
+
+def test_one_vocabulary_old_spellings_warn(data):
+    """``inference="mean_field"`` is the old spelling of ``"mf"`` (same numbers, a
+    DeprecationWarning); ``local="nb"`` changed meaning (a FutureWarning names "mnb")."""
+    X, y, edges = srl.load_linqs(data, name="graph")
+    obs = split(len(y), seed=3)
+    mf = srl.MarkovNetwork(inference="mf").fit(X, y, edges, obs)
+    with pytest.warns(DeprecationWarning, match='"mf"'):
+        old = srl.MarkovNetwork(inference="mean_field").fit(X, y, edges, obs)
+    assert np.array_equal(mf.predict_proba(), old.predict_proba())
+    assert mf.convergence_.converged
+    with pytest.warns(FutureWarning, match="mnb"):
+        srl.ICA(local="nb").fit(X, y, edges, obs)
+    # the pipeline's LR prior: tuned by default, fixed with lr_lambda
+    a = srl.ICA(lr_lambda=0.01, random_state=1).fit(X, y, edges, obs).predict_proba()
+    b = srl.ICA(lr_lambda=0.01, random_state=1).fit(X, y, edges, obs).predict_proba()
+    assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="lr_prior"):
+        srl.ICA(lr_lambda=-1.0).fit(X, y, edges, obs)
+    with pytest.raises(ValueError, match="inference"):
+        srl.MarkovNetwork(inference="gibbs").fit(X, y, edges, obs)
 
 
 def test_collective_errors(tmp_path, data):

@@ -8,7 +8,7 @@
 //! challenges"):
 //! - **RS**: 10-fold random sampling; accuracy = mean over the folds.
 //! - **SS**: 10 class-stratified snowball samples of `|V| / 10` nodes
-//!   ([`stratified_snowball_splits`]), each the test set of one split; samples overlap, so
+//!   ([`srl_graph::stratified_snowball_splits`]), each the test set of one split; samples overlap, so
 //!   SS = the per-node average ("average the accuracy of each instance and then average"):
 //!   each node's accuracy over the samples that tested it, averaged over the nodes tested
 //!   at least once.

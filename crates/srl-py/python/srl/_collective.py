@@ -1,10 +1,16 @@
 """Collective classification over (X, edges, observed mask): LINQS loading and the
 scikit-learn-style transductive estimators. Parameters and array conversion live here;
-every algorithm runs in Rust (srl-infer, srl-learn, srl-bayes) through ``srl._srl``."""
+every method runs in Rust through ``srl._srl`` on srl-learn's collective-classification
+pipeline (``srl_learn::collective``), the one ``srl classify`` and ``cargo xtask
+reproduce collective-classification`` run: the same method names (CO, ICA, GS, LBP, MF
+x NB, MNB, LR), the same defaults (LR prior tuned per fit by inner cross-validation on
+the observed nodes, the Markov network trained by pseudo-likelihood) and the same random
+streams (``random_state=S`` gives ``srl classify --train-mask M --seed S``'s numbers)."""
 
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
@@ -137,6 +143,7 @@ class _CollectiveEstimator:
             raise ValueError("no labels: y has no entry >= 0 and n_classes is not given")
         hidden_y = np.where(observed, y, -1).astype(np.int64)
         options = {k_: getattr(self, k_) for k_ in self._params}
+        _warn_renamed(options)
         labels, probs, conv = _srl._run_collective(
             self._method,
             np.ascontiguousarray(X.indptr, dtype=np.int64),
@@ -170,19 +177,41 @@ class _CollectiveEstimator:
         return self.fit(X, y, edges, observed, directed).predict()
 
 
+def _warn_renamed(options: Dict[str, Any]) -> None:
+    """Tell users of spellings whose meaning or name changed (issue 26's one vocabulary)."""
+    if options.get("local") == "nb":
+        warnings.warn(
+            'local="nb" is the naive Bayes of the paper\'s NB rows (Bernoulli words, a '
+            "Gaussian per neighbour-label count); the multinomial naive Bayes it named in "
+            'earlier versions is local="mnb"', FutureWarning, stacklevel=3)
+    if options.get("inference") == "mean_field":
+        warnings.warn('inference="mean_field" is deprecated: use inference="mf"',
+                      DeprecationWarning, stacklevel=3)
+
+
+_LOCAL_DOC = """``local`` -- "lr" (LR: L2-regularised logistic regression, srl-learn), "nb"
+    (NB: Bernoulli words and a Gaussian per neighbour-label count, srl-bayes, the paper's
+    NB rows) or "mnb" (MNB: multinomial naive Bayes, srl-bayes); ``lr_lambda`` -- the LR
+    prior per training node, lambda = lr_lambda x (observed nodes); ``None`` (default)
+    chooses it from {0.001, 0.003, 0.01, 0.03} by 2-fold cross-validation on the observed
+    nodes, as the experiment does"""
+
+
 class ContentOnly(_CollectiveEstimator):
     """Content-only baseline (CO; Sen et al. 2008): the local classifier fitted on the
     observed nodes' attributes labels every other node from its attributes alone.
 
-    Parameters: ``local`` -- "lr" (logistic regression, srl-learn) or "nb" (naive
-    Bayes, srl-bayes); ``n_classes`` -- k (default: ``max(y) + 1``).
+    Parameters: ``local``, ``lr_lambda`` (below); ``n_classes`` -- k (default:
+    ``max(y) + 1``).
     """
 
     _method = "content_only"
-    _params = ("local", "n_classes")
+    _params = ("local", "lr_lambda", "n_classes")
 
-    def __init__(self, local: str = "lr", n_classes: Optional[int] = None):
+    def __init__(self, local: str = "lr", lr_lambda: Optional[float] = None,
+                 n_classes: Optional[int] = None):
         self.local = local
+        self.lr_lambda = lr_lambda
         self.n_classes = n_classes
 
 
@@ -191,20 +220,23 @@ class ICA(_CollectiveEstimator):
     attributes plus aggregated neighbour labels, re-applied to the unknown nodes until
     their labels stop changing or ``max_iters`` iterations.
 
-    Parameters: ``local`` ("lr" | "nb"); ``aggregator`` ("count" | "proportion" |
-    "exists" | "mode"); ``max_iters``; ``ordering`` ("random" | "fixed");
-    ``bootstrap`` ("known_neighbours" | "content_only"); ``random_state`` (seed of the
-    orderings); ``n_classes``.
+    Parameters: ``local`` ("lr" | "nb" | "mnb") and ``lr_lambda`` (below);
+    ``aggregator`` ("count" | "proportion" | "exists" | "mode"); ``max_iters`` (100);
+    ``ordering`` ("random" | "fixed"); ``bootstrap`` ("known_neighbours" |
+    "content_only"); ``random_state`` (seed of the orderings and the LR tuning folds);
+    ``n_classes``.
     """
 
     _method = "ica"
-    _params = ("local", "aggregator", "max_iters", "ordering", "bootstrap", "random_state",
-               "n_classes")
+    _params = ("local", "lr_lambda", "aggregator", "max_iters", "ordering", "bootstrap",
+               "random_state", "n_classes")
 
-    def __init__(self, local: str = "lr", aggregator: str = "count", max_iters: int = 100,
+    def __init__(self, local: str = "lr", lr_lambda: Optional[float] = None,
+                 aggregator: str = "count", max_iters: int = 100,
                  ordering: str = "random", bootstrap: str = "known_neighbours",
                  random_state: int = 0, n_classes: Optional[int] = None):
         self.local = local
+        self.lr_lambda = lr_lambda
         self.aggregator = aggregator
         self.max_iters = max_iters
         self.ordering = ordering
@@ -218,19 +250,21 @@ class CollectiveGibbs(_CollectiveEstimator):
     sampled instead of maximised; ``label_distributions_`` are label frequencies over
     ``samples`` sweeps after ``burn_in``.
 
-    Parameters: as :class:`ICA` with ``burn_in`` and ``samples`` instead of
-    ``max_iters``.
+    Parameters: as :class:`ICA` with ``burn_in`` (200) and ``samples`` (800) instead
+    of ``max_iters``.
     """
 
     _method = "gibbs"
-    _params = ("local", "aggregator", "burn_in", "samples", "ordering", "bootstrap",
-               "random_state", "n_classes")
+    _params = ("local", "lr_lambda", "aggregator", "burn_in", "samples", "ordering",
+               "bootstrap", "random_state", "n_classes")
 
-    def __init__(self, local: str = "lr", aggregator: str = "count", burn_in: int = 200,
+    def __init__(self, local: str = "lr", lr_lambda: Optional[float] = None,
+                 aggregator: str = "count", burn_in: int = 200,
                  samples: int = 800, ordering: str = "random",
                  bootstrap: str = "known_neighbours", random_state: int = 0,
                  n_classes: Optional[int] = None):
         self.local = local
+        self.lr_lambda = lr_lambda
         self.aggregator = aggregator
         self.burn_in = burn_in
         self.samples = samples
@@ -241,23 +275,29 @@ class CollectiveGibbs(_CollectiveEstimator):
 
 
 class MarkovNetwork(_CollectiveEstimator):
-    """A global method: a relational Markov network (node features x class, one
-    class x class edge table) trained on the observed nodes with approximate inference
-    and queried for the rest (srl-learn's ``RelationalMarkovNetwork``, as
-    ``srl classify --method lbp|mf``).
+    """A global method (LBP or MF; Sen et al. 2008): a relational Markov network (node
+    features x class, one symmetric class x class edge table, srl-learn's
+    ``RelationalMarkovNetwork``) trained on the observed nodes by maximum
+    pseudo-likelihood, then queried for the rest with loopy BP or mean field and the
+    observed labels clamped, as ``srl classify --method lbp|mf`` and the experiment do.
 
-    Parameters: ``inference`` ("lbp" | "mean_field"); ``max_iters`` (default 20) and
-    ``tol`` (1e-3) of that inference inside training and prediction; ``random_state``;
-    ``n_classes``.
+    Parameters: ``inference`` ("lbp" | "mf"; "mean_field" is accepted with a
+    DeprecationWarning); ``max_iters`` (default 1000, a safety cap) and ``tol`` (1e-6)
+    of that inference; ``random_state``; ``n_classes``. ``convergence_`` says whether
+    the inference converged.
     """
 
     _method = "markov_network"
     _params = ("inference", "max_iters", "tol", "random_state", "n_classes")
 
-    def __init__(self, inference: str = "lbp", max_iters: int = 20, tol: float = 1e-3,
+    def __init__(self, inference: str = "lbp", max_iters: int = 1000, tol: float = 1e-6,
                  random_state: int = 0, n_classes: Optional[int] = None):
         self.inference = inference
         self.max_iters = max_iters
         self.tol = tol
         self.random_state = random_state
         self.n_classes = n_classes
+
+
+for _cls in (ContentOnly, ICA, CollectiveGibbs):
+    _cls.__doc__ = (_cls.__doc__ or "") + "\n    " + _LOCAL_DOC + ".\n"

@@ -78,7 +78,13 @@ class _Boosted:
     def settings_(self) -> Optional[str]: ...
 
 class BoostedRDN(_Boosted):
-    """RFGB (Natarajan et al. 2012) with BoostSRL's conventions; srlearn's names."""
+    """RFGB (Natarajan et al. 2012) with BoostSRL's conventions; srlearn's names.
+
+    Defaults are BoostSRL's own, as ``srl boost learn`` uses them: ``n_estimators=10``,
+    ``preset="boostsrl"`` (at most 12 leaves, depth 5, one literal per node),
+    ``neg_pos_ratio=None`` (the background's ``setParam: negPosRatio``, else 2),
+    ``random_state=1``. srlearn's defaults differ (``node_size=2``,
+    ``max_tree_depth=3``): pass those two to get srlearn's limits."""
     def __init__(
         self,
         target: Optional[str] = None,
