@@ -241,6 +241,7 @@ pub fn generate(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
          many claims are about orderings rather than single cells.\n",
     );
     pages.push((root.join("docs/papers/README.md"), overview));
+    pages.extend(guides_with_blocks(root, &inputs)?);
     for page in ["getting-started.md", "performance.md"] {
         let src = root.join("book").join(page);
         let hand =
@@ -250,6 +251,192 @@ pub fn generate(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
         pages.push((root.join("docs").join(page), out));
     }
     Ok(pages)
+}
+
+/// Opens a block of a hand-written guide that `cargo xtask book` fills from the published
+/// results: `<!-- generated: KEY -->` ... `<!-- end generated -->` (keys in [`block`]).
+const BLOCK_START: &str = "<!-- generated: ";
+/// Closes a generated block.
+const BLOCK_END: &str = "<!-- end generated -->";
+
+/// The hand-written guides (`docs/*.md`) that hold generated blocks, with every block
+/// refilled from the results: so a number a guide quotes from a run cannot go stale
+/// (`cargo xtask book --check` fails until `cargo xtask book` rewrites it).
+///
+/// # Errors
+/// An unreadable guide, an unknown key, or a block without its end line.
+fn guides_with_blocks(root: &Path, inp: &Inputs<'_>) -> anyhow::Result<Vec<(PathBuf, String)>> {
+    let mut out = Vec::new();
+    let mut guides: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .context("reading docs/")?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    guides.sort();
+    for path in guides {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        if !text.contains(BLOCK_START) {
+            continue;
+        }
+        let filled = fill_blocks(&text, inp).with_context(|| format!("{}", path.display()))?;
+        out.push((path, filled));
+    }
+    Ok(out)
+}
+
+/// `text` with every generated block's body replaced by [`block`]'s output.
+fn fill_blocks(text: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.split_inclusive('\n').enumerate();
+    while let Some((i, line)) = lines.next() {
+        out.push_str(line);
+        let Some(key) = line
+            .trim()
+            .strip_prefix(BLOCK_START)
+            .and_then(|x| x.strip_suffix(" -->"))
+        else {
+            continue;
+        };
+        let closed = lines.by_ref().find(|(_, l)| l.trim() == BLOCK_END);
+        let Some((_, end)) = closed else {
+            bail!(
+                "line {}: generated block {key:?} has no `{BLOCK_END}` line",
+                i + 1
+            );
+        };
+        out.push('\n');
+        out.push_str(block(key.trim(), inp)?.trim());
+        out.push_str("\n\n");
+        out.push_str(end);
+    }
+    Ok(out)
+}
+
+/// The body of the generated block `key`, from the published results.
+///
+/// # Errors
+/// An unknown key or missing results.
+fn block(key: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
+    let table = |name: &str| {
+        inp.table(name)
+            .with_context(|| format!("block {key:?}: no docs/results/{name}/results.json"))
+    };
+    match key {
+        "trimming/table6" => {
+            let t = table("trimming")?;
+            let exhaustive: Vec<f64> = t
+                .rows
+                .iter()
+                .filter(|r| {
+                    text(r, "artifact") == Some("table6")
+                        && r.dataset == "hepatitis"
+                        && r.method == "exhaustive_eca"
+                        && r.metric == "seconds"
+                        && text(r, "threshold") != Some("mean")
+                })
+                .map(|r| r.value)
+                .collect();
+            let per = exhaustive.iter().sum::<f64>() / exhaustive.len().max(1) as f64;
+            Ok(format!(
+                "{}\n(each cell **ours (paper)**; means over the thresholds; times: wall seconds of the \
+                 published run, `docs/results/trimming/results.json`, whose notes give its total time \
+                 and load; exhaustive ECA takes {per:.2} s per threshold on hepatitis there. This \
+                 table is generated from that file by `cargo xtask book`.)",
+                trimming_table6(t)
+            ))
+        }
+        "collective-classification/table3" => Ok(format!(
+            "{}\nEach cell **ours (slides)**; ⚠ marks a cell more than 0.02 from the slides; \
+             SS-mean and the MNB rows are ours only (generated from \
+             `docs/results/collective-classification/results.json` by `cargo xtask book`).",
+            collective_tables(table("collective-classification")?)
+        )),
+        "collective-classification/seconds" => {
+            let t = table("collective-classification")?;
+            let mut rows = Vec::new();
+            for d in ["cora", "citeseer"] {
+                for p in ["RS", "SS"] {
+                    let mut row = vec![format!("{} {p}", capitalise(d))];
+                    for m in CC_METHODS {
+                        let r = find(t, |r| {
+                            r.dataset == d
+                                && r.method == m
+                                && r.metric == "seconds"
+                                && text(r, "protocol") == Some(p)
+                        });
+                        row.push(r.map_or_else(String::new, |r| fixed(r.value, 3)));
+                    }
+                    let tune = find(t, |r| {
+                        r.dataset == d
+                            && r.metric == "lr_lambda_per_sample"
+                            && text(r, "protocol") == Some(p)
+                    });
+                    row.push(
+                        tune.and_then(|r| num(r, "tune_seconds"))
+                            .map_or_else(String::new, |x| fixed(x, 3)),
+                    );
+                    rows.push(row);
+                }
+            }
+            let mut header = vec![""];
+            header.extend(CC_METHODS);
+            header.push("LR inner CV");
+            Ok(format!(
+                "{}\n(seconds = training + inference wall time summed over the 10 splits of the \
+                 published run, splits in parallel on 2 cores; generated from \
+                 `docs/results/collective-classification/results.json` by `cargo xtask book`.)",
+                md_table(&header, &vec![true; header.len()], &rows)
+            ))
+        }
+        "collective-classification/rs" => {
+            let t = table("collective-classification")?;
+            let mut rows = Vec::new();
+            for m in CC_METHODS {
+                let mut row = vec![m.to_owned()];
+                let mut any = false;
+                for d in ["cora", "citeseer"] {
+                    for metric in ["accuracy", "seconds"] {
+                        let r = find(t, |r| {
+                            r.dataset == d
+                                && r.method == m
+                                && r.metric == metric
+                                && text(r, "protocol") == Some("RS")
+                        });
+                        any |= r.is_some();
+                        row.push(match (metric, r) {
+                            ("accuracy", r) => cell(r.map(|r| r.value), r.and_then(|r| r.paper), 4),
+                            (_, Some(r)) => fixed(r.value, 3),
+                            (_, None) => String::new(),
+                        });
+                    }
+                }
+                if any {
+                    rows.push(row);
+                }
+            }
+            Ok(format!(
+                "{}\n(RS: 10 random folds, seed {}; accuracy **ours (slides)**, seconds = training + \
+                 inference summed over the folds; generated from \
+                 `docs/results/collective-classification/results.json` by `cargo xtask book`.)",
+                md_table(
+                    &[
+                        "method",
+                        "Cora accuracy",
+                        "Cora s",
+                        "Citeseer accuracy",
+                        "Citeseer s"
+                    ],
+                    &[false, true, true, true, true],
+                    &rows,
+                ),
+                t.seed
+            ))
+        }
+        _ => bail!(
+            "unknown generated block {key:?} (known: trimming/table6, collective-classification/table3, collective-classification/seconds, collective-classification/rs)"
+        ),
+    }
 }
 
 /// The chapters of `docs/SUMMARY.md` that `book/doctests.rs` neither includes (so their
@@ -678,6 +865,58 @@ const CC_METHODS: [&str; 10] = [
     "CO-NB", "ICA-NB", "GS-NB", "CO-LR", "ICA-LR", "GS-LR", "LBP", "MF", "CO-MNB", "ICA-MNB",
 ];
 
+/// Sen et al. 2008 Table 3 in the slides' layout: per data set, methods × (SS, RS, M,
+/// SS-mean), each cell **ours (slides)** with ⚠ beyond 0.02; used by the chapter and the
+/// generated block `collective-classification/table3` of docs/collective-classification.md.
+fn collective_tables(t: &ResultsTable) -> String {
+    let mut out = String::new();
+    let datasets: Vec<String> = {
+        let mut seen = Vec::new();
+        for r in &t.rows {
+            if !seen.contains(&r.dataset) {
+                seen.push(r.dataset.clone());
+            }
+        }
+        seen
+    };
+    for d in &datasets {
+        let mut rows = Vec::new();
+        for m in CC_METHODS {
+            let mut row = vec![m.to_owned()];
+            let mut any = false;
+            for p in ["SS", "RS", "M", "SS-mean"] {
+                let r = find(t, |r| {
+                    &r.dataset == d
+                        && r.method == m
+                        && r.metric == "accuracy"
+                        && text(r, "protocol") == Some(p)
+                });
+                any |= r.is_some();
+                let mut c = cell(r.map(|r| r.value), r.and_then(|r| r.paper), 4);
+                if let Some(r) = r
+                    && let Some(pv) = r.paper
+                    && (r.value - pv).abs() > 0.02
+                {
+                    c.push_str(" ⚠");
+                }
+                row.push(c);
+            }
+            if any {
+                rows.push(row);
+            }
+        }
+        let title = capitalise(d);
+        let _ = writeln!(out, "**{title}**\n");
+        out.push_str(&md_table(
+            &[&title, "SS", "RS", "M", "SS-mean"],
+            &[false, true, true, true, true],
+            &rows,
+        ));
+        out.push('\n');
+    }
+    out
+}
+
 fn collective(inp: &Inputs<'_>, out: &mut String) {
     let _ = writeln!(out, "## Our numbers beside the slides'\n");
     if let Some(t) = inp.table("collective-classification") {
@@ -686,50 +925,7 @@ fn collective(inp: &Inputs<'_>, out: &mut String) {
             "Accuracy, each cell **ours (slides)**; ⚠ marks a cell more than 0.02 from the slides. \
              SS-mean (the mean of the ten sample accuracies) and the MNB rows are ours only.\n"
         );
-        let datasets: Vec<String> = {
-            let mut seen = Vec::new();
-            for r in &t.rows {
-                if !seen.contains(&r.dataset) {
-                    seen.push(r.dataset.clone());
-                }
-            }
-            seen
-        };
-        for d in &datasets {
-            let mut rows = Vec::new();
-            for m in CC_METHODS {
-                let mut row = vec![m.to_owned()];
-                let mut any = false;
-                for p in ["SS", "RS", "M", "SS-mean"] {
-                    let r = find(t, |r| {
-                        &r.dataset == d
-                            && r.method == m
-                            && r.metric == "accuracy"
-                            && text(r, "protocol") == Some(p)
-                    });
-                    any |= r.is_some();
-                    let mut c = cell(r.map(|r| r.value), r.and_then(|r| r.paper), 4);
-                    if let Some(r) = r
-                        && let Some(pv) = r.paper
-                        && (r.value - pv).abs() > 0.02
-                    {
-                        c.push_str(" ⚠");
-                    }
-                    row.push(c);
-                }
-                if any {
-                    rows.push(row);
-                }
-            }
-            let title = capitalise(d);
-            let _ = writeln!(out, "**{title}**\n");
-            out.push_str(&md_table(
-                &[&title, "SS", "RS", "M", "SS-mean"],
-                &[false, true, true, true, true],
-                &rows,
-            ));
-            out.push('\n');
-        }
+        out.push_str(&collective_tables(t));
         let claims: Vec<&String> = t
             .notes
             .iter()
@@ -1005,8 +1201,9 @@ fn uknn(inp: &Inputs<'_>, out: &mut String) {
     ));
     let _ = writeln!(
         out,
-        "\n### State of the Union speeches\n\nLeave-one-out accuracy of party prediction. The paper reports this experiment only in \
-         a plot, so there is no number to put beside ours.\n"
+        "\n### State of the Union speeches\n\nLeave-one-out accuracy of party prediction. This run is the project's own extension: \
+         the paper has no real-data experiment (its real-data evaluation is \"currently being \
+         evaluated\"), so there is no paper number to put beside ours.\n"
     );
     let mut rows = Vec::new();
     for k in distinct(t, "k", |r| r.dataset == "sotu") {
@@ -1056,11 +1253,10 @@ const TRIM_NETWORKS: [&str; 7] = [
     "hepatitis",
 ];
 
-fn trimming(inp: &Inputs<'_>, out: &mut String) {
-    let Some(t) = inp.table("trimming") else {
-        missing(out, "trimming");
-        return;
-    };
+/// Table 6 (Choi & Van den Broeck 2018) from the trimming results: ours beside the
+/// paper's, means over the thresholds; used by the trimming chapter and by the generated
+/// block `trimming/table6` of docs/srl-bayes.md.
+fn trimming_table6(t: &ResultsTable) -> String {
     let art = |r: &ResultRow, a: &str| text(r, "artifact") == Some(a);
     let mean = |d: &str, m: &str, metric: &str, order: Option<&str>| {
         find(t, |r| {
@@ -1072,12 +1268,6 @@ fn trimming(inp: &Inputs<'_>, out: &mut String) {
                 && text(r, "order") == order
         })
     };
-    let _ = writeln!(
-        out,
-        "## Table 6, our numbers beside the paper's\n\nUnit costs, budget ⌊n/3⌋, means over the thresholds T; each cell **ours (paper)**. \
-         Evaluations count the criterion computations (MAA + MPA bounds for branch and bound); \
-         seconds are wall time of the published run.\n"
-    );
     let mut rows = Vec::new();
     for d in TRIM_NETWORKS {
         let stat = |metric: &str| {
@@ -1108,7 +1298,7 @@ fn trimming(inp: &Inputs<'_>, out: &mut String) {
             c(mean(d, "bnb", "seconds", info), 5),
         ]);
     }
-    out.push_str(&md_table(
+    md_table(
         &[
             "network",
             "n",
@@ -1126,7 +1316,22 @@ fn trimming(inp: &Inputs<'_>, out: &mut String) {
             false, true, true, true, true, true, true, true, true, true, true,
         ],
         &rows,
-    ));
+    )
+}
+
+fn trimming(inp: &Inputs<'_>, out: &mut String) {
+    let Some(t) = inp.table("trimming") else {
+        missing(out, "trimming");
+        return;
+    };
+    let art = |r: &ResultRow, a: &str| text(r, "artifact") == Some(a);
+    let _ = writeln!(
+        out,
+        "## Table 6, our numbers beside the paper's\n\nUnit costs, budget ⌊n/3⌋, means over the thresholds T; each cell **ours (paper)**. \
+         Evaluations count the criterion computations (MAA + MPA bounds for branch and bound); \
+         seconds are wall time of the published run.\n"
+    );
+    out.push_str(&trimming_table6(t));
     let _ = writeln!(
         out,
         "\n**The optimum at T = 0.5 against the reference results** (ECA of the trimmed classifier; the paper's value is the exhaustive optimum of its reference results)\n"
@@ -1777,10 +1982,49 @@ mod tests {
     fn the_published_results_render() {
         let root = crate::repo_root();
         let pages = generate(&root).expect("the published results parse");
-        assert_eq!(pages.len(), CHAPTERS.len() + 3);
+        let guides = pages
+            .iter()
+            .filter(|(_, text)| !text.starts_with(GENERATED))
+            .count();
+        assert_eq!(pages.len(), CHAPTERS.len() + 3 + guides);
+        assert!(guides >= 1, "docs/srl-bayes.md holds a generated block");
         for (path, text) in &pages {
-            assert!(text.starts_with(GENERATED), "{}", path.display());
+            assert!(
+                text.starts_with(GENERATED) || text.contains(BLOCK_START),
+                "{}",
+                path.display()
+            );
             assert!(!text.contains("is missing: publish"), "{}", path.display());
         }
+    }
+
+    #[test]
+    fn generated_blocks_are_refilled_and_checked() {
+        let root = crate::repo_root();
+        let mut tables = BTreeMap::new();
+        let p = root.join("docs/results/trimming/results.json");
+        let t =
+            ResultsTable::from_json(&std::fs::read_to_string(p).expect("results")).expect("parses");
+        tables.insert("trimming".to_owned(), t);
+        let inp = Inputs { tables: &tables };
+        let stale = "intro\n<!-- generated: trimming/table6 -->\n| old | 0.028 |\n<!-- end generated -->\ntail\n";
+        let filled = fill_blocks(stale, &inp).expect("fills");
+        assert!(!filled.contains("0.028"), "{filled}");
+        assert!(filled.contains("| hepatitis | 19 |"), "{filled}");
+        assert!(filled.starts_with("intro\n<!-- generated: trimming/table6 -->\n"));
+        assert!(
+            filled.ends_with("<!-- end generated -->\ntail\n"),
+            "{filled}"
+        );
+        // refilling is a fixed point
+        assert_eq!(fill_blocks(&filled, &inp).expect("again"), filled);
+        let e = fill_blocks("<!-- generated: nope -->\n<!-- end generated -->\n", &inp)
+            .expect_err("unknown key")
+            .to_string();
+        assert!(e.contains("unknown generated block"), "{e}");
+        let e = fill_blocks("<!-- generated: trimming/table6 -->\nno end\n", &inp)
+            .expect_err("no end")
+            .to_string();
+        assert!(e.contains("no `<!-- end generated -->`"), "{e}");
     }
 }

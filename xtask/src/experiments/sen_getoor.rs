@@ -639,7 +639,7 @@ fn run_protocol(
         per[si].1.push(r);
     }
     ctx.log(&format!(
-        "{}: {} runs in {:.1?}; CPU seconds in LOGREG+MN fit {:.0}, MN marginals+decisions {:.0}, CSMN fit {:.0}, \
+        "{}: {} runs in {:.1?}; wall seconds summed over the parallel runs (not CPU time) in LOGREG+MN fit {:.0}, MN marginals+decisions {:.0}, CSMN fit {:.0}, \
          CSMN inference {:.0}, ablations {:.0}; mean L-BFGS iterations MN {:.0}, CSMN {:.0}",
         protocol.name(),
         tasks.len(),
@@ -1438,7 +1438,7 @@ fn run_intel(ctx: &Context) -> anyhow::Result<Report> {
          >= 50 motes), {} used{}; 3 folds stratified on the majority light level; each fold's models are trained on the \
          disjoint union of the other folds' snapshots and tested on its snapshots with nothing observed; cost = average \
          per test snapshot, mean ± stderr over the 3 folds; p-values over the 3 folds (paired and Welch, weak with 3 \
-         values). Wall time {:.0?} (loading {:.1?}); CPU seconds in LOGREG+MN fit {:.0}, MN marginals+decisions {:.0}, \
+         values). Wall time {:.0?} (loading {:.1?}); wall seconds summed over the parallel runs (not CPU time) in LOGREG+MN fit {:.0}, MN marginals+decisions {:.0}, \
          CSMN fit {:.0}, CSMN inference {:.0}, ablation {:.0}.",
         data.snapshots.len(),
         snaps.len(),
