@@ -37,7 +37,11 @@ impl Context {
         if p.exists() {
             Ok(p)
         } else {
-            Err(format!("{rel}: skipped, data not found at {}", p.display()))
+            Err(format!(
+                "{rel}: skipped, data not found at {}; {}",
+                p.display(),
+                fetch_hint(rel, &self.data_dir)
+            ))
         }
     }
 
@@ -104,4 +108,48 @@ impl Report {
 pub fn resolve_data_dir(flag: Option<PathBuf>, root: &Path) -> PathBuf {
     flag.or_else(|| std::env::var_os("SRL_DATA_DIR").map(PathBuf::from))
         .unwrap_or_else(|| root.join("data"))
+}
+
+/// How to get the data set holding `rel` (its first path component, a name of srl-data's
+/// registry): the `srl data fetch` command into `data_dir`, or where its SOURCE.md says it
+/// comes from when it has no download address.
+pub fn fetch_hint(rel: &str, data_dir: &Path) -> String {
+    let name = rel.split(['/', '\\']).next().unwrap_or(rel);
+    match srl_data::DATASETS.iter().find(|d| d.name == name) {
+        Some(d) if !d.sources.is_empty() => format!(
+            "`srl data fetch {name} --data-dir {dir}` (or `cargo xtask data --data-dir {dir} \
+             --fetch {name}`) gets it",
+            dir = data_dir.display()
+        ),
+        Some(_) => format!(
+            "{name} has no download address: its SOURCE.md in the shared data names the origin"
+        ),
+        None => format!("{name} is not in srl-data's registry (`srl data list`)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_skipped_data_set_says_how_to_get_it() {
+        let dir = Path::new("/nowhere/data");
+        let downloadable = srl_data::DATASETS
+            .iter()
+            .find(|d| !d.sources.is_empty())
+            .expect("a downloadable data set");
+        let hint = fetch_hint(&format!("{}/x.txt", downloadable.name), dir);
+        assert!(
+            hint.contains(&format!(
+                "srl data fetch {} --data-dir /nowhere/data",
+                downloadable.name
+            )),
+            "{hint}"
+        );
+        if let Some(offline) = srl_data::DATASETS.iter().find(|d| d.sources.is_empty()) {
+            assert!(fetch_hint(offline.name, dir).contains("no download address"));
+        }
+        assert!(fetch_hint("nope", dir).contains("not in srl-data's registry"));
+    }
 }
