@@ -101,6 +101,10 @@ if (pages.length === 0) {
   console.error(`book-check: no pages under ${bookDir}; run \`cargo xtask book\` first`);
   process.exit(1);
 }
+if (!fs.existsSync(path.join(bookDir, "api", "index.html"))) {
+  console.error(`book-check: no API landing page api/index.html under ${bookDir}`);
+  process.exit(1);
+}
 if (apiFronts.length === 0) {
   console.error(`book-check: no API docs under ${apiDir}`);
   process.exit(1);
@@ -153,7 +157,20 @@ for (const rel of [...pages, ...apiFronts]) {
     })),
     links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
     ids: [...document.querySelectorAll("[id]")].map((e) => e.id),
+    // Tables wider than their box must scroll (overflow-x auto/scroll on the table or an
+    // ancestor inside the content), never be clipped at the page edge.
+    clipped: [...document.querySelectorAll(".content table")]
+      .filter((t) => {
+        if (t.scrollWidth <= t.clientWidth + 1 && t.getBoundingClientRect().right <= window.innerWidth) return false;
+        for (let e = t; e && e !== document.body; e = e.parentElement) {
+          const o = getComputedStyle(e).overflowX;
+          if (o === "auto" || o === "scroll") return false;
+        }
+        return true;
+      })
+      .map((t) => (t.querySelector("th")?.textContent ?? "").trim().slice(0, 40)),
   }));
+  for (const c of info.clipped) problems.push(`${rel}: table "${c}" is wider than the page without a scroll container`);
   for (const img of info.images) {
     if (!img.ok) problems.push(`${rel}: image did not load: ${img.src}`);
   }

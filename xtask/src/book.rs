@@ -180,6 +180,7 @@ pub fn generate(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
         out.push_str(GENERATED);
         out.push_str(head.trim_end());
         out.push_str("\n\n");
+        reproduce_section(ch.experiments, &inputs, &mut out);
         (ch.render)(&inputs, &mut out);
         for &e in ch.experiments {
             figures(root, e, &mut out)?;
@@ -251,6 +252,65 @@ pub fn generate(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
         pages.push((root.join("docs").join(page), out));
     }
     Ok(pages)
+}
+
+/// The chapter's "Reproduce it" section: the data sets each experiment needs (srl-data's
+/// registry, `used_by`) with the `srl data fetch` command, the `cargo xtask reproduce`
+/// command, and the published run's time and load (its `run time:` note).
+fn reproduce_section(experiments: &[&str], inp: &Inputs<'_>, out: &mut String) {
+    let _ = writeln!(out, "## Reproduce it\n");
+    let mut fetch: Vec<&str> = Vec::new();
+    let mut offline: Vec<&str> = Vec::new();
+    for d in srl_data::DATASETS {
+        if experiments
+            .iter()
+            .any(|e| d.used_by.split(", ").any(|u| u == *e))
+        {
+            if d.sources.is_empty() {
+                offline.push(d.name);
+            } else {
+                fetch.push(d.name);
+            }
+        }
+    }
+    out.push_str("```sh\n");
+    if !fetch.is_empty() {
+        let _ = writeln!(
+            out,
+            "srl data fetch {} --data-dir DATA   # the data it needs, verified",
+            fetch.join(" ")
+        );
+    }
+    for e in experiments {
+        let data = if fetch.is_empty() && offline.is_empty() {
+            ""
+        } else {
+            " --data-dir DATA"
+        };
+        let _ = writeln!(out, "cargo xtask reproduce {e}{data}");
+    }
+    out.push_str("```\n\n");
+    if fetch.is_empty() && offline.is_empty() {
+        out.push_str("No data needed: the experiment generates its inputs from the seed.\n\n");
+    }
+    if !offline.is_empty() {
+        let _ = writeln!(
+            out,
+            "Without a download address (their SOURCE.md names the origin): {}.\n",
+            offline.join(", ")
+        );
+    }
+    for e in experiments {
+        let note = inp.table(e).and_then(|t| {
+            t.notes
+                .iter()
+                .find_map(|n| n.strip_prefix(crate::RUN_TIME_NOTE))
+        });
+        if let Some(n) = note {
+            let _ = writeln!(out, "- `{e}`, the published run: {}.", n.trim());
+        }
+    }
+    out.push('\n');
 }
 
 /// Opens a block of a hand-written guide that `cargo xtask book` fills from the published
@@ -1680,6 +1740,7 @@ pub fn build(root: &Path) -> anyhow::Result<()> {
         std::fs::remove_dir_all(&api)?;
     }
     copy_dir(&doc, &api)?;
+    write_api_index(root, &api)?;
     let pages = count_pages(&out, &api)?;
     log(&format!(
         "book: {} chapter page(s) and the API docs in {}; open {}",
@@ -1688,6 +1749,61 @@ pub fn build(root: &Path) -> anyhow::Result<()> {
         out.join("index.html").display()
     ));
     Ok(())
+}
+
+/// Writes `api/index.html`: the API landing page listing every workspace crate whose
+/// rustdoc is there, with its Cargo description, and a link back to the book.
+fn write_api_index(root: &Path, api: &Path) -> anyhow::Result<()> {
+    let o = Command::new(cargo())
+        .current_dir(root)
+        .args(["metadata", "--format-version", "1", "--no-deps", "--locked"])
+        .output()
+        .context("running cargo metadata")?;
+    if !o.status.success() {
+        bail!("cargo metadata failed ({})", o.status);
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&o.stdout).context("cargo metadata")?;
+    let mut crates: Vec<(String, String)> = meta["packages"]
+        .as_array()
+        .map(|ps| {
+            ps.iter()
+                .filter_map(|p| {
+                    let dir = p["name"].as_str()?.replace('-', "_");
+                    let lib = p["targets"].as_array()?.iter().any(|t| {
+                        t["kind"]
+                            .as_array()
+                            .is_some_and(|k| k.iter().any(|k| k == "lib" || k == "cdylib"))
+                    });
+                    let has = api.join(&dir).join("index.html").is_file();
+                    (lib && has).then(|| (dir, p["description"].as_str().unwrap_or("").to_owned()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    crates.sort();
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut html = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>srl API reference</title>\
+         <style>body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.5}\
+         dt{font-family:monospace;font-size:1.1em;margin-top:.8em}</style></head><body>\n\
+         <h1>srl API reference</h1>\n<p>The rustdoc of every library crate of the workspace \
+         (generated by <code>cargo doc --workspace --no-deps</code>). Back to \
+         <a href=\"../index.html\">the srl book</a>.</p>\n<dl>\n",
+    );
+    for (dir, desc) in &crates {
+        let _ = writeln!(
+            html,
+            "<dt><a href=\"{dir}/index.html\">{dir}</a></dt><dd>{}</dd>",
+            esc(desc)
+        );
+    }
+    html.push_str("</dl>\n</body></html>\n");
+    std::fs::write(api.join("index.html"), html).context("writing api/index.html")
 }
 
 fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
@@ -2077,6 +2193,24 @@ mod tests {
     }
 
     #[test]
+    fn every_chapter_shows_its_reproduce_command() {
+        let pages = generate(&crate::repo_root()).expect("pages");
+        for ch in &CHAPTERS {
+            let (_, text) = pages
+                .iter()
+                .find(|(p, _)| p.ends_with(format!("{}.md", ch.slug)))
+                .expect("chapter page");
+            for e in ch.experiments {
+                assert!(
+                    text.contains(&format!("cargo xtask reproduce {e}")),
+                    "{}: no reproduce command for {e}",
+                    ch.slug
+                );
+            }
+        }
+    }
+
+    #[test]
     fn every_published_figure_has_a_caption() {
         let root = crate::repo_root().join("docs/results");
         let mut n = 0;
@@ -2092,6 +2226,46 @@ mod tests {
             }
         }
         assert!(n >= 20, "{n} figures");
+    }
+
+    /// The y coordinates of each data line (`stroke-width="2"` polylines) of an SVG.
+    fn series_ys(svg: &str) -> Vec<Vec<String>> {
+        svg.lines()
+            .filter(|l| l.starts_with("<polyline") && l.contains("stroke-width=\"2\""))
+            .filter_map(|l| {
+                let pts = l.split("points=\"").nth(1)?.split('"').next()?;
+                Some(
+                    pts.split_whitespace()
+                        .filter_map(|p| p.split(',').nth(1).map(str::to_owned))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn no_published_figure_is_flat() {
+        let root = crate::repo_root().join("docs/results");
+        for e in std::fs::read_dir(&root).expect("docs/results").flatten() {
+            for f in std::fs::read_dir(e.path()).expect("experiment").flatten() {
+                let p = f.path();
+                if p.extension().is_none_or(|x| x != "svg") {
+                    continue;
+                }
+                let svg = std::fs::read_to_string(&p).expect("svg");
+                let lines: Vec<Vec<String>> = series_ys(&svg)
+                    .into_iter()
+                    .filter(|ys| ys.len() > 2) // legend swatches are 2-point lines
+                    .collect();
+                if lines.is_empty() {
+                    continue; // a scatter plot: markers only
+                }
+                let flat = lines.iter().all(|ys| ys.iter().all(|y| y == &ys[0]));
+                assert!(!flat, "{}: every series is constant", p.display());
+            }
+        }
+        let flat = "<polyline fill=\"none\" stroke-width=\"2\" points=\"1,5 2,5 3,5 \"/>";
+        assert!(series_ys(flat)[0].iter().all(|y| y == "5"));
     }
 
     #[test]

@@ -209,8 +209,9 @@ fn main() -> anyhow::Result<()> {
                 std::fs::create_dir_all(&ctx.out_dir)
                     .with_context(|| format!("creating {}", ctx.out_dir.display()))?;
                 let t0 = Instant::now();
-                let report = (e.run)(&ctx).with_context(|| format!("experiment {}", e.name))?;
+                let mut report = (e.run)(&ctx).with_context(|| format!("experiment {}", e.name))?;
                 let secs = t0.elapsed().as_secs_f64();
+                report.table.notes.push(run_time_note(secs));
                 // xtask's own result folder: replaced on every run, atomically (an
                 // interrupt leaves the previous run's files, never half of a new one)
                 let json = report.table.to_json()?;
@@ -248,3 +249,18 @@ fn main() -> anyhow::Result<()> {
         }
     }
 }
+
+/// The note every results table ends with: this run's wall time, the machine's cores and
+/// its load average when the run ended (from /proc/loadavg where there is one), so a
+/// chapter can say how long `cargo xtask reproduce NAME` takes and under what load.
+fn run_time_note(secs: f64) -> String {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned());
+    format!("{RUN_TIME_NOTE} {secs:.1} s wall on {cores} cores, load average {load} at the end")
+}
+
+/// How [`run_time_note`] starts (the book finds the note by it).
+pub const RUN_TIME_NOTE: &str = "run time:";

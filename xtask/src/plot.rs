@@ -27,8 +27,9 @@ pub fn line_plot(
 ) -> anyhow::Result<String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (720, 480)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (720 + LEGEND_WIDTH, 480)).into_drawing_area();
         root.fill(&WHITE)?;
+        let (root, legend) = root.split_horizontally(720);
         let finite = |v: f64| v.is_finite();
         let xs = series
             .iter()
@@ -65,17 +66,14 @@ pub fn line_plot(
             .x_desc(x_label)
             .y_desc(y_label)
             .draw()?;
+        let mut entries = Vec::new();
         for (i, s) in series.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(
-                    s.points.iter().copied(),
-                    color.stroke_width(2),
-                ))?
-                .label(s.label.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                });
+            entries.push((s.label.clone(), color, true, 3));
+            chart.draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                color.stroke_width(2),
+            ))?;
             chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
             for (p, e) in s.points.iter().zip(&s.errors) {
                 chart.draw_series(std::iter::once(PathElement::new(
@@ -84,14 +82,40 @@ pub fn line_plot(
                 )))?;
             }
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()?;
+        side_legend(&legend, &entries)?;
         root.present()?;
     }
     Ok(svg)
+}
+
+/// Width in pixels of the legend column right of every plot.
+const LEGEND_WIDTH: u32 = 200;
+
+/// Draws the legend `entries` (label, colour, with a line, marker radius) in their own
+/// column right of the plot, so a legend never covers data.
+fn side_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, RGBAColor, bool, u32)],
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    for (i, (label, color, line, radius)) in entries.iter().enumerate() {
+        let y = 50 + 18 * i32::try_from(i).unwrap_or(i32::MAX / 32);
+        if *line {
+            area.draw(&PathElement::new(
+                vec![(6, y), (26, y)],
+                color.stroke_width(2),
+            ))?;
+        }
+        area.draw(&Circle::new((16, y), (*radius).max(3), color.filled()))?;
+        area.draw(&Text::new(
+            label.clone(),
+            (32, y - 6),
+            ("sans-serif", 12).into_font(),
+        ))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -148,8 +172,9 @@ pub fn scatter_plot(
 ) -> anyhow::Result<String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (720, 540)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (720 + LEGEND_WIDTH, 540)).into_drawing_area();
         root.fill(&WHITE)?;
+        let (root, legend) = root.split_horizontally(720);
         let pts = layers
             .iter()
             .flat_map(|l| l.points.iter())
@@ -180,6 +205,7 @@ pub fn scatter_plot(
             .x_desc(x_label)
             .y_desc(y_label)
             .draw()?;
+        let mut entries = Vec::new();
         for l in layers {
             let color = l.color.map_or(RGBAColor(170, 170, 170, 1.0), |i| {
                 Palette99::pick(i).to_rgba()
@@ -191,24 +217,17 @@ pub fn scatter_plot(
                     color.stroke_width(2),
                 ))?;
             }
-            let markers = chart.draw_series(
+            chart.draw_series(
                 l.points
                     .iter()
                     .filter(|_| r > 0)
                     .map(|&p| Circle::new(p, r, color.filled())),
             )?;
             if !l.label.is_empty() {
-                markers
-                    .label(l.label.clone())
-                    .legend(move |(x, y)| Circle::new((x + 9, y), r.max(3), color.filled()));
+                entries.push((l.label.clone(), color, l.line, r));
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()?;
+        side_legend(&legend, &entries)?;
         root.present()?;
     }
     Ok(svg)
