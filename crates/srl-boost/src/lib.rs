@@ -56,6 +56,7 @@ pub mod mln;
 pub mod model_file;
 pub mod reader;
 pub mod retarget;
+pub mod rules;
 pub mod settings;
 pub mod tree;
 

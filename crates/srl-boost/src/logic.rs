@@ -390,6 +390,32 @@ impl DatabaseBuilder {
         Some((rel.arity, std::mem::take(&mut rel.tuples)))
     }
 
+    /// The facts of predicate `name` so far: its arity and the constant-id tuples, flat,
+    /// `arity` ids per fact, in insertion order; `None` if the predicate is unknown.
+    pub fn facts_of(&self, name: &str) -> Option<(usize, &[u32])> {
+        let p = *self.pred_ids.get(name)?;
+        let rel = &self.preds[p.0 as usize];
+        Some((rel.arity, &rel.tuples))
+    }
+
+    /// The name of constant `id`.
+    ///
+    /// # Panics
+    /// If `id` was not returned by [`DatabaseBuilder::intern`] (or an earlier fact).
+    pub fn constant_name(&self, id: u32) -> &str {
+        self.consts.name(id)
+    }
+
+    /// The id of constant `name`, if interned.
+    pub fn constant_id(&self, name: &str) -> Option<u32> {
+        self.consts.get(name)
+    }
+
+    /// Number of distinct constants so far.
+    pub fn num_constants(&self) -> usize {
+        self.consts.len()
+    }
+
     /// Number of facts of `name` so far.
     pub fn n_facts_of(&self, name: &str) -> usize {
         self.pred_ids
@@ -639,6 +665,10 @@ pub struct Background {
     /// `import:`ed files): the inputs an output must never overwrite.
     #[serde(default)]
     pub files: Vec<std::path::PathBuf>,
+    /// Rules and `precompute:` blocks, evaluated into derived facts when a split is
+    /// loaded ([`crate::rules`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<crate::rules::Rule>,
 }
 
 impl Background {

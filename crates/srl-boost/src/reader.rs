@@ -1,7 +1,8 @@
 //! Reading BoostSRL files: `*_facts.txt`, `*_pos.txt`, `*_neg.txt` (one ground atom per
 //! line) and background files (`mode:` lines, bare srlearn-style modes, `setParam:`,
 //! `okIfUnknown:`, `bridger:`, `usePrologVariables:`, `range:`, `queryPred:`, `import:`,
-//! ground facts, and `precompute:`/rules, which are reported and skipped).
+//! ground facts, and rules and `precompute:` blocks, which [`crate::rules`] evaluates into
+//! derived facts when a split is loaded; a rule it cannot evaluate is reported).
 //!
 //! Tolerated, because the shipped files contain them: `//` and `%` line comments,
 //! `/* ... */` blocks, CRLF line ends, a UTF-8 BOM, spaces after commas, duplicate lines,
@@ -268,9 +269,9 @@ fn parse_background_into(
         i += 1;
         // Multi-line statements: `precompute:` alone, or a rule continued over lines.
         let mut stmt = l.clone();
-        if stmt == "precompute:" || stmt.ends_with(":-") || stmt.ends_with(',') {
+        if is_precompute_key(&stmt) || stmt.ends_with(":-") || stmt.ends_with(',') {
             while i < lines.len() && !stmt.ends_with('.') {
-                if stmt == "precompute:" && lines[i].1 == "precompute:" {
+                if is_precompute_key(&stmt) && is_precompute_key(&lines[i].1) {
                     break;
                 }
                 stmt.push(' ');
@@ -306,11 +307,8 @@ fn parse_background_into(
             "queryPred" => bk.query_preds.push(pred_slash(rest)),
             "usePrologVariables" => {
                 let v = rest.trim_end_matches('.').trim();
+                // Sets how the rules that follow name their variables.
                 bk.use_prolog_variables = Some(v.eq_ignore_ascii_case("true"));
-                note(
-                    bk,
-                    &format!("usePrologVariables: {v} (facts are ground; no effect)"),
-                );
             }
             "range" => {
                 let body = rest.trim_end_matches('.').trim();
@@ -334,14 +332,15 @@ fn parse_background_into(
                 let target = path.parent().unwrap_or(Path::new(".")).join(f);
                 read_background_into(&target, bk, depth + 1)?;
             }
-            "precompute" => note(bk, "precompute rule ignored (not supported)"),
+            k if k.starts_with("precompute")
+                && k["precompute".len()..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                add_rule(bk, rest, path, line)?;
+            }
             "importLibrary" => note(bk, &format!("importLibrary {rest} ignored")),
             "" => {
                 if stmt.contains(":-") {
-                    note(
-                        bk,
-                        "rule ignored (only ground facts and modes are supported)",
-                    );
+                    add_rule(bk, &stmt, path, line)?;
                     continue;
                 }
                 let (name, args) = split_atom(&stmt).map_err(|m| parse_err(path, line, m))?;
@@ -372,6 +371,35 @@ fn parse_background_into(
     Ok(())
 }
 
+/// `precompute:`, `precompute1:`, ... alone on a line.
+fn is_precompute_key(s: &str) -> bool {
+    s.strip_prefix("precompute")
+        .and_then(|r| r.strip_suffix(':'))
+        .is_some_and(|d| d.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Parses the rule `stmt` (at `path:line`) into `bk.rules`. An unsafe rule is an error;
+/// a construct srl does not evaluate (other built-ins, `;`, function terms) is reported in
+/// `bk.notes` and the rule left out.
+fn add_rule(bk: &mut Background, stmt: &str, path: &Path, line: usize) -> Result<(), BoostError> {
+    let prolog = bk.use_prolog_variables.unwrap_or(true);
+    match crate::rules::parse_rule(stmt, prolog, path.to_path_buf(), line) {
+        Ok(r) => {
+            bk.rules.push(r);
+            Ok(())
+        }
+        Err(m) if m.starts_with("unsafe rule") => Err(parse_err(path, line, m)),
+        Err(m) => {
+            bk.notes.push(format!(
+                "{}:{line}: rule not evaluated: {m}; a mode over its head predicate matches no \
+                 derived fact",
+                path.display()
+            ));
+            Ok(())
+        }
+    }
+}
+
 impl Background {
     /// Appends `other`'s modes (without duplicates), settings, declarations and notes.
     pub fn merge(&mut self, other: Background) {
@@ -388,6 +416,7 @@ impl Background {
         }
         self.facts.extend(other.facts);
         self.notes.extend(other.notes);
+        self.rules.extend(other.rules);
     }
 }
 
@@ -431,6 +460,9 @@ pub struct SplitSummary {
     pub other_positives_as_facts: usize,
     /// Atoms both in pos and neg (kept as positive).
     pub conflicting: usize,
+    /// Facts derived by the background's rules, per predicate.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub derived: BTreeMap<String, usize>,
 }
 
 /// A loaded split: indexed facts, the target's examples, and its summary.
@@ -554,6 +586,23 @@ pub fn build_split(
             }
         }
     }
+    // The background's rules, to a fixed point over every fact of the split.
+    let max_derived = match bk
+        .settings
+        .iter()
+        .rev()
+        .find(|(k, _)| k.eq_ignore_ascii_case("maxDerivedFacts"))
+    {
+        Some((_, v)) => v
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| BoostError::NoExamples {
+                reason: format!("setParam: maxDerivedFacts={v}: not a whole number"),
+            })?,
+        None => crate::rules::DEFAULT_MAX_DERIVED_FACTS,
+    };
+    let derived = crate::rules::evaluate(&bk.rules, &mut b, &[tname.as_str()], max_derived)?;
+    summary.derived = derived.counts();
     let mut examples = Examples::new(&tname, arity);
     for ids in &order {
         let label = seen.get(ids).copied().unwrap_or(false);

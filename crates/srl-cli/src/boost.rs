@@ -230,6 +230,14 @@ fn warn_notes(ui: Ui, who: &str, bk: &Background) {
 
 /// Prints what loading the examples dropped or merged.
 fn warn_split(ui: Ui, who: &str, s: &srl_boost::SplitSummary) {
+    if !s.derived.is_empty() {
+        let each: Vec<String> = s.derived.iter().map(|(p, n)| format!("{p} {n}")).collect();
+        ui.note(&format!(
+            "{who}: the background's rules derived {} fact(s): {}",
+            s.derived.values().sum::<usize>(),
+            each.join(", ")
+        ));
+    }
     if s.conflicting > 0 {
         ui.note(&format!(
             "{who}: warning: {} atom(s) of {} are in both the pos and the neg file; kept as positive (as BoostSRL does)",
@@ -340,6 +348,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
         "target": model.target(),
         "positives": split.summary.pos,
         "negatives": split.summary.neg,
+        "derived_facts": split.summary.derived,
         "trees": trees,
         "train_examples_used": n_train,
         "train_log_likelihood": ll,
