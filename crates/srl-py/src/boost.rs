@@ -830,6 +830,23 @@ macro_rules! boost_methods {
                 })
             }
 
+            /// Replaces this estimator's parameters and fitted model by those of the model
+            /// file text `text` (what `to_json()` returns): the way `srl.BoostedRDN` and
+            /// its siblings load a file into an instance of their own class, and unpickle.
+            ///
+            /// Raises srl.ParseError / ValueError as `from_json_string`.
+            fn _load_model_text(&mut self, text: &str) -> PyResult<()> {
+                let source = Path::new("<string>");
+                let file = model_file::parse(text, source, Self::KIND)?;
+                self.core = BoostCore::from_model_file(file, Self::MLN, source)?;
+                Ok(())
+            }
+
+            /// Whether `fit` or a model file has given this estimator a model.
+            fn __sklearn_is_fitted__(&self) -> bool {
+                self.core.fitted.is_some()
+            }
+
             /// The learned trees, one list of clause strings per tree
             /// (`advisedby(A,B) :- publication(C,A), publication(C,B). 0.86`).
             #[getter]
@@ -897,7 +914,7 @@ macro_rules! boost_methods {
 /// negPosRatio`, else 2), negatives redrawn for every tree, `random_state=1`. srlearn's
 /// defaults differ (`node_size=2`, `max_tree_depth=3`): pass those two to get srlearn's
 /// limits.
-#[pyclass(module = "srl", name = "BoostedRDN")]
+#[pyclass(module = "srl._srl", name = "BoostedRDN", subclass)]
 pub struct BoostedRdn {
     core: BoostCore,
 }
@@ -967,7 +984,7 @@ unweighted_boost_methods!(BoostedRdn, "BoostedRDN");
 /// the tree-based learner of BoostSRL's `-mln`; srlearn's `BoostedMLN`): each leaf is a
 /// weighted clause whose weight multiplies its number of true groundings. Same arguments
 /// and methods as `BoostedRDN`; model files have kind `mln-boost`.
-#[pyclass(module = "srl", name = "BoostedMLN")]
+#[pyclass(module = "srl._srl", name = "BoostedMLN", subclass)]
 pub struct BoostedMln {
     core: BoostCore,
 }
@@ -981,7 +998,7 @@ unweighted_boost_methods!(BoostedMln, "BoostedMLN");
 
 /// Soft-RFGB (Yang et al. 2014): RFGB whose gradients weigh false negatives by `alpha` and
 /// false positives by `beta` (Eq. 3); `alpha = beta = 0` is RFGB.
-#[pyclass(module = "srl", name = "SoftBoostedRDN")]
+#[pyclass(module = "srl._srl", name = "SoftBoostedRDN", subclass)]
 pub struct SoftBoostedRdn {
     core: BoostCore,
 }

@@ -52,6 +52,35 @@ impl From<Convergence> for PyConvergence {
 
 #[pymethods]
 impl PyConvergence {
+    /// A convergence record (what unpickling calls): `converged`, `iterations` (>= 0),
+    /// `max_residual`.
+    #[new]
+    fn new(converged: bool, iterations: usize, max_residual: f64) -> Self {
+        Self {
+            inner: Convergence {
+                converged,
+                iterations,
+                max_residual,
+            },
+        }
+    }
+
+    /// Pickle support: the class and its three fields.
+    fn __getnewargs__(&self) -> (bool, usize, f64) {
+        (
+            self.inner.converged,
+            self.inner.iterations,
+            self.inner.max_residual,
+        )
+    }
+
+    /// Equal fields, equal records.
+    fn __eq__(&self, other: &Self) -> bool {
+        self.inner.converged == other.inner.converged
+            && self.inner.iterations == other.inner.iterations
+            && self.inner.max_residual.to_bits() == other.inner.max_residual.to_bits()
+    }
+
     /// Whether the run met its tolerance within `max_iters` (exact inference: always
     /// True; Gibbs: the split-half diagnostic is below `split_tol`).
     #[getter]

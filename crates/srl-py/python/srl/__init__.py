@@ -22,17 +22,15 @@ used before ``fit``.
 from ._srl import (  # noqa: F401
     __version__,
     BayesianNetwork,
-    BoostedMLN,
-    BoostedRDN,
     Convergence,
     Database,
     Marginals,
     NotFittedError,
     PairwiseMRF,
     ParseError,
-    SoftBoostedRDN,
     Trimming,
 )
+from ._boost import BoostedMLN, BoostedRDN, SoftBoostedRDN  # noqa: F401
 from ._collective import (  # noqa: F401
     CollectiveGibbs,
     ContentOnly,

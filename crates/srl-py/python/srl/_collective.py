@@ -14,7 +14,7 @@ import warnings
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
-import scipy.sparse as sp
+import scipy.sparse as sp  # type: ignore[import-untyped]
 
 from . import _srl
 
@@ -138,7 +138,8 @@ class _CollectiveEstimator:
             edges = edges.reshape(0, 2)
         if edges.ndim != 2 or edges.shape[1] != 2:
             raise ValueError(f"edges: expected shape (m, 2), got {edges.shape}")
-        k = self.n_classes if getattr(self, "n_classes", None) else int(y.max(initial=-1)) + 1
+        n_classes = getattr(self, "n_classes", None)
+        k = n_classes if n_classes else int(y.max(initial=-1)) + 1
         if k < 1:
             raise ValueError("no labels: y has no entry >= 0 and n_classes is not given")
         hidden_y = np.where(observed, y, -1).astype(np.int64)

@@ -1,0 +1,304 @@
+"""The boosting estimators as scikit-learn estimators: parameters stored exactly as given,
+``get_params`` / ``set_params`` / ``clone``, ``score``, ``classes_``, scikit-learn tags,
+``pickle`` and ``copy.deepcopy`` through the model-file format the ``srl`` command writes.
+
+Every computation runs in Rust (``srl._srl``, srl-boost); these classes only keep the
+constructor arguments and convert.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from . import _srl
+
+_COMMON = ("neg_pos_ratio", "resample_negatives", "step", "preset", "max_tree_depth",
+           "node_size", "max_leaves", "min_leaf_examples", "use_setparam", "random_state")
+_WHOLE = ("n_estimators", "max_tree_depth", "node_size", "max_leaves", "min_leaf_examples",
+          "random_state")
+
+
+def _check_whole(params: Dict[str, Any]) -> None:
+    """Negative or non-integral whole-number parameters are a ValueError (Rust would raise
+    OverflowError or TypeError)."""
+    for k in _WHOLE:
+        v = params.get(k)
+        if v is None or isinstance(v, bool):
+            continue
+        if not isinstance(v, numbers.Integral) or v < 0:
+            raise ValueError(f"{k} = {v!r}: expected a whole number >= 0")
+
+
+def _rebuild(cls, params: Dict[str, Any], model_text: Optional[str]):
+    """Unpickles a boosting estimator: ``cls(**params)``, then the fitted model, if any,
+    from its model-file text."""
+    est = cls(**params)
+    if model_text is not None:
+        _srl_base(cls)._load_model_text(est, model_text)
+    return est
+
+
+def _srl_base(cls):
+    for b in cls.__mro__:
+        if b.__module__ == "srl._srl":
+            return b
+    raise TypeError(f"{cls.__name__} has no srl._srl base")
+
+
+class _Boosted:
+    """Shared scikit-learn machinery of the boosting estimators."""
+
+    _params: Tuple[str, ...] = ()
+
+    if TYPE_CHECKING:  # provided by the srl._srl base class
+        target_: str
+
+        def __sklearn_is_fitted__(self) -> bool: ...
+
+        def predict(self, database: Any, threshold: float = 0.5) -> np.ndarray: ...
+
+        def to_json(self, path: Any = None, *, overwrite: bool = False) -> Optional[str]: ...
+
+    def __new__(cls, *args, **kwargs):
+        names = cls._params
+        given = dict(zip(names, args))
+        given.update(kwargs)
+        _check_whole(given)
+        return super().__new__(cls, *args, **kwargs)  # type: ignore[call-arg]
+
+    def _store(self, params: Dict[str, Any]) -> None:
+        for k, v in params.items():
+            object.__setattr__(self, k, v)
+
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
+        """The constructor arguments, the very objects given (scikit-learn's
+        ``get_params``; ``deep`` has no effect: no parameter is an estimator)."""
+        return {k: getattr(self, k) for k in self._params}
+
+    def set_params(self, **params):
+        """Sets constructor arguments by name; returns ``self``. A fitted model is kept
+        until the next ``fit``.
+
+        Raises
+        ------
+        ValueError
+            An unknown name, a negative whole number, or a value of the wrong type.
+        """
+        for k in params:
+            if k not in self._params:
+                raise ValueError(f"invalid parameter {k!r}; valid parameters: "
+                                 + ", ".join(self._params))
+        _check_whole(params)
+        try:
+            _srl_base(type(self)).set_params(self, **params)
+        except TypeError as e:
+            raise ValueError(str(e)) from None
+        self._store(params)
+        return self
+
+    def fit(self, database, y=None):
+        """Learns ``n_estimators`` relational regression trees for ``target`` on
+        ``database`` (an :class:`srl.Database`; ``y`` is ignored: the labels are the
+        database's positive and negative examples). Releases the GIL. Returns ``self``.
+
+        Raises
+        ------
+        ValueError
+            No target, no positive or negative example, bad parameters, or a predicate
+            used with two arities.
+        """
+        base = _srl_base(type(self))
+        base.set_params(self, **self.get_params())
+        return base.fit(self, database)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """``array([False, True])``: a target atom is false or true (after ``fit``)."""
+        if not self.__sklearn_is_fitted__():
+            raise AttributeError("classes_: the estimator is not fitted")
+        return np.array([False, True])
+
+    def score(self, database, y=None) -> float:
+        """Accuracy of ``predict(database)`` (threshold 0.5) against the database's
+        labels of the target (scikit-learn's classifier ``score``); ``y``, if given, is
+        used instead of the database's labels.
+
+        Returns
+        -------
+        float in [0, 1].
+
+        Raises
+        ------
+        srl.NotFittedError before ``fit``; ValueError for a ``y`` of the wrong length.
+        """
+        pred = np.asarray(self.predict(database))
+        if y is None:
+            _, y = database.examples(self.target_)
+        y = np.asarray(y, dtype=bool).ravel()
+        if y.shape != pred.shape:
+            raise ValueError(f"y has {y.shape[0]} labels, the database {pred.shape[0]} examples")
+        return float((pred == y).mean())
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags (imported lazily: srl does not depend on scikit-learn): a
+        binary classifier over a relational database, not over an array."""
+        from sklearn.utils import (  # type: ignore[import-untyped]
+            ClassifierTags,
+            InputTags,
+            Tags,
+            TargetTags,
+        )
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=False),
+            transformer_tags=None,
+            regressor_tags=None,
+            classifier_tags=ClassifierTags(multi_class=False),
+            input_tags=InputTags(two_d_array=False),
+        )
+
+    def __reduce__(self):
+        model = self.to_json() if self.__sklearn_is_fitted__() else None
+        return (_rebuild, (type(self), self.get_params(), model))
+
+    def __deepcopy__(self, memo):
+        f, args = self.__reduce__()
+        return f(*args)
+
+    def __copy__(self):
+        return self.__deepcopy__({})
+
+    @classmethod
+    def from_json(cls, path):
+        """Reads a model file written by ``to_json`` or by ``srl boost learn`` into an
+        instance of this class (its parameters are the file's).
+
+        Raises
+        ------
+        OSError for an unreadable file; srl.ParseError (file and line) for text that is
+        not a model; ValueError for another format, version or kind.
+        """
+        base = _srl_base(cls)
+        loaded = base.from_json(os.fspath(path))
+        return cls._from_base(loaded)
+
+    @classmethod
+    def from_json_string(cls, text: str):
+        """``from_json`` on JSON text (errors name ``<string>``)."""
+        return cls._from_base(_srl_base(cls).from_json_string(text))
+
+    @classmethod
+    def _from_base(cls, loaded):
+        params = _srl_base(cls).get_params(loaded)
+        est = cls(**params)
+        _srl_base(cls)._load_model_text(est, loaded.to_json())
+        return est
+
+    def __repr__(self) -> str:
+        return _srl_base(type(self)).__repr__(self)
+
+
+class BoostedRDN(_Boosted, _srl.BoostedRDN):
+    """RFGB: a boosted relational dependency network for one target predicate
+    (Natarajan et al. 2012; srlearn's ``BoostedRDNClassifier``), learned by srl-boost.
+
+    Parameters
+    ----------
+    target : str, optional
+        The target predicate (required by ``fit``; matched exactly, else ignoring case).
+    n_estimators : int, default 10
+        Trees (BoostSRL ``-trees``).
+    neg_pos_ratio : float, optional
+        Negatives per positive; None: the background's ``setParam: negPosRatio``, else 2;
+        0 keeps every negative.
+    resample_negatives : bool, default True
+        Draw the negatives afresh for every tree (BoostSRL) or once.
+    step : float, default 1.0
+        Step length multiplying each tree.
+    preset : {"boostsrl", "two_literal"}, default "boostsrl"
+        Tree limits: BoostSRL's own (at most 12 leaves, depth 5, one literal per node) or
+        8 leaves, depth 3, two-literal node tests.
+    max_tree_depth, node_size, max_leaves, min_leaf_examples : int, optional
+        Override the preset (srlearn's ``max_tree_depth``, ``node_size``; srlearn's
+        defaults are ``node_size=2, max_tree_depth=3``).
+    use_setparam : bool, default True
+        Apply the background's ``setParam:`` lines before the explicit arguments.
+    random_state : int, default 1
+        Seed of the negative sampling (ChaCha8; same seed, same model; the model equals
+        ``srl boost learn``'s with the same settings bit for bit).
+
+    Attributes (after ``fit``)
+    --------------------------
+    estimators_ : list of list of str, the trees' clauses; target_ : str;
+    train_log_likelihood_ : ndarray (n_estimators + 1,); settings_ : str or None;
+    classes_ : ndarray [False, True].
+    """
+
+    _params = ("target", "n_estimators") + _COMMON
+
+    def __init__(self, target: Optional[str] = None, n_estimators: int = 10, *,
+                 neg_pos_ratio: Optional[float] = None, resample_negatives: bool = True,
+                 step: float = 1.0, preset: str = "boostsrl",
+                 max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
+                 max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
+                 use_setparam: bool = True, random_state: int = 1):
+        self._store(dict(
+            target=target, n_estimators=n_estimators, neg_pos_ratio=neg_pos_ratio,
+            resample_negatives=resample_negatives, step=step, preset=preset,
+            max_tree_depth=max_tree_depth, node_size=node_size, max_leaves=max_leaves,
+            min_leaf_examples=min_leaf_examples, use_setparam=use_setparam,
+            random_state=random_state))
+
+
+class BoostedMLN(_Boosted, _srl.BoostedMLN):
+    """MLN-Boost (Khot et al. 2011), tree-based: each tree path is a clause weighted per
+    true grounding (BoostSRL ``-mln``). Parameters and attributes as
+    :class:`BoostedRDN`."""
+
+    _params = ("target", "n_estimators") + _COMMON
+
+    def __init__(self, target: Optional[str] = None, n_estimators: int = 10, *,
+                 neg_pos_ratio: Optional[float] = None, resample_negatives: bool = True,
+                 step: float = 1.0, preset: str = "boostsrl",
+                 max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
+                 max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
+                 use_setparam: bool = True, random_state: int = 1):
+        self._store(dict(
+            target=target, n_estimators=n_estimators, neg_pos_ratio=neg_pos_ratio,
+            resample_negatives=resample_negatives, step=step, preset=preset,
+            max_tree_depth=max_tree_depth, node_size=node_size, max_leaves=max_leaves,
+            min_leaf_examples=min_leaf_examples, use_setparam=use_setparam,
+            random_state=random_state))
+
+
+class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):
+    """Soft-RFGB (Yang et al. 2014): false negatives cost ``alpha``, false positives
+    ``beta`` (Eq. 3); ``alpha = beta = 0`` is RFGB. Other parameters and attributes as
+    :class:`BoostedRDN`.
+
+    Parameters
+    ----------
+    alpha, beta : float, default 0
+        The soft-margin costs of Eq. 3 (finite).
+    """
+
+    _params = ("target", "n_estimators", "alpha", "beta") + _COMMON
+
+    def __init__(self, target: Optional[str] = None, n_estimators: int = 10,
+                 alpha: float = 0.0, beta: float = 0.0, *,
+                 neg_pos_ratio: Optional[float] = None, resample_negatives: bool = True,
+                 step: float = 1.0, preset: str = "boostsrl",
+                 max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
+                 max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
+                 use_setparam: bool = True, random_state: int = 1):
+        self._store(dict(
+            target=target, n_estimators=n_estimators, alpha=alpha, beta=beta,
+            neg_pos_ratio=neg_pos_ratio, resample_negatives=resample_negatives, step=step,
+            preset=preset, max_tree_depth=max_tree_depth, node_size=node_size,
+            max_leaves=max_leaves, min_leaf_examples=min_leaf_examples,
+            use_setparam=use_setparam, random_state=random_state))

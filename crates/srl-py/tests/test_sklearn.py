@@ -1,0 +1,92 @@
+"""The scikit-learn estimator contract (issue 34, first part): clone, pickle and
+deepcopy bit for bit, is_classifier / check_is_fitted, score and classes_, ValueError for
+negative whole numbers. Skips without scikit-learn (CI installs it)."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import srl
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.base import clone, is_classifier  # noqa: E402
+from sklearn.exceptions import NotFittedError as SkNotFitted  # noqa: E402
+from sklearn.utils.validation import check_is_fitted  # noqa: E402
+
+BOOSTED = [
+    (srl.BoostedRDN, {}),
+    (srl.SoftBoostedRDN, {"alpha": 1.0, "beta": -0.5}),
+    (srl.BoostedMLN, {}),
+]
+
+
+@pytest.mark.parametrize("cls,extra", BOOSTED)
+def test_boosting_estimators_clone_pickle_score(data, cls, extra):
+    train = srl.Database.from_folder(data / "boost" / "train")
+    test = srl.Database.from_folder(data / "boost" / "test", prefix="test")
+    m = cls(target="cancer", n_estimators=4, min_leaf_examples=1, random_state=7, **extra)
+    assert is_classifier(m)
+    with pytest.raises(SkNotFitted):
+        check_is_fitted(m)
+    c = clone(m)
+    assert type(c) is cls and c.get_params() == m.get_params() and c is not m
+    for k, v in m.get_params().items():
+        assert c.get_params()[k] is v or c.get_params()[k] == v, k
+    assert m.fit(train) is m
+    check_is_fitted(m)
+    assert list(m.classes_) == [False, True]
+    p = m.predict_proba(test)
+    # pickle and deepcopy go through the model file: predictions equal bit for bit
+    for back in (pickle.loads(pickle.dumps(m)), copy.deepcopy(m), copy.copy(m)):
+        assert type(back) is cls
+        assert back.get_params() == m.get_params()
+        assert np.array_equal(back.predict_proba(test), p)
+        assert back.to_json() == m.to_json()
+    # an unfitted estimator pickles to an unfitted one
+    u = pickle.loads(pickle.dumps(cls(target="cancer", n_estimators=2)))
+    with pytest.raises(SkNotFitted):
+        check_is_fitted(u)
+    # score: accuracy against the database's labels, or a given y
+    s = m.score(test)
+    _, y = test.examples("cancer")
+    assert 0.0 <= s <= 1.0
+    assert s == float((m.predict(test) == y).mean())
+    assert m.score(test, ~y) == pytest.approx(1.0 - s)
+    # a fitted clone is unfitted
+    with pytest.raises(SkNotFitted):
+        check_is_fitted(clone(m))
+
+
+def test_negative_whole_numbers_are_value_errors():
+    for kw in ({"n_estimators": -1}, {"max_tree_depth": -2}, {"random_state": -5},
+               {"n_estimators": 2.5}):
+        with pytest.raises(ValueError, match="whole number"):
+            srl.BoostedRDN(target="t", **kw)
+    m = srl.BoostedRDN(target="t")
+    with pytest.raises(ValueError, match="whole number"):
+        m.set_params(node_size=-1)
+    with pytest.raises(ValueError, match="invalid parameter"):
+        m.set_params(nope=1)
+    assert m.get_params()["node_size"] is None
+
+
+def test_collective_estimators_clone_and_pickle(data):
+    X, y, edges = srl.load_linqs(data, name="graph")
+    observed = np.random.default_rng(3).random(len(y)) < 0.5
+    for est in (srl.ICA(random_state=2), srl.MarkovNetwork(inference="mf"),
+                srl.ContentOnly(local="mnb")):
+        c = clone(est)
+        assert c.get_params() == est.get_params()
+        est.fit(X, y, edges, observed)
+        back = pickle.loads(pickle.dumps(est))
+        assert np.array_equal(back.predict_proba(), est.predict_proba())
+        assert back.convergence_ == est.convergence_
+        assert np.array_equal(copy.deepcopy(est).predict(), est.predict())
+
+
+def test_convergence_pickles():
+    c = srl.Convergence(True, 12, 1e-7)
+    assert pickle.loads(pickle.dumps(c)) == c
+    assert repr(c).startswith("srl.Convergence(converged=True, iterations=12")
