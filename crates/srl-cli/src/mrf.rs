@@ -281,41 +281,91 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The factor-graph settings of `a` (`--algorithm lbp|exact`, flooding schedule), checked
-/// before any file is read.
-fn general_settings(a: &MrfArgs) -> anyhow::Result<srl_infer::FactorBp> {
-    match a.algorithm {
-        Algorithm::Lbp | Algorithm::Exact => {}
-        other => anyhow::bail!(
-            "--algorithm {}: general factor graphs (factors of more than two variables, BAYES \
-             files, .bif/.net networks, --task pr) support --algorithm lbp|exact",
-            value_name(other)
-        ),
-    }
+/// The approximate method of the factor-graph path.
+enum GeneralMethod {
+    /// Loopy BP (any schedule).
+    Bp(srl_infer::FactorBp),
+    /// Naive mean field.
+    MeanField(srl_infer::factor_graph::FactorMeanField),
+    /// Gibbs sampling blocked over a colouring.
+    Gibbs(srl_infer::factor_graph::FactorGibbs),
+    /// Variable elimination.
+    Exact,
+}
+
+/// The factor-graph settings of `a`, checked before any file is read: `--algorithm
+/// lbp|mf|gibbs|exact` for MAR, `lbp|exact` for MAP, `exact` for PR.
+fn general_settings(a: &MrfArgs) -> anyhow::Result<GeneralMethod> {
+    use srl_infer::factor_graph::{FactorGibbs, FactorMeanField, FactorSchedule};
     if a.task == Task::Pr && a.algorithm != Algorithm::Exact {
         anyhow::bail!(
             "--task pr: the partition function is computed by --algorithm exact (variable \
              elimination) only"
         );
     }
-    let schedule = match a.schedule {
-        None | Some(ScheduleArg::Flooding) => srl_infer::factor_graph::FactorSchedule::Flooding,
-        Some(ScheduleArg::Sequential) => srl_infer::factor_graph::FactorSchedule::Sequential,
-        Some(s) => anyhow::bail!(
-            "--schedule {}: loopy BP on general factor graphs supports --schedule \
-             flooding|sequential",
-            value_name(s)
+    match (a.task, a.algorithm) {
+        (_, Algorithm::Lbp | Algorithm::Exact)
+        | (Task::Mar, Algorithm::MeanField | Algorithm::Gibbs) => {}
+        (_, other) => anyhow::bail!(
+            "--algorithm {}: general factor graphs (factors of more than two variables, BAYES \
+             files, .bif/.net networks, --task pr) support --algorithm lbp|mf|gibbs|exact for \
+             --task mar and lbp|exact for --task map",
+            value_name(other)
         ),
-    };
-    let d = srl_infer::FactorBp::default();
-    let bp = srl_infer::FactorBp {
-        max_iters: a.max_iterations.unwrap_or(d.max_iters),
-        tolerance: a.tolerance.unwrap_or(d.tolerance),
-        damping: a.damping,
-        schedule,
-    };
-    bp.validate().map_err(as_flag)?;
-    Ok(bp)
+    }
+    Ok(match a.algorithm {
+        Algorithm::Lbp => {
+            let schedule = match a.schedule {
+                None | Some(ScheduleArg::Flooding) => FactorSchedule::Flooding,
+                Some(ScheduleArg::Sequential) => FactorSchedule::Sequential,
+                Some(ScheduleArg::Residual) => FactorSchedule::Residual,
+                Some(s) => anyhow::bail!(
+                    "--schedule {}: loopy BP on general factor graphs supports --schedule \
+                     flooding|sequential|residual",
+                    value_name(s)
+                ),
+            };
+            let d = srl_infer::FactorBp::default();
+            let bp = srl_infer::FactorBp {
+                max_iters: a.max_iterations.unwrap_or(d.max_iters),
+                tolerance: a.tolerance.unwrap_or(d.tolerance),
+                damping: a.damping,
+                schedule,
+            };
+            bp.validate().map_err(as_flag)?;
+            GeneralMethod::Bp(bp)
+        }
+        Algorithm::MeanField => {
+            if let Some(s) = a.schedule
+                && s != ScheduleArg::Sequential
+            {
+                anyhow::bail!(
+                    "--schedule {}: mean field on general factor graphs runs --schedule \
+                     sequential",
+                    value_name(s)
+                );
+            }
+            let d = FactorMeanField::default();
+            let mf = FactorMeanField {
+                max_iters: a.max_iterations.unwrap_or(d.max_iters),
+                tolerance: a.tolerance.unwrap_or(d.tolerance),
+                damping: a.damping,
+            };
+            mf.validate().map_err(as_flag)?;
+            GeneralMethod::MeanField(mf)
+        }
+        Algorithm::Gibbs => {
+            let gibbs = FactorGibbs {
+                burn_in: a.burn_in,
+                samples: a.samples,
+                seed: a.seed,
+                ..FactorGibbs::default()
+            };
+            gibbs.validate().map_err(as_flag)?;
+            GeneralMethod::Gibbs(gibbs)
+        }
+        _ => GeneralMethod::Exact,
+    })
 }
 
 /// Loads a general model: a BIF/NET network through srl-bayes, else a UAI file of any
@@ -343,7 +393,7 @@ fn load_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<srl_infer::FactorGraph> {
 /// `srl mrf` on the factor-graph path.
 fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
     use srl_infer::factor_graph::{uai_map_string, uai_mar_string, uai_pr_string};
-    let bp = general_settings(a)?;
+    let method = general_settings(a)?;
     if let Some(out) = &a.out {
         let inputs: Vec<&std::path::Path> = std::iter::once(a.model.as_path())
             .chain(a.evidence.as_deref())
@@ -360,7 +410,6 @@ fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
         None => format!("the model {}", a.model.display()),
     };
     let ve = srl_infer::VariableElimination::default();
-    let exact = a.algorithm == Algorithm::Exact;
     let pb = ui.spinner("inference");
     let t0 = std::time::Instant::now();
     let mut summary = json!({
@@ -373,10 +422,11 @@ fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
     });
     let (text, conv, extra) = match a.task {
         Task::Mar => {
-            let m = if exact {
-                ve.marginals(&g)
-            } else {
-                bp.marginals(&g)
+            let m = match &method {
+                GeneralMethod::Exact => ve.marginals(&g),
+                GeneralMethod::Bp(bp) => bp.marginals(&g),
+                GeneralMethod::MeanField(mf) => mf.marginals(&g),
+                GeneralMethod::Gibbs(gibbs) => gibbs.marginals(&g),
             }
             .with_context(context)?;
             summary["marginals"] = json!(
@@ -387,7 +437,11 @@ fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
             (uai_mar_string(&m), m.convergence(), String::new())
         }
         Task::Map => {
-            let x = if exact { ve.map(&g) } else { bp.map(&g) }.with_context(context)?;
+            let x = match &method {
+                GeneralMethod::Bp(bp) => bp.map(&g),
+                _ => ve.map(&g),
+            }
+            .with_context(context)?;
             summary["states"] = json!(x.states);
             summary["log_score"] = json!(x.log_score);
             let extra = format!(", log score {:.6}", x.log_score);

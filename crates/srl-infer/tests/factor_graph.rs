@@ -184,7 +184,7 @@ proptest! {
             g = g.with_evidence(ev).expect("evidence");
         }
         let exact = VariableElimination::default().marginals(&g).expect("exact");
-        for schedule in [FactorSchedule::Flooding, FactorSchedule::Sequential] {
+        for schedule in [FactorSchedule::Flooding, FactorSchedule::Sequential, FactorSchedule::Residual] {
             let bp = FactorBp { schedule, ..FactorBp::default() }.marginals(&g).expect("bp");
             prop_assert!(bp.convergence().converged);
             for v in 0..g.num_vars() {
@@ -232,6 +232,28 @@ fn bp_is_deterministic_and_close_on_a_loopy_model() {
     for v in 0..g.num_vars() {
         assert!((a.node(v).iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
+    // residual BP reaches the same fixed point, with no more updates than flooding
+    let res = FactorBp {
+        schedule: FactorSchedule::Residual,
+        ..bp
+    }
+    .marginals(&g)
+    .expect("residual");
+    assert!(res.convergence().converged, "{:?}", res.convergence());
+    assert!(res.convergence().iterations <= a.convergence().iterations);
+    for v in 0..g.num_vars() {
+        for (x, y) in a.node(v).iter().zip(res.node(v)) {
+            assert!((x - y).abs() < 1e-6, "the same fixed point: {x} vs {y}");
+        }
+    }
+    // and max-product with the residual schedule decodes a possible state
+    let map = FactorBp {
+        schedule: FactorSchedule::Residual,
+        ..FactorBp::default()
+    }
+    .map(&g)
+    .expect("map");
+    assert!(map.log_score.is_finite());
 }
 
 #[test]
@@ -381,4 +403,36 @@ fn long_chains_are_linear_and_marginal_work_is_bounded() {
         matches!(e, InferError::TooLarge { .. }) && e.to_string().contains("loopy BP"),
         "{e}"
     );
+}
+
+/// Mean field on the factor-graph path equals the pairwise kernel's sequential mean field
+/// on a pairwise model read from one UAI file by both readers.
+#[test]
+fn factor_mean_field_equals_the_pairwise_kernel() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../srl-cli/tests/fixtures/grid.uai");
+    let pairwise = srl_infer::PairwiseMrf::read_uai(&path).expect("pairwise");
+    let (g, _, _) = FactorGraph::read_uai(&path).expect("factor graph");
+    let mf = srl_infer::MeanField {
+        max_iters: 10_000,
+        tol: 1e-12,
+        ..srl_infer::MeanField::default()
+    }
+    .run(&pairwise);
+    let fmf = srl_infer::factor_graph::FactorMeanField {
+        max_iters: 10_000,
+        tolerance: 1e-12,
+        ..Default::default()
+    }
+    .marginals(&g)
+    .expect("factor mean field");
+    assert!(mf.convergence().converged && fmf.convergence().converged);
+    for v in 0..g.num_vars() {
+        for (a, b) in mf.node(v).iter().zip(fmf.node(v)) {
+            assert!(
+                (a - b).abs() < 1e-9,
+                "var {v}: pairwise {a} vs factor graph {b}"
+            );
+        }
+    }
 }

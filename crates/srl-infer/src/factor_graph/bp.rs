@@ -43,6 +43,12 @@ pub enum FactorSchedule {
     /// Factor by factor in index order, each from the latest messages (one thread;
     /// usually fewer sweeps, e.g. a chain in one forward sweep plus one backward).
     Sequential,
+    /// Residual BP (Elidan, McGraw & Koller 2006): always update the factor whose new
+    /// messages differ most from its current ones (a priority queue of pending residuals,
+    /// ties to the lower factor index; one thread). An iteration is as many updates as
+    /// there are factors; converged when the largest pending residual is below the
+    /// tolerance.
+    Residual,
 }
 
 impl Default for FactorBp {
@@ -164,7 +170,13 @@ impl FactorBp {
             }
             conv.record(residual, self.tolerance);
         }
-        while !conv.converged && conv.iterations < self.max_iters {
+        if self.schedule == FactorSchedule::Residual && !conv.converged {
+            self.residual_updates(g, &lay, &mut fv, &mut vf, max, &mut conv);
+        }
+        while !conv.converged
+            && conv.iterations < self.max_iters
+            && self.schedule == FactorSchedule::Flooding
+        {
             variable_messages(g, &lay, &fv, &mut vf);
             // factor -> variable
             let fresh: Vec<(Vec<f64>, f64)> = (0..g.factors().len())
@@ -185,6 +197,113 @@ impl FactorBp {
         }
         variable_messages(g, &lay, &fv, &mut vf);
         Ok(State { lay, fv, vf, conv })
+    }
+
+    /// Residual BP: a max-heap of the factors' pending residuals (lazily invalidated by
+    /// version numbers). Committing a factor's messages changes the variable-to-factor
+    /// messages of its variables' other factors, whose pending messages are recomputed.
+    fn residual_updates(
+        &self,
+        g: &FactorGraph,
+        lay: &Layout,
+        fv: &mut [f64],
+        vf: &mut [f64],
+        max: bool,
+        conv: &mut Convergence,
+    ) {
+        use std::cmp::Ordering;
+        use std::collections::BinaryHeap;
+        #[derive(PartialEq)]
+        struct Item(f64, std::cmp::Reverse<usize>, u64);
+        impl Eq for Item {}
+        impl PartialOrd for Item {
+            fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+                Some(self.cmp(o))
+            }
+        }
+        impl Ord for Item {
+            fn cmp(&self, o: &Self) -> Ordering {
+                self.0.total_cmp(&o.0).then(self.1.cmp(&o.1))
+            }
+        }
+        let nf = g.factors().len();
+        variable_messages(g, lay, fv, vf);
+        // pending[f] = the damped new messages of f and their residual
+        let pending_of = |f: usize, fv: &[f64], vf: &[f64]| -> (Vec<f64>, f64) {
+            let msgs = factor_messages(g, f, lay, vf, max);
+            let mut out = fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].to_vec();
+            let r = self.damp_into(msgs, &mut out);
+            (out, r)
+        };
+        let mut pending: Vec<(Vec<f64>, f64)> = (0..nf).map(|f| pending_of(f, fv, vf)).collect();
+        let mut version = vec![0u64; nf];
+        let mut heap: BinaryHeap<Item> = pending
+            .iter()
+            .enumerate()
+            .map(|(f, (_, r))| Item(*r, std::cmp::Reverse(f), 0))
+            .collect();
+        // factors sharing a variable with f (excluding f), each once
+        let mut neighbours: Vec<usize> = Vec::new();
+        let mut mark = vec![usize::MAX; nf];
+        let mut factor_of_edge = vec![0usize; lay.evar.len()];
+        for f in 0..nf {
+            factor_of_edge[lay.fedge[f]..lay.fedge[f + 1]].fill(f);
+        }
+        let budget = self.max_iters.saturating_mul(nf.max(1));
+        let mut updates = 0usize;
+        while let Some(Item(r, std::cmp::Reverse(f), ver)) = heap.pop() {
+            if ver != version[f] {
+                continue;
+            }
+            if r < self.tolerance {
+                // every pending residual is below the tolerance
+                conv.iterations = updates.div_ceil(nf.max(1)).max(1);
+                conv.max_residual = r;
+                conv.converged = true;
+                return;
+            }
+            if updates >= budget {
+                heap.push(Item(r, std::cmp::Reverse(f), ver));
+                break;
+            }
+            updates += 1;
+            let (msgs, _) = std::mem::take(&mut pending[f]);
+            fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].copy_from_slice(&msgs);
+            // variable-to-factor messages of f's variables to their other factors
+            neighbours.clear();
+            for e in lay.fedge[f]..lay.fedge[f + 1] {
+                let v = lay.evar[e] as usize;
+                for &e2 in &lay.vedges[v] {
+                    let f2 = factor_of_edge[e2];
+                    if f2 != f {
+                        edge_message(g, lay, fv, vf, e2);
+                        if mark[f2] != f {
+                            mark[f2] = f;
+                            neighbours.push(f2);
+                        }
+                    }
+                }
+            }
+            for &f2 in &neighbours {
+                mark[f2] = usize::MAX;
+            }
+            // f itself: its own incoming messages did not change; it is now up to date
+            pending[f] = (msgs, 0.0);
+            version[f] += 1;
+            heap.push(Item(0.0, std::cmp::Reverse(f), version[f]));
+            for &f2 in &neighbours {
+                pending[f2] = pending_of(f2, fv, vf);
+                version[f2] += 1;
+                heap.push(Item(pending[f2].1, std::cmp::Reverse(f2), version[f2]));
+            }
+        }
+        conv.iterations = updates.div_ceil(nf.max(1));
+        conv.max_residual = heap
+            .iter()
+            .filter(|i| i.2 == version[i.1.0])
+            .map(|i| i.0)
+            .fold(0.0, f64::max);
+        conv.converged = conv.max_residual < self.tolerance;
     }
 
     /// Damps `fresh` against `old`, stores the result in `old` and returns the largest

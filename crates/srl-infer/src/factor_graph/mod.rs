@@ -10,9 +10,12 @@
 //!   Bayesian networks (BIF, Hugin NET) through srl-bayes's `to_factor_graph` conversion.
 //! - Exact inference by variable elimination with a greedy weighted min-fill order
 //!   ([`VariableElimination`]): marginals, MAP with traceback, `ln Z`.
-//! - Loopy belief propagation ([`FactorBp`]): sum- and max-product, flooding schedule
-//!   or sequential schedule, damping, log domain, same bits for any thread count; the
-//!   Bethe estimate of `ln Z` ([`FactorBp::bethe_log_partition`]).
+//! - Loopy belief propagation ([`FactorBp`]): sum- and max-product, flooding,
+//!   sequential or residual schedule, damping, log domain, same bits for any thread
+//!   count; the Bethe estimate of `ln Z` ([`FactorBp::bethe_log_partition`]).
+//! - Naive mean field ([`FactorMeanField`]) and Gibbs sampling blocked over a colouring
+//!   ([`FactorGibbs`]; per-variable random streams, the same samples for any thread
+//!   count).
 //! - Writers of the UAI `MAR`, `MAP` and `PR` outputs ([`uai_mar_string`],
 //!   [`uai_map_string`], [`uai_pr_string`]).
 //!
@@ -38,6 +41,7 @@
 //! # Ok::<(), srl_infer::InferError>(())
 //! ```
 
+mod approx;
 mod bp;
 mod exact;
 mod table;
@@ -47,6 +51,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
+pub use approx::{FactorGibbs, FactorMeanField};
 pub use bp::{FactorBp, FactorSchedule};
 pub use exact::VariableElimination;
 pub use uai::{
