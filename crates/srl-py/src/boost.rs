@@ -161,6 +161,27 @@ impl PyDatabase {
         .map_err(errors::boost)
     }
 
+    /// Pickle support: the whole database (atoms with their files and lines, the
+    /// background with modes, settings, rules, ...) as JSON text, rebuilt by
+    /// `srl._srl._database_from_state`; `copy.deepcopy` goes the same way.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let atoms = |v: &[Atom]| -> serde_json::Value {
+            v.iter()
+                .map(|a| serde_json::json!([a.pred, a.args, a.file.display().to_string(), a.line]))
+                .collect()
+        };
+        let state = serde_json::json!({
+            "pos": atoms(&self.data.pos),
+            "neg": atoms(&self.data.neg),
+            "facts": atoms(&self.data.facts),
+            "bk": self.data.bk,
+            "source": self.data.source,
+            "facts_path": self.data.facts_path,
+        });
+        let f = py.import("srl._srl")?.getattr("_database_from_state")?;
+        Ok((f, (state.to_string(),)))
+    }
+
     /// Positive examples, one `pred(a,b).` string each, in input order.
     #[getter]
     fn pos(&self) -> Vec<String> {
@@ -1062,3 +1083,39 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
         })
     }
 });
+
+/// Rebuilds a `Database` pickled by `Database.__reduce__` (JSON state text).
+///
+/// Raises ValueError for state text that is not such a state.
+#[pyfunction]
+pub fn _database_from_state(state: &str) -> PyResult<PyDatabase> {
+    let bad = |e: &dyn std::fmt::Display| value_error(format!("not a pickled srl.Database: {e}"));
+    let v: serde_json::Value = serde_json::from_str(state).map_err(|e| bad(&e))?;
+    let atoms = |key: &str| -> PyResult<Vec<Atom>> {
+        let list = v[key]
+            .as_array()
+            .ok_or_else(|| bad(&format!("no `{key}` list")))?;
+        list.iter()
+            .map(|a| {
+                let (pred, args, file, line): (String, Vec<String>, String, usize) =
+                    serde_json::from_value(a.clone()).map_err(|e| bad(&e))?;
+                Ok(Atom {
+                    pred,
+                    args,
+                    file: std::sync::Arc::from(Path::new(&file)),
+                    line,
+                })
+            })
+            .collect()
+    };
+    Ok(PyDatabase {
+        data: DbData {
+            pos: atoms("pos")?,
+            neg: atoms("neg")?,
+            facts: atoms("facts")?,
+            bk: serde_json::from_value(v["bk"].clone()).map_err(|e| bad(&e))?,
+            source: v["source"].as_str().unwrap_or("<pickle>").to_owned(),
+            facts_path: serde_json::from_value(v["facts_path"].clone()).map_err(|e| bad(&e))?,
+        },
+    })
+}

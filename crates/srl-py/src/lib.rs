@@ -34,6 +34,7 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ParseError", py.get_type::<errors::ParseError>())?;
     m.add("NotFittedError", py.get_type::<boost::NotFittedError>())?;
     m.add_class::<boost::PyDatabase>()?;
+    m.add_function(wrap_pyfunction!(boost::_database_from_state, m)?)?;
     m.add_class::<boost::BoostedRdn>()?;
     m.add_class::<boost::SoftBoostedRdn>()?;
     m.add_class::<boost::BoostedMln>()?;

@@ -90,3 +90,19 @@ def test_convergence_pickles():
     c = srl.Convergence(True, 12, 1e-7)
     assert pickle.loads(pickle.dumps(c)) == c
     assert repr(c).startswith("srl.Convergence(converged=True, iterations=12")
+
+
+def test_database_pickles_with_its_background(data):
+    db = srl.Database.from_folder(data / "boost" / "train")
+    back = pickle.loads(pickle.dumps(db))
+    assert back.pos == db.pos and back.neg == db.neg and back.facts == db.facts
+    assert back.modes == db.modes and back.settings == db.settings
+    m = srl.BoostedRDN(target="cancer", n_estimators=3, min_leaf_examples=1).fit(db)
+    m2 = srl.BoostedRDN(target="cancer", n_estimators=3, min_leaf_examples=1).fit(back)
+    assert m.to_json() == m2.to_json()
+    assert np.array_equal(m.predict_proba(copy.deepcopy(db)), m.predict_proba(db))
+    lists = srl.Database(pos=["p(a)."], neg=["p(b)."], facts=["q(a)."],
+                         modes=["p(+t).", "q(+t)."])
+    assert pickle.loads(pickle.dumps(lists)).facts == ["q(a)."]
+    with pytest.raises(ValueError, match="pickled srl.Database"):
+        srl._srl._database_from_state("{}")

@@ -265,3 +265,7 @@ def _run_collective(
     directed: bool,
     options: Dict[str, Any],
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], Convergence]: ...
+
+def _database_from_state(state: str) -> Database:
+    """Rebuilds a pickled :class:`Database` (``Database.__reduce__``'s JSON state).
+    Raises ValueError for other text."""
