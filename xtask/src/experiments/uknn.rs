@@ -191,6 +191,7 @@ fn sotu(
     let (fid, yr, pty) = (col("fileid")?, col("year")?, col("party")?);
     let parties = ["Democratic", "Republican"];
     let mut docs: Vec<(u32, u32, HashMap<String, f64>)> = Vec::new(); // (party, decade, counts)
+    let mut years: Vec<u32> = Vec::new();
     for line in lines {
         let f = csv_fields(line);
         let Some(party) = parties
@@ -213,6 +214,7 @@ fn sotu(
             *counts.entry(tok.to_ascii_lowercase()).or_default() += 1.0;
         }
         docs.push((party as u32, year / 10 * 10, counts));
+        years.push(year);
     }
     let n = docs.len();
     // vocabulary: document frequency in [5, n/2], the 2000 most frequent (ties by word)
@@ -308,6 +310,37 @@ fn sotu(
         pb.inc(1);
     }
     pb.finish_and_clear();
+    // Context-only baselines (leave-one-out, no words): the party of the nearest-year
+    // other speech (ties: the earlier speech, then file order), and the majority party of
+    // the other speeches of the same decade (a tie or an empty decade counts as an error).
+    let (mut nearest_hits, mut majority_hits) = (0usize, 0usize);
+    for t in 0..n {
+        let nearest = (0..n)
+            .filter(|&i| i != t)
+            .min_by_key(|&i| (years[i].abs_diff(years[t]), years[i], i));
+        if let Some(i) = nearest {
+            nearest_hits += usize::from(labels[i] == labels[t]);
+        }
+        let mut votes = [0usize; 2];
+        for i in (0..n).filter(|&i| i != t && decade_idx[i] == decade_idx[t]) {
+            votes[labels[i] as usize] += 1;
+        }
+        // a tie (or an empty decade) is no prediction: counted as an error
+        if votes[0] != votes[1] {
+            let majority = u32::from(votes[1] > votes[0]);
+            majority_hits += usize::from(majority == labels[t]);
+        }
+    }
+    for (method, hits) in [
+        ("nearest-year", nearest_hits),
+        ("decade-majority", majority_hits),
+    ] {
+        table.push(
+            ResultRow::new("sotu", method, "accuracy", hits as f64 / n as f64)
+                .with("k", 0u64)
+                .with("weighting", "baseline"),
+        );
+    }
     for ((k, name), c) in correct {
         let (method, weighting) = match name.split_once('-') {
             Some((m, w)) => (m, w),
@@ -324,7 +357,10 @@ fn sotu(
          leave-one-out (train on all other speeches); K-NN on cosine of log-tf-idf over {v} words (document \
          frequency in [5, n/2], the 2000 most frequent); context model = multinomial naive Bayes (Laplace) over the \
          same word counts plus the party, refitted without the test speech; weight = P(decade_t | x, y) / P(decade_t) \
-         with P(decade_t) the model's smoothed prior",
+         with P(decade_t) the model's smoothed prior. Context-only baselines (rows weighting = baseline, no \
+         words): nearest-year = the party of the other speech closest in year (ties: the earlier one); \
+         decade-majority = the majority party of the other speeches of the same decade (a tie counts as an \
+         error)",
         decades.len()
     ));
     Ok(())
