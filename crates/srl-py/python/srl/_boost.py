@@ -247,12 +247,7 @@ class BoostedRDN(_Boosted, _srl.BoostedRDN):
                  max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
                  max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
                  use_setparam: bool = True, random_state: int = 1):
-        self._store(dict(
-            target=target, n_estimators=n_estimators, neg_pos_ratio=neg_pos_ratio,
-            resample_negatives=resample_negatives, step=step, preset=preset,
-            max_tree_depth=max_tree_depth, node_size=node_size, max_leaves=max_leaves,
-            min_leaf_examples=min_leaf_examples, use_setparam=use_setparam,
-            random_state=random_state))
+        self._store({k: v for k, v in locals().items() if k != "self"})
 
 
 class BoostedMLN(_Boosted, _srl.BoostedMLN):
@@ -268,12 +263,7 @@ class BoostedMLN(_Boosted, _srl.BoostedMLN):
                  max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
                  max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
                  use_setparam: bool = True, random_state: int = 1):
-        self._store(dict(
-            target=target, n_estimators=n_estimators, neg_pos_ratio=neg_pos_ratio,
-            resample_negatives=resample_negatives, step=step, preset=preset,
-            max_tree_depth=max_tree_depth, node_size=node_size, max_leaves=max_leaves,
-            min_leaf_examples=min_leaf_examples, use_setparam=use_setparam,
-            random_state=random_state))
+        self._store({k: v for k, v in locals().items() if k != "self"})
 
 
 class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):
@@ -296,9 +286,4 @@ class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):
                  max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
                  max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
                  use_setparam: bool = True, random_state: int = 1):
-        self._store(dict(
-            target=target, n_estimators=n_estimators, alpha=alpha, beta=beta,
-            neg_pos_ratio=neg_pos_ratio, resample_negatives=resample_negatives, step=step,
-            preset=preset, max_tree_depth=max_tree_depth, node_size=node_size,
-            max_leaves=max_leaves, min_leaf_examples=min_leaf_examples,
-            use_setparam=use_setparam, random_state=random_state))
+        self._store({k: v for k, v in locals().items() if k != "self"})
