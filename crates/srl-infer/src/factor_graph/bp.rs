@@ -155,6 +155,7 @@ impl FactorBp {
         let mut fv = alloc()?;
         let mut vf = alloc()?;
         let mut conv = Convergence::start(g.factors().is_empty());
+        let mut sc = Scratch::default();
         while !conv.converged
             && conv.iterations < self.max_iters
             && self.schedule == FactorSchedule::Sequential
@@ -164,35 +165,47 @@ impl FactorBp {
                 for e in lay.fedge[f]..lay.fedge[f + 1] {
                     edge_message(g, &lay, &fv, &mut vf, e);
                 }
-                let msgs = factor_messages(g, f, &lay, &vf, max);
+                factor_messages(g, f, &lay, &vf, max, &mut sc);
                 let old = &mut fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]];
-                residual = residual.max(self.damp_into(msgs, old));
+                residual = residual.max(self.damp_into(&sc.msg, old));
             }
             conv.record(residual, self.tolerance);
         }
         if self.schedule == FactorSchedule::Residual && !conv.converged {
             self.residual_updates(g, &lay, &mut fv, &mut vf, max, &mut conv);
         }
+        // Flooding: the new factor-to-variable messages go to a second array (each
+        // factor writes its own slice, in parallel, from the old messages only), then the
+        // arrays swap: no allocation per message, the same bits for any thread count.
+        let mut next = if self.schedule == FactorSchedule::Flooding && !conv.converged {
+            alloc()?
+        } else {
+            Vec::new()
+        };
+        let nf = g.factors().len();
+        let mut sums = BeliefSums::new(g);
         while !conv.converged
             && conv.iterations < self.max_iters
             && self.schedule == FactorSchedule::Flooding
         {
-            variable_messages(g, &lay, &fv, &mut vf);
-            // factor -> variable
-            let fresh: Vec<(Vec<f64>, f64)> = (0..g.factors().len())
-                .into_par_iter()
-                .map(|f| {
-                    let msgs = factor_messages(g, f, &lay, &vf, max);
-                    let mut out = fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].to_vec();
-                    let res = self.damp_into(msgs, &mut out);
-                    (out, res)
-                })
-                .collect();
-            let mut residual = 0.0f64;
-            for (f, (msgs, r)) in fresh.into_iter().enumerate() {
-                fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].copy_from_slice(&msgs);
-                residual = residual.max(r);
+            sums.fill(&lay, &fv);
+            let mut parts: Vec<(usize, &mut [f64])> = Vec::with_capacity(nf);
+            let mut rest: &mut [f64] = &mut next;
+            for f in 0..nf {
+                let len = lay.moff[lay.fedge[f + 1]] - lay.moff[lay.fedge[f]];
+                let (head, tail) = rest.split_at_mut(len);
+                parts.push((f, head));
+                rest = tail;
             }
+            let residual = parts
+                .into_par_iter()
+                .map_init(Scratch::default, |sc, (f, out)| {
+                    factor_messages_from_sums(g, f, &lay, &sums, &fv, max, out, sc);
+                    let old = &fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]];
+                    self.damp_fresh(out, old)
+                })
+                .reduce(|| 0.0f64, f64::max);
+            std::mem::swap(&mut fv, &mut next);
             conv.record(residual, self.tolerance);
         }
         variable_messages(g, &lay, &fv, &mut vf);
@@ -229,10 +242,11 @@ impl FactorBp {
         let nf = g.factors().len();
         variable_messages(g, lay, fv, vf);
         // pending[f] = the damped new messages of f and their residual
-        let pending_of = |f: usize, fv: &[f64], vf: &[f64]| -> (Vec<f64>, f64) {
-            let msgs = factor_messages(g, f, lay, vf, max);
+        let mut sc = Scratch::default();
+        let mut pending_of = |f: usize, fv: &[f64], vf: &[f64]| -> (Vec<f64>, f64) {
+            factor_messages(g, f, lay, vf, max, &mut sc);
             let mut out = fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].to_vec();
-            let r = self.damp_into(msgs, &mut out);
+            let r = self.damp_into(&sc.msg, &mut out);
             (out, r)
         };
         let mut pending: Vec<(Vec<f64>, f64)> = (0..nf).map(|f| pending_of(f, fv, vf)).collect();
@@ -306,11 +320,28 @@ impl FactorBp {
         conv.converged = conv.max_residual < self.tolerance;
     }
 
+    /// Damps the fresh messages in `fresh` against `old` in place (`fresh` becomes the
+    /// damped messages) and returns the largest change (`-∞` to `-∞` is none).
+    fn damp_fresh(&self, fresh: &mut [f64], old: &[f64]) -> f64 {
+        let mut res = 0.0f64;
+        for (n, &o) in fresh.iter_mut().zip(old) {
+            if self.damping > 0.0 {
+                *n = (1.0 - self.damping) * *n + self.damping * o;
+            }
+            let d = if *n == o { 0.0 } else { (*n - o).abs() };
+            if d > res || d.is_nan() {
+                res = if d.is_nan() { f64::INFINITY } else { d };
+            }
+        }
+        res
+    }
+
     /// Damps `fresh` against `old`, stores the result in `old` and returns the largest
     /// change (`-∞` to `-∞` is none).
-    fn damp_into(&self, fresh: Vec<f64>, old: &mut [f64]) -> f64 {
+    fn damp_into(&self, fresh: &[f64], old: &mut [f64]) -> f64 {
         let mut res = 0.0f64;
-        for (mut n, o) in fresh.into_iter().zip(old.iter_mut()) {
+        for (&n, o) in fresh.iter().zip(old.iter_mut()) {
+            let mut n = n;
             if self.damping > 0.0 {
                 n = (1.0 - self.damping) * n + self.damping * *o;
             }
@@ -523,60 +554,211 @@ fn variable_beliefs(g: &FactorGraph, st: &State, max: bool) -> Result<Vec<Vec<f6
     Ok(beliefs)
 }
 
-/// The new (normalised, undamped) messages from factor `f` to each of its variables.
-fn factor_messages(g: &FactorGraph, f: usize, lay: &Layout, vf: &[f64], max: bool) -> Vec<f64> {
+/// Per-thread scratch space of [`factor_messages_into`]: no allocation per message.
+#[derive(Default)]
+struct Scratch {
+    /// Sum-product accumulators, one per message entry of the factor.
+    acc: Vec<f64>,
+    /// The table position's state of each scope variable.
+    ctr: Vec<usize>,
+    /// Cardinality of each scope variable.
+    cards: Vec<usize>,
+    /// Offset of each scope variable's incoming message in `vf`.
+    inc: Vec<usize>,
+    /// Offset of each scope variable's outgoing message within `out`.
+    outoff: Vec<usize>,
+    /// The fresh messages of one factor (sequential and residual schedules).
+    msg: Vec<f64>,
+    /// The incoming variable-to-factor messages of one factor, computed from the
+    /// variables' belief sums (flooding).
+    inbuf: Vec<f64>,
+}
+
+/// Each variable's sum of incoming factor-to-variable log-messages, kept as the sum of
+/// the finite entries and the number of `-∞` ones, so that a variable-to-factor message
+/// is the sum minus the receiver's own message without `∞ − ∞` (flooding: replaces the
+/// per-edge gather over each variable's other factors).
+struct BeliefSums {
+    /// First state of each variable (`n + 1` entries).
+    voff: Vec<usize>,
+    /// Per state: the sum of the finite incoming entries and the number of `-∞` ones
+    /// (side by side: one cache line per lookup).
+    sum: Vec<(f64, u32)>,
+}
+
+impl BeliefSums {
+    fn new(g: &FactorGraph) -> Self {
+        let mut voff = Vec::with_capacity(g.num_vars() + 1);
+        voff.push(0);
+        for &kv in g.num_states() {
+            let last = voff[voff.len() - 1];
+            voff.push(last + kv);
+        }
+        let total = voff[voff.len() - 1];
+        Self {
+            voff,
+            sum: vec![(0.0, 0); total],
+        }
+    }
+
+    /// Recomputes the sums from the factor-to-variable messages `fv` (edge order, one
+    /// thread: the same bits for any thread count).
+    fn fill(&mut self, lay: &Layout, fv: &[f64]) {
+        self.sum.fill((0.0, 0));
+        for (e, &v) in lay.evar.iter().enumerate() {
+            let b = self.voff[v as usize];
+            for (s, &m) in fv[lay.moff[e]..lay.moff[e + 1]].iter().enumerate() {
+                let slot = &mut self.sum[b + s];
+                if m == f64::NEG_INFINITY {
+                    slot.1 += 1;
+                } else {
+                    slot.0 += m;
+                }
+            }
+        }
+    }
+}
+
+/// The new (normalised, undamped) messages from factor `f` to each of its variables,
+/// written into `out` (the factor's slice of the message array, edge after edge).
+fn factor_messages_into(
+    g: &FactorGraph,
+    f: usize,
+    lay: &Layout,
+    vf: &[f64],
+    max: bool,
+    out: &mut [f64],
+    sc: &mut Scratch,
+) {
     let k = g.num_states();
-    let table = g.factor_table(f);
     let e0 = lay.fedge[f];
     let a = lay.fedge[f + 1] - e0;
     let base = lay.moff[e0];
-    let len = lay.moff[lay.fedge[f + 1]] - base;
-    let cards: Vec<usize> = (0..a).map(|j| k[lay.evar[e0 + j] as usize]).collect();
-    let inc: Vec<&[f64]> = (0..a)
-        .map(|j| &vf[lay.moff[e0 + j]..lay.moff[e0 + j + 1]])
-        .collect();
-    let mut out = vec![f64::NEG_INFINITY; len];
-    let mut acc = vec![0.0f64; len];
+    sc.cards.clear();
+    sc.inc.clear();
+    sc.outoff.clear();
+    for j in 0..a {
+        sc.cards.push(k[lay.evar[e0 + j] as usize]);
+        sc.inc.push(lay.moff[e0 + j]);
+        sc.outoff.push(lay.moff[e0 + j] - base);
+    }
+    factor_kernel(g.factor_table(f), a, vf, max, out, sc);
+}
+
+/// [`factor_messages_into`] with the incoming messages computed from the belief sums
+/// `b` and the factor's current outgoing messages `fv` (flooding).
+#[allow(clippy::too_many_arguments)]
+fn factor_messages_from_sums(
+    g: &FactorGraph,
+    f: usize,
+    lay: &Layout,
+    b: &BeliefSums,
+    fv: &[f64],
+    max: bool,
+    out: &mut [f64],
+    sc: &mut Scratch,
+) {
+    let k = g.num_states();
+    let e0 = lay.fedge[f];
+    let a = lay.fedge[f + 1] - e0;
+    let base = lay.moff[e0];
+    sc.cards.clear();
+    sc.inc.clear();
+    sc.outoff.clear();
+    let mut inbuf = std::mem::take(&mut sc.inbuf);
+    inbuf.clear();
+    for j in 0..a {
+        let e = e0 + j;
+        let v = lay.evar[e] as usize;
+        let kv = k[v];
+        sc.cards.push(kv);
+        sc.inc.push(inbuf.len());
+        sc.outoff.push(lay.moff[e] - base);
+        let bo = b.voff[v];
+        let start = inbuf.len();
+        for (s, &own) in fv[lay.moff[e]..lay.moff[e + 1]].iter().enumerate() {
+            let own_inf = u32::from(own == f64::NEG_INFINITY);
+            let (fin, ninf) = b.sum[bo + s];
+            let m = if ninf > own_inf {
+                f64::NEG_INFINITY
+            } else if own_inf == 1 {
+                fin
+            } else {
+                fin - own
+            } + prior(g, v, s);
+            inbuf.push(m);
+        }
+        let _ = start;
+    }
+    factor_kernel(g.factor_table(f), a, &inbuf, max, out, sc);
+    sc.inbuf = inbuf;
+}
+
+/// The messages of a factor with table `table` and arity `a` from the incoming messages
+/// in `vf` at `sc.inc` (cardinalities `sc.cards`, output offsets `sc.outoff`).
+fn factor_kernel(
+    table: &[f64],
+    a: usize,
+    vf: &[f64],
+    max: bool,
+    out: &mut [f64],
+    sc: &mut Scratch,
+) {
+    out.fill(f64::NEG_INFINITY);
+    sc.acc.clear();
+    sc.acc.resize(out.len(), 0.0);
+    let finite = (0..a).all(|i| {
+        vf[sc.inc[i]..sc.inc[i] + sc.cards[i]]
+            .iter()
+            .all(|x| x.is_finite())
+    });
+    if finite && fast_factor_messages(table, a, vf, max, out, sc) {
+        return;
+    }
+    out.fill(f64::NEG_INFINITY);
+    sc.acc.clear();
+    sc.acc.resize(out.len(), 0.0);
     // two passes: maxima, then (sum-product) the sums of exp(x - max)
     for pass in 0..if max { 1 } else { 2 } {
-        let mut ctr = vec![0usize; a];
+        sc.ctr.clear();
+        sc.ctr.resize(a, 0);
         for &t in table {
             for j in 0..a {
                 let mut s = t;
-                for (i, m) in inc.iter().enumerate() {
+                for i in 0..a {
                     if i != j {
-                        s += m[ctr[i]];
+                        s += vf[sc.inc[i] + sc.ctr[i]];
                     }
                 }
-                let slot = lay.moff[e0 + j] - base + ctr[j];
+                let slot = sc.outoff[j] + sc.ctr[j];
                 if pass == 0 {
                     if s > out[slot] {
                         out[slot] = s;
                     }
                 } else if out[slot] > f64::NEG_INFINITY {
-                    acc[slot] += (s - out[slot]).exp();
+                    sc.acc[slot] += (s - out[slot]).exp();
                 }
             }
             let mut j = a;
             while j > 0 {
                 j -= 1;
-                ctr[j] += 1;
-                if ctr[j] < cards[j] {
+                sc.ctr[j] += 1;
+                if sc.ctr[j] < sc.cards[j] {
                     break;
                 }
-                ctr[j] = 0;
+                sc.ctr[j] = 0;
             }
         }
     }
     if !max {
-        for (o, s) in out.iter_mut().zip(&acc) {
+        for (o, s) in out.iter_mut().zip(&sc.acc) {
             if *o > f64::NEG_INFINITY {
                 *o += s.ln();
             }
         }
     }
     for j in 0..a {
-        let r = lay.moff[e0 + j] - base..lay.moff[e0 + j + 1] - base;
+        let r = sc.outoff[j]..sc.outoff[j] + sc.cards[j];
         let m = out[r.clone()]
             .iter()
             .copied()
@@ -587,5 +769,213 @@ fn factor_messages(g: &FactorGraph, f: usize, lay: &Layout, vf: &[f64], max: boo
             }
         }
     }
-    out
+}
+
+/// The factor's messages when every incoming message is finite: each table entry's full
+/// sum `s_e = θ_e + Σ_i m_i(x_i)` once, then the message to `j` at state `x` is
+/// `ln Σ_{e: x_j = x} exp(s_e) − m_j(x)` (max-product: the maximum), so a factor of `E`
+/// entries costs `E` exponentials instead of `E·a`. Returns false (nothing usable in
+/// `out`) when a group's maximum lies more than 600 nats below the factor's, where one
+/// shared shift could underflow; the caller then takes the per-message path.
+fn fast_factor_messages(
+    table: &[f64],
+    a: usize,
+    vf: &[f64],
+    max: bool,
+    out: &mut [f64],
+    sc: &mut Scratch,
+) -> bool {
+    if a == 3 {
+        return fast_arity3(table, vf, max, out, sc);
+    }
+    let mut smax = f64::NEG_INFINITY;
+    // pass 1: per-slot maxima (the max-product messages before the own-message removal)
+    sc.ctr.clear();
+    sc.ctr.resize(a, 0);
+    for &t in table {
+        let mut s = t;
+        for i in 0..a {
+            s += vf[sc.inc[i] + sc.ctr[i]];
+        }
+        smax = smax.max(s);
+        for j in 0..a {
+            let slot = sc.outoff[j] + sc.ctr[j];
+            if s > out[slot] {
+                out[slot] = s;
+            }
+        }
+        let mut j = a;
+        while j > 0 {
+            j -= 1;
+            sc.ctr[j] += 1;
+            if sc.ctr[j] < sc.cards[j] {
+                break;
+            }
+            sc.ctr[j] = 0;
+        }
+    }
+    if !max {
+        if out
+            .iter()
+            .any(|&m| m > f64::NEG_INFINITY && m < smax - 600.0)
+        {
+            return false;
+        }
+        // pass 2: one exponential per entry, shared by the entry's slots
+        sc.ctr.fill(0);
+        for &t in table {
+            let mut s = t;
+            for i in 0..a {
+                s += vf[sc.inc[i] + sc.ctr[i]];
+            }
+            if s > f64::NEG_INFINITY {
+                let w = (s - smax).exp();
+                for j in 0..a {
+                    sc.acc[sc.outoff[j] + sc.ctr[j]] += w;
+                }
+            }
+            let mut j = a;
+            while j > 0 {
+                j -= 1;
+                sc.ctr[j] += 1;
+                if sc.ctr[j] < sc.cards[j] {
+                    break;
+                }
+                sc.ctr[j] = 0;
+            }
+        }
+        for (o, &w) in out.iter_mut().zip(&sc.acc) {
+            *o = if w > 0.0 {
+                w.ln() + smax
+            } else {
+                f64::NEG_INFINITY
+            };
+        }
+    }
+    // remove each receiver's own incoming message, then normalise to a maximum of 0
+    for j in 0..a {
+        let r = sc.outoff[j]..sc.outoff[j] + sc.cards[j];
+        let own = &vf[sc.inc[j]..sc.inc[j] + sc.cards[j]];
+        let mut m = f64::NEG_INFINITY;
+        for (o, &mj) in out[r.clone()].iter_mut().zip(own) {
+            if *o > f64::NEG_INFINITY {
+                *o -= mj;
+            }
+            m = m.max(*o);
+        }
+        if m > f64::NEG_INFINITY {
+            for o in &mut out[r] {
+                *o -= m;
+            }
+        }
+    }
+    true
+}
+
+/// [`fast_factor_messages`] for a factor of three variables: nested loops over the
+/// states (no odometer), the entries' full sums kept for the second pass.
+fn fast_arity3(table: &[f64], vf: &[f64], max: bool, out: &mut [f64], sc: &mut Scratch) -> bool {
+    let (c0, c1, c2) = (sc.cards[0], sc.cards[1], sc.cards[2]);
+    let (m0, m1, m2) = (
+        &vf[sc.inc[0]..sc.inc[0] + c0],
+        &vf[sc.inc[1]..sc.inc[1] + c1],
+        &vf[sc.inc[2]..sc.inc[2] + c2],
+    );
+    let (o0, o1, o2) = (sc.outoff[0], sc.outoff[1], sc.outoff[2]);
+    let size = c0 * c1 * c2;
+    let mut sums = [0.0f64; 64];
+    if size > sums.len() || table.len() != size {
+        return false;
+    }
+    let mut smax = f64::NEG_INFINITY;
+    let mut idx = 0;
+    for (x0, &a0) in m0.iter().enumerate() {
+        for (x1, &a1) in m1.iter().enumerate() {
+            let s01 = a0 + a1;
+            for (x2, &a2) in m2.iter().enumerate() {
+                let s = table[idx] + s01 + a2;
+                sums[idx] = s;
+                idx += 1;
+                smax = smax.max(s);
+                let (p0, p1, p2) = (o0 + x0, o1 + x1, o2 + x2);
+                if s > out[p0] {
+                    out[p0] = s;
+                }
+                if s > out[p1] {
+                    out[p1] = s;
+                }
+                if s > out[p2] {
+                    out[p2] = s;
+                }
+            }
+        }
+    }
+    if !max {
+        if out
+            .iter()
+            .any(|&m| m > f64::NEG_INFINITY && m < smax - 600.0)
+        {
+            return false;
+        }
+        let mut w = [0.0f64; 64];
+        let len = out.len();
+        if len > w.len() {
+            return false;
+        }
+        let mut idx = 0;
+        for x0 in 0..c0 {
+            for x1 in 0..c1 {
+                for x2 in 0..c2 {
+                    let s = sums[idx];
+                    idx += 1;
+                    if s > f64::NEG_INFINITY {
+                        let e = (s - smax).exp();
+                        w[o0 + x0] += e;
+                        w[o1 + x1] += e;
+                        w[o2 + x2] += e;
+                    }
+                }
+            }
+        }
+        for (o, &x) in out.iter_mut().zip(&w[..len]) {
+            *o = if x > 0.0 {
+                x.ln() + smax
+            } else {
+                f64::NEG_INFINITY
+            };
+        }
+    }
+    for (off, own) in [(o0, m0), (o1, m1), (o2, m2)] {
+        let r = off..off + own.len();
+        let mut m = f64::NEG_INFINITY;
+        for (o, &mj) in out[r.clone()].iter_mut().zip(own) {
+            if *o > f64::NEG_INFINITY {
+                *o -= mj;
+            }
+            m = m.max(*o);
+        }
+        if m > f64::NEG_INFINITY {
+            for o in &mut out[r] {
+                *o -= m;
+            }
+        }
+    }
+    true
+}
+
+/// The new messages of factor `f` (see [`factor_messages_into`]) in `sc.msg`.
+fn factor_messages(
+    g: &FactorGraph,
+    f: usize,
+    lay: &Layout,
+    vf: &[f64],
+    max: bool,
+    sc: &mut Scratch,
+) {
+    let len = lay.moff[lay.fedge[f + 1]] - lay.moff[lay.fedge[f]];
+    let mut msg = std::mem::take(&mut sc.msg);
+    msg.clear();
+    msg.resize(len, 0.0);
+    factor_messages_into(g, f, lay, vf, max, &mut msg, sc);
+    sc.msg = msg;
 }
