@@ -855,21 +855,26 @@ fn fast_factor_messages(
     // remove each receiver's own incoming message, then normalise to a maximum of 0
     for j in 0..a {
         let r = sc.outoff[j]..sc.outoff[j] + sc.cards[j];
-        let own = &vf[sc.inc[j]..sc.inc[j] + sc.cards[j]];
-        let mut m = f64::NEG_INFINITY;
-        for (o, &mj) in out[r.clone()].iter_mut().zip(own) {
-            if *o > f64::NEG_INFINITY {
-                *o -= mj;
-            }
-            m = m.max(*o);
-        }
-        if m > f64::NEG_INFINITY {
-            for o in &mut out[r] {
-                *o -= m;
-            }
-        }
+        remove_own(&mut out[r], &vf[sc.inc[j]..sc.inc[j] + sc.cards[j]]);
     }
     true
+}
+
+/// Subtracts the receiver's own incoming message `own` from the group sums `out`
+/// (`-∞` stays), then normalises `out` to a maximum of 0.
+fn remove_own(out: &mut [f64], own: &[f64]) {
+    let mut m = f64::NEG_INFINITY;
+    for (o, &mj) in out.iter_mut().zip(own) {
+        if *o > f64::NEG_INFINITY {
+            *o -= mj;
+        }
+        m = m.max(*o);
+    }
+    if m > f64::NEG_INFINITY {
+        for o in out.iter_mut() {
+            *o -= m;
+        }
+    }
 }
 
 /// [`fast_factor_messages`] for a factor of three variables: nested loops over the
@@ -946,19 +951,7 @@ fn fast_arity3(table: &[f64], vf: &[f64], max: bool, out: &mut [f64], sc: &mut S
         }
     }
     for (off, own) in [(o0, m0), (o1, m1), (o2, m2)] {
-        let r = off..off + own.len();
-        let mut m = f64::NEG_INFINITY;
-        for (o, &mj) in out[r.clone()].iter_mut().zip(own) {
-            if *o > f64::NEG_INFINITY {
-                *o -= mj;
-            }
-            m = m.max(*o);
-        }
-        if m > f64::NEG_INFINITY {
-            for o in &mut out[r] {
-                *o -= m;
-            }
-        }
+        remove_own(&mut out[off..off + own.len()], own);
     }
     true
 }

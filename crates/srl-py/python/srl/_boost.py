@@ -257,13 +257,7 @@ class BoostedMLN(_Boosted, _srl.BoostedMLN):
 
     _params = ("target", "n_estimators") + _COMMON
 
-    def __init__(self, target: Optional[str] = None, n_estimators: int = 10, *,
-                 neg_pos_ratio: Optional[float] = None, resample_negatives: bool = True,
-                 step: float = 1.0, preset: str = "boostsrl",
-                 max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
-                 max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
-                 use_setparam: bool = True, random_state: int = 1):
-        self._store({k: v for k, v in locals().items() if k != "self"})
+    __init__ = BoostedRDN.__init__
 
 
 class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):
