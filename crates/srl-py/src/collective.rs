@@ -15,7 +15,7 @@ use pyo3::types::PyDict;
 use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
 use srl_infer::{Aggregator, Bootstrap, NodeOrdering};
 use srl_learn::collective::{
-    CollectiveMethod, CollectiveSettings, LocalModel, LrPrior, Transduction, transduce,
+    CollectiveMethod, CollectiveSettings, LocalModel, LrPrior, Protocol, Transduction, transduce,
 };
 
 use crate::errors::{self, value_error};
@@ -326,9 +326,99 @@ fn _run_collective<'py>(
     ))
 }
 
+/// The test sets of the collective-classification pipeline's protocols on a graph of `n`
+/// nodes with labels `y` (`-1` = unknown) and `edges` (`(m, 2)`, 0-based): `sampling`
+/// "random" (RS, `k` folds) or "snowball" (SS, `k` class-stratified snowball samples),
+/// drawn from protocol stream 0 of `seed`, as `srl classify --folds k --sampling ...
+/// --seed seed` draws them. Returns one int64 array of node indices per split.
+///
+/// Raises ValueError for an unknown sampling, `k` outside `2..=n`, labels or edges out of
+/// range.
+#[pyfunction]
+#[pyo3(signature = (sampling, k, seed, y, n_classes, edges))]
+fn _node_test_sets<'py>(
+    py: Python<'py>,
+    sampling: &str,
+    k: usize,
+    seed: u64,
+    y: PyReadonlyArray1<'py, i64>,
+    n_classes: usize,
+    edges: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Vec<Bound<'py, PyArray1<i64>>>> {
+    let protocol = match sampling {
+        "random" => Protocol::RandomFolds { k },
+        "snowball" => Protocol::Snowball { k },
+        other => {
+            return Err(value_error(format!(
+                "sampling {other:?}: expected \"random\" (RS) or \"snowball\" (SS)"
+            )));
+        }
+    };
+    let y = y.as_slice()?;
+    let n = y.len();
+    let labels = y
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| match c {
+            -1 => Ok(None),
+            c => u32::try_from(c)
+                .ok()
+                .filter(|&c| (c as usize) < n_classes)
+                .map(Some)
+                .ok_or_else(|| {
+                    value_error(format!("y[{i}] = {c}: labels are 0..{n_classes} or -1"))
+                }),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    if edges.ndim() != 2 || edges.shape()[1] != 2 {
+        return Err(value_error(format!(
+            "edges: expected shape (m, 2), got {:?}",
+            edges.shape()
+        )));
+    }
+    let edge_list = edges
+        .as_slice()?
+        .chunks_exact(2)
+        .enumerate()
+        .map(|(e, p)| {
+            let c = |x: i64| {
+                usize::try_from(x)
+                    .ok()
+                    .filter(|&x| x < n)
+                    .map(NodeId::new)
+                    .ok_or_else(|| value_error(format!("edges[{e}]: node {x} is not below {n}")))
+            };
+            Ok((c(p[0])?, c(p[1])?))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let g = RelationalGraph::new(
+        Vec::new(),
+        Attributes::Dense {
+            num_features: 0,
+            values: Vec::new(),
+        },
+        labels,
+        LabelSet::numbered(n_classes.max(1)),
+        edge_list,
+        Directedness::Undirected,
+    )
+    .map_err(errors::graph)?;
+    let tests = protocol.test_sets(&g, seed, 0).map_err(value_error)?;
+    Ok(tests
+        .into_iter()
+        .map(|t| {
+            t.into_iter()
+                .map(|v| i64::try_from(v).unwrap_or(i64::MAX))
+                .collect::<Vec<_>>()
+                .into_pyarray(py)
+        })
+        .collect())
+}
+
 /// Registers the native collective-classification functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_load_linqs, m)?)?;
     m.add_function(wrap_pyfunction!(_run_collective, m)?)?;
+    m.add_function(wrap_pyfunction!(_node_test_sets, m)?)?;
     Ok(())
 }

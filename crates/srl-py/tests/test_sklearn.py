@@ -106,3 +106,42 @@ def test_database_pickles_with_its_background(data):
     assert pickle.loads(pickle.dumps(lists)).facts == ["q(a)."]
     with pytest.raises(ValueError, match="pickled srl.Database"):
         srl._srl._database_from_state("{}")
+
+
+def test_cross_val_score_over_nodes(data):
+    """Collective estimators inside scikit-learn's cross-validation: the graph goes in
+    whole through params={"graph": ...}, the folds are the pipeline's RS / SS samples."""
+    from sklearn.model_selection import cross_val_score
+
+    X, y, edges = srl.load_linqs(data, name="graph")
+    g = srl.Graph(X, edges)
+    nodes = np.arange(len(y)).reshape(-1, 1)
+    for splitter in (srl.NodeSplitter(3, random_state=1),
+                     srl.NodeSplitter(3, sampling="snowball", random_state=1, edges=edges)):
+        folds = list(splitter.split(nodes, y))
+        assert len(folds) == 3
+        if splitter.sampling == "random":
+            tested = np.sort(np.concatenate([t for _, t in folds]))
+            assert np.array_equal(tested, np.arange(len(y)))  # every node once
+        for est in (srl.ICA(random_state=2), srl.ContentOnly(local="mnb"),
+                    srl.MarkovNetwork(inference="mf")):
+            scores = cross_val_score(est, nodes, y, cv=splitter, params={"graph": g})
+            manual = [
+                clone_fit(est, nodes[tr], y[tr], g).score(nodes[te], y[te])
+                for tr, te in folds
+            ]
+            assert np.allclose(scores, manual) and (0 <= scores).all() and (scores <= 1).all()
+    # predictions for given nodes; bad inputs
+    est = srl.ICA(n_classes=2).fit(nodes[:12], y[:12], graph=g)
+    assert est.predict(nodes[12:]).shape == (len(y) - 12,)
+    assert est.predict_proba([0, 1]).shape == (2, 2)
+    with pytest.raises(ValueError, match="node indices"):
+        srl.ICA().fit([0, 999], [0, 1], graph=g)
+    with pytest.raises(ValueError, match="snowball"):
+        list(srl.NodeSplitter(3, sampling="snowball").split(nodes, y))
+    with pytest.raises(ValueError, match="sampling"):
+        list(srl.NodeSplitter(3, sampling="stratified").split(nodes, y))
+
+
+def clone_fit(est, X, y, g):
+    return clone(est).fit(X, y, graph=g)

@@ -34,8 +34,10 @@ from ._boost import BoostedMLN, BoostedRDN, SoftBoostedRDN  # noqa: F401
 from ._collective import (  # noqa: F401
     CollectiveGibbs,
     ContentOnly,
+    Graph,
     ICA,
     MarkovNetwork,
+    NodeSplitter,
     load_linqs,
 )
 
@@ -47,9 +49,11 @@ __all__ = [
     "ContentOnly",
     "Convergence",
     "Database",
+    "Graph",
     "ICA",
     "Marginals",
     "MarkovNetwork",
+    "NodeSplitter",
     "NotFittedError",
     "PairwiseMRF",
     "ParseError",

@@ -100,8 +100,19 @@ class _CollectiveEstimator:
         args = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._params)
         return f"srl.{type(self).__name__}({args})"
 
-    def fit(self, X, y, edges, observed=None, directed: bool = False):
+    def fit(self, X, y, edges=None, observed=None, directed: bool = False, *,
+            graph: Optional["Graph"] = None):
         """Run the method on the graph and keep its labelling (transductive).
+
+        Two ways to give the graph:
+
+        * ``fit(X, y, edges, observed=None)``: ``X`` holds every node's attributes;
+        * ``fit(nodes, y, graph=srl.Graph(X, edges))``: ``nodes`` are the indices of the
+          observed nodes (shape (m,) or (m, 1)) and ``y`` their labels; every other node
+          of the graph is predicted. This is the form scikit-learn's ``cross_val_score``
+          / ``GridSearchCV`` use with :class:`srl.NodeSplitter` and
+          ``params={"graph": graph}`` (the graph is not an array, so scikit-learn passes
+          it whole instead of slicing it by the fold).
 
         Parameters
         ----------
@@ -121,6 +132,20 @@ class _CollectiveEstimator:
         Raises ValueError for mismatched shapes, labels outside 0..k-1, edges naming
         missing nodes, no observed node, or a failing local classifier.
         """
+        if graph is not None:
+            nodes = np.asarray(X, dtype=np.int64).ravel()
+            labels = np.asarray(y, dtype=np.int64).ravel()
+            if nodes.shape != labels.shape:
+                raise ValueError(f"{nodes.shape[0]} nodes but {labels.shape[0]} labels")
+            n_all = graph.X.shape[0]
+            if nodes.size and (nodes.min() < 0 or nodes.max() >= n_all):
+                raise ValueError(f"node indices must be in 0..{n_all}")
+            full = np.full(n_all, -1, dtype=np.int64)
+            full[nodes] = labels
+            self.n_features_in_ = graph.X.shape[1]
+            return self.fit(graph.X, full, graph.edges, None, graph.directed)
+        if edges is None:
+            raise ValueError("give edges (or graph=srl.Graph(X, edges) with node indices as X)")
         X = _as_csr(X)
         y = np.asarray(y, dtype=np.int64).ravel()
         n = X.shape[0]
@@ -162,20 +187,113 @@ class _CollectiveEstimator:
             raise _srl.NotFittedError(
                 f"this {type(self).__name__} is not fitted yet: call fit(X, y, edges, observed)")
 
-    def predict(self):
-        """The label of every node, shape (n,), int64 (observed nodes keep theirs)."""
+    def predict(self, nodes=None):
+        """The label of every node, shape (n,), int64 (observed nodes keep theirs); with
+        ``nodes`` (indices, shape (m,) or (m, 1)) only theirs, shape (m,)."""
         self._check()
-        return self.transduction_
+        if nodes is None:
+            return self.transduction_
+        return self.transduction_[np.asarray(nodes, dtype=np.int64).ravel()]
 
-    def predict_proba(self):
+    def predict_proba(self, nodes=None):
         """Class probabilities of every node, shape (n, k), float64 (observed nodes: a
-        point mass on their label)."""
+        point mass on their label); with ``nodes`` only theirs, shape (m, k)."""
         self._check()
-        return self.label_distributions_
+        if nodes is None:
+            return self.label_distributions_
+        return self.label_distributions_[np.asarray(nodes, dtype=np.int64).ravel()]
 
-    def fit_predict(self, X, y, edges, observed=None, directed: bool = False):
+    def score(self, nodes, y) -> float:
+        """Accuracy of ``predict(nodes)`` against ``y`` (scikit-learn's classifier
+        ``score``: with :class:`srl.NodeSplitter`, the fold's held-out nodes)."""
+        y = np.asarray(y, dtype=np.int64).ravel()
+        pred = self.predict(nodes)
+        if pred.shape != y.shape:
+            raise ValueError(f"{pred.shape[0]} nodes but {y.shape[0]} labels")
+        return float((pred == y).mean())
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "transduction_")
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags, imported lazily: a classifier of graph nodes."""
+        from sklearn.utils import (  # type: ignore[import-untyped]
+            ClassifierTags,
+            InputTags,
+            Tags,
+            TargetTags,
+        )
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            transformer_tags=None,
+            regressor_tags=None,
+            classifier_tags=ClassifierTags(),
+            input_tags=InputTags(),
+        )
+
+    def fit_predict(self, X, y, edges=None, observed=None, directed: bool = False):
         """``fit(...)`` then ``predict()``."""
         return self.fit(X, y, edges, observed, directed).predict()
+
+
+class Graph:
+    """A graph for the collective estimators' ``fit(nodes, y, graph=...)`` form: ``X``
+    (n, d) node attributes (array or scipy.sparse), ``edges`` (m, 2) node index pairs,
+    ``directed``. Not an array, so scikit-learn's cross-validation passes it whole."""
+
+    def __init__(self, X, edges, directed: bool = False):
+        self.X = _as_csr(X)
+        edges = np.ascontiguousarray(edges, dtype=np.int64)
+        self.edges = edges.reshape(0, 2) if edges.size == 0 else edges
+        self.directed = bool(directed)
+
+    def __repr__(self) -> str:
+        return f"srl.Graph({self.X.shape[0]} nodes, {self.X.shape[1]} features, {len(self.edges)} edges)"
+
+
+class NodeSplitter:
+    """Cross-validation over the nodes of a graph with the protocols of Sen et al. 2008,
+    drawn by srl-learn's pipeline (the folds ``srl classify --folds K --sampling ...
+    --seed S`` uses):
+
+    * ``sampling="random"`` (RS): ``n_splits`` random folds, every node tested once;
+    * ``sampling="snowball"`` (SS): ``n_splits`` class-stratified snowball samples of
+      ``n / n_splits`` nodes (samples may overlap); needs ``edges`` and the labels ``y``.
+
+    ``split(X, y=None, groups=None)`` yields ``(train, test)`` index arrays over the
+    rows of ``X`` (the nodes), as scikit-learn's splitters do.
+    """
+
+    def __init__(self, n_splits: int = 10, sampling: str = "random", random_state: int = 0,
+                 edges=None):
+        self.n_splits = n_splits
+        self.sampling = sampling
+        self.random_state = random_state
+        self.edges = edges
+
+    def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        return self.n_splits
+
+    def split(self, X, y=None, groups=None):
+        n = len(X)
+        if self.sampling == "snowball" and (self.edges is None or y is None):
+            raise ValueError("snowball sampling needs edges (NodeSplitter(edges=...)) and y")
+        labels = (np.asarray(y, dtype=np.int64).ravel() if y is not None
+                  else np.full(n, -1, dtype=np.int64))
+        k = int(labels.max(initial=-1)) + 1
+        edges = (np.ascontiguousarray(self.edges, dtype=np.int64).reshape(-1, 2)
+                 if self.edges is not None else np.zeros((0, 2), dtype=np.int64))
+        if isinstance(self.random_state, bool) or not isinstance(self.random_state, int) \
+                or self.random_state < 0:
+            raise ValueError(f"random_state = {self.random_state!r}: expected an int >= 0")
+        tests = _srl._node_test_sets(self.sampling, int(self.n_splits), self.random_state,
+                                     labels, max(k, 1), edges)
+        for test in tests:
+            mask = np.ones(n, dtype=bool)
+            mask[test] = False
+            yield np.flatnonzero(mask), np.asarray(test, dtype=np.int64)
 
 
 def _warn_renamed(options: Dict[str, Any]) -> None:

@@ -269,3 +269,7 @@ def _run_collective(
 def _database_from_state(state: str) -> Database:
     """Rebuilds a pickled :class:`Database` (``Database.__reduce__``'s JSON state).
     Raises ValueError for other text."""
+
+def _node_test_sets(sampling: str, k: int, seed: int, y: Any, n_classes: int,
+                    edges: Any) -> List[Any]:
+    """The RS / SS test sets of srl-learn's pipeline (int64 arrays of node indices)."""
