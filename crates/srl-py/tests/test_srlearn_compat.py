@@ -1,0 +1,59 @@
+"""srl.srlearn: srlearn 0.5.5's names and signatures over srl (issue 34). The flow of
+srlearn's README quick-start, on the suite's own smokers data (srlearn's toy data sets are
+not shipped with srl)."""
+
+import numpy as np
+import pytest
+
+import srl
+from srl.srlearn import Background, BoostedRDN, BoostedRDNClassifier, Database
+
+
+def smokers(pos, neg):
+    db = Database()
+    db.pos = pos
+    db.neg = neg
+    db.facts = ["smokes(a).", "smokes(b).", "smokes(g).", "friends(c,a).", "friends(d,e).",
+                "friends(h,e).", "stress(c)."]
+    db.modes = ["cancer(+person).", "smokes(+person).", "friends(+person,-person).",
+                "friends(-person,+person).", "stress(+person)."]
+    return db
+
+
+def test_readme_flow_runs_unchanged():
+    train = smokers(["cancer(a).", "cancer(b).", "cancer(c)."],
+                    ["cancer(d).", "cancer(e).", "cancer(f)."])
+    test = smokers(["cancer(g)."], ["cancer(h)."])
+    bk = Background(modes=train.modes, number_of_clauses=8)
+    clf = BoostedRDNClassifier(background=bk, target="cancer", n_estimators=5)
+    assert clf.fit(train) is clf
+    p = clf.predict_proba(test)
+    assert p.shape == (2,) and ((0 <= p) & (p <= 1)).all()
+    assert list(clf.classes_) == [1.0, 0.0]  # positives first, as srlearn
+    assert clf.predict(test).dtype == bool
+    assert len(clf.estimators_) == 5
+    # the same model as srl.BoostedRDN with srlearn's defaults made explicit
+    same = srl.BoostedRDN(target="cancer", n_estimators=5, node_size=2, max_tree_depth=3,
+                          neg_pos_ratio=2.0).fit(train._srl(bk))
+    assert np.array_equal(same.predict_proba(test._srl(bk)), p)
+    # mutable lists: appending a positive changes what fit sees
+    train.pos.append("cancer(g).")
+    assert clf.fit(train).estimator_.predict_proba(train._srl(bk)).shape == (7,)
+    assert isinstance(BoostedRDN(target="cancer"), BoostedRDNClassifier)
+    assert "numOfClauses=8" in str(bk) and "mode: cancer(+person)." in str(bk)
+
+
+def test_from_files_and_json(tmp_path, data):
+    d = data / "boost" / "train"
+    db = Database.from_files(d / "train_pos.txt", d / "train_neg.txt", d / "train_facts.txt")
+    assert db.pos and db.neg and db.facts
+    bk_lines = [l for l in (data / "boost" / "bk.txt").read_text().splitlines()
+                if l.startswith("mode:")]
+    clf = BoostedRDNClassifier(background=Background(modes=bk_lines), target="cancer",
+                               n_estimators=3).fit(db)
+    clf.to_json(tmp_path / "m.json")
+    back = BoostedRDNClassifier().from_json(tmp_path / "m.json")
+    assert back.target == "cancer"
+    assert np.array_equal(back.predict_proba(db), clf.predict_proba(db))
+    with pytest.raises(srl.NotFittedError):
+        BoostedRDNClassifier(target="cancer").predict_proba(db)
