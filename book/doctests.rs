@@ -15,6 +15,9 @@ pub mod introduction {}
 #[doc = include_str!("../docs/getting-started.md")]
 pub mod getting_started {}
 
+#[doc = include_str!("../docs/cookbook.md")]
+pub mod cookbook {}
+
 #[doc = include_str!("../docs/srl-cli.md")]
 pub mod srl_cli {}
 
