@@ -242,19 +242,24 @@ impl FactorBp {
         let nf = g.factors().len();
         variable_messages(g, lay, fv, vf);
         // pending[f] = the damped new messages of f and their residual
+        // The pending (damped) new messages of every factor in one flat array laid out
+        // as `fv`, and each factor's pending residual: no allocation per update.
         let mut sc = Scratch::default();
-        let mut pending_of = |f: usize, fv: &[f64], vf: &[f64]| -> (Vec<f64>, f64) {
-            factor_messages(g, f, lay, vf, max, &mut sc);
-            let mut out = fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].to_vec();
-            let r = self.damp_into(&sc.msg, &mut out);
-            (out, r)
+        let mut pend = fv.to_vec();
+        let pending_of = |f: usize, fv: &[f64], vf: &[f64], pend: &mut [f64], sc: &mut Scratch| {
+            let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
+            let out = &mut pend[r.clone()];
+            factor_messages_into(g, f, lay, vf, max, out, sc);
+            self.damp_fresh(out, &fv[r])
         };
-        let mut pending: Vec<(Vec<f64>, f64)> = (0..nf).map(|f| pending_of(f, fv, vf)).collect();
+        let mut residuals: Vec<f64> = (0..nf)
+            .map(|f| pending_of(f, fv, vf, &mut pend, &mut sc))
+            .collect();
         let mut version = vec![0u64; nf];
-        let mut heap: BinaryHeap<Item> = pending
+        let mut heap: BinaryHeap<Item> = residuals
             .iter()
             .enumerate()
-            .map(|(f, (_, r))| Item(*r, std::cmp::Reverse(f), 0))
+            .map(|(f, r)| Item(*r, std::cmp::Reverse(f), 0))
             .collect();
         // factors sharing a variable with f (excluding f), each once
         let mut neighbours: Vec<usize> = Vec::new();
@@ -281,8 +286,8 @@ impl FactorBp {
                 break;
             }
             updates += 1;
-            let (msgs, _) = std::mem::take(&mut pending[f]);
-            fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]].copy_from_slice(&msgs);
+            let rf = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
+            fv[rf.clone()].copy_from_slice(&pend[rf]);
             // variable-to-factor messages of f's variables to their other factors
             neighbours.clear();
             for e in lay.fedge[f]..lay.fedge[f + 1] {
@@ -302,13 +307,13 @@ impl FactorBp {
                 mark[f2] = usize::MAX;
             }
             // f itself: its own incoming messages did not change; it is now up to date
-            pending[f] = (msgs, 0.0);
+            residuals[f] = 0.0;
             version[f] += 1;
             heap.push(Item(0.0, std::cmp::Reverse(f), version[f]));
             for &f2 in &neighbours {
-                pending[f2] = pending_of(f2, fv, vf);
+                residuals[f2] = pending_of(f2, fv, vf, &mut pend, &mut sc);
                 version[f2] += 1;
-                heap.push(Item(pending[f2].1, std::cmp::Reverse(f2), version[f2]));
+                heap.push(Item(residuals[f2], std::cmp::Reverse(f2), version[f2]));
             }
         }
         conv.iterations = updates.div_ceil(nf.max(1));
