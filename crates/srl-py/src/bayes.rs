@@ -31,6 +31,38 @@ pub struct PyTrimming {
 
 #[pymethods]
 impl PyTrimming {
+    /// `Trimming(subset, threshold, eca, cost, evaluations)`: the fields as
+    /// `BayesianNetwork.trim` returns them (this constructor exists for pickling).
+    #[new]
+    fn new(subset: Vec<String>, threshold: f64, eca: f64, cost: f64, evaluations: u64) -> Self {
+        Self {
+            subset,
+            threshold,
+            eca,
+            cost,
+            evaluations,
+        }
+    }
+
+    /// Pickling and `copy.deepcopy`: the constructor's arguments.
+    fn __getnewargs__(&self) -> (Vec<String>, f64, f64, f64, u64) {
+        (
+            self.subset.clone(),
+            self.threshold,
+            self.eca,
+            self.cost,
+            self.evaluations,
+        )
+    }
+
+    fn __eq__(&self, other: &Self) -> bool {
+        self.subset == other.subset
+            && self.threshold.to_bits() == other.threshold.to_bits()
+            && self.eca.to_bits() == other.eca.to_bits()
+            && self.cost.to_bits() == other.cost.to_bits()
+            && self.evaluations == other.evaluations
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "srl.Trimming(subset={:?}, threshold={}, eca={}, cost={}, evaluations={})",
@@ -75,6 +107,22 @@ impl PyBayesianNetwork {
 
 #[pymethods]
 impl PyBayesianNetwork {
+    /// Pickling and `copy.deepcopy`: the variables, CPTs and source name as JSON text
+    /// (floats written to round-trip exactly), rebuilt and validated by
+    /// `srl._srl._bayesian_network_from_state`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let cpts: Vec<&srl_bayes::Cpt> = (0..self.net.len()).map(|v| self.net.cpt(v)).collect();
+        let state = serde_json::json!({
+            "variables": self.net.variables(),
+            "cpts": cpts,
+            "source": self.source,
+        });
+        let f = py
+            .import("srl._srl")?
+            .getattr("_bayesian_network_from_state")?;
+        Ok((f, (state.to_string(),)))
+    }
+
     /// Reads a BIF file (`.bif` or gzip-compressed `.bif.gz`).
     ///
     /// Raises OSError for an unreadable file, srl.ParseError with file and line for a
@@ -245,4 +293,22 @@ impl PyBayesianNetwork {
             self.source
         )
     }
+}
+
+/// Rebuilds a `BayesianNetwork` pickled by `BayesianNetwork.__reduce__` (JSON state
+/// text), validating it as a file's network is validated.
+///
+/// Raises ValueError for text that is not such a state or describes an invalid network.
+#[pyfunction]
+pub fn _bayesian_network_from_state(state: &str) -> PyResult<PyBayesianNetwork> {
+    let bad =
+        |e: &dyn std::fmt::Display| value_error(format!("not a pickled srl.BayesianNetwork: {e}"));
+    let v: serde_json::Value = serde_json::from_str(state).map_err(|e| bad(&e))?;
+    let variables: Vec<srl_bayes::Variable> =
+        serde_json::from_value(v["variables"].clone()).map_err(|e| bad(&e))?;
+    let cpts: Vec<srl_bayes::Cpt> =
+        serde_json::from_value(v["cpts"].clone()).map_err(|e| bad(&e))?;
+    let source = v["source"].as_str().unwrap_or("pickled network").to_owned();
+    let net = BayesianNetwork::new(variables, cpts).map_err(|e| bad(&e))?;
+    Ok(PyBayesianNetwork { net, source })
 }

@@ -134,6 +134,64 @@ pub struct PyMarginals {
 
 #[pymethods]
 impl PyMarginals {
+    /// `Marginals(nodes, map_state, convergence, log_partition=None)`: a record as the
+    /// inference routines return it (this constructor exists for pickling).
+    ///
+    /// * `nodes`: float array `(n, k)`; `map_state`: int array `(n,)`;
+    ///   `convergence`: an `srl.Convergence`; `log_partition`: float or None.
+    ///
+    /// Raises ValueError when `map_state` does not have one entry per row of `nodes`.
+    #[new]
+    #[pyo3(signature = (nodes, map_state, convergence, log_partition = None))]
+    fn new(
+        nodes: &Bound<'_, PyAny>,
+        map_state: &Bound<'_, PyAny>,
+        convergence: PyRef<'_, PyConvergence>,
+        log_partition: Option<f64>,
+    ) -> PyResult<Self> {
+        let nodes = contiguous(nodes, "float64")?;
+        check_ndim(&nodes, "nodes", &[2])?;
+        let nodes: Bound<'_, PyArray2<f64>> = nodes.extract()?;
+        let map_state = contiguous(map_state, "int64")?;
+        check_ndim(&map_state, "map_state", &[1])?;
+        let map_state: Bound<'_, PyArray1<i64>> = map_state.extract()?;
+        if map_state.len() != nodes.shape()[0] {
+            return Err(value_error(format!(
+                "map_state: {} entries for {} rows of nodes",
+                map_state.len(),
+                nodes.shape()[0]
+            )));
+        }
+        Ok(Self {
+            nodes: nodes.unbind(),
+            map_state: map_state.unbind(),
+            convergence: convergence.inner,
+            log_partition,
+        })
+    }
+
+    /// Pickling and `copy.deepcopy`: the constructor's arguments (the arrays pickle
+    /// exactly).
+    #[allow(clippy::type_complexity)]
+    fn __getnewargs__(
+        &self,
+        py: Python<'_>,
+    ) -> (
+        Py<PyArray2<f64>>,
+        Py<PyArray1<i64>>,
+        PyConvergence,
+        Option<f64>,
+    ) {
+        (
+            self.nodes.clone_ref(py),
+            self.map_state.clone_ref(py),
+            PyConvergence {
+                inner: self.convergence,
+            },
+            self.log_partition,
+        )
+    }
+
     /// P(x_v = s): float64 array of shape `(n, k)`.
     #[getter]
     fn nodes(&self, py: Python<'_>) -> Py<PyArray2<f64>> {
@@ -402,6 +460,30 @@ impl PyPairwiseMrf {
             .into_pyarray(py)
     }
 
+    /// Pickling and `copy.deepcopy`: the model's description (srl-infer's `MrfParts`) as
+    /// JSON text with every log-potential written as its 64-bit pattern, so `-inf` (a
+    /// zero potential) and every value come back exactly; rebuilt and validated by
+    /// `srl._srl._pairwise_mrf_from_state`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let p = self.mrf.to_parts();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        let tables: Vec<serde_json::Value> = p
+            .tables
+            .iter()
+            .map(|t| serde_json::json!([t.rows, t.cols, bits(&t.log_values)]))
+            .collect();
+        let state = serde_json::json!({
+            "num_states": p.num_states,
+            "unary_bits": bits(&p.unary),
+            "edges": p.edges,
+            "edge_tables": p.edge_tables,
+            "tables": tables,
+            "evidence": p.evidence,
+        });
+        let f = py.import("srl._srl")?.getattr("_pairwise_mrf_from_state")?;
+        Ok((f, (state.to_string(),)))
+    }
+
     /// The model as UAI `MARKOV` text.
     fn to_uai(&self) -> String {
         self.mrf.to_uai_string()
@@ -556,4 +638,37 @@ fn check_tol_damping(tol: f64, damping: f64) -> PyResult<()> {
         )));
     }
     Ok(())
+}
+
+/// Rebuilds a `PairwiseMRF` pickled by `PairwiseMRF.__reduce__` (JSON state text),
+/// validating it as the constructor does.
+///
+/// Raises ValueError for text that is not such a state or describes an invalid model.
+#[pyfunction]
+pub fn _pairwise_mrf_from_state(py: Python<'_>, state: &str) -> PyResult<PyPairwiseMrf> {
+    let bad =
+        |e: &dyn std::fmt::Display| value_error(format!("not a pickled srl.PairwiseMRF: {e}"));
+    let v: serde_json::Value = serde_json::from_str(state).map_err(|e| bad(&e))?;
+    let field = |key: &str| -> PyResult<serde_json::Value> {
+        v.get(key)
+            .cloned()
+            .ok_or_else(|| bad(&format!("no `{key}`")))
+    };
+    let floats = |b: Vec<u64>| b.into_iter().map(f64::from_bits).collect::<Vec<f64>>();
+    let unary: Vec<u64> = serde_json::from_value(field("unary_bits")?).map_err(|e| bad(&e))?;
+    let tables: Vec<(usize, usize, Vec<u64>)> =
+        serde_json::from_value(field("tables")?).map_err(|e| bad(&e))?;
+    let parts = MrfParts {
+        num_states: serde_json::from_value(field("num_states")?).map_err(|e| bad(&e))?,
+        unary: floats(unary),
+        edges: serde_json::from_value(field("edges")?).map_err(|e| bad(&e))?,
+        edge_tables: serde_json::from_value(field("edge_tables")?).map_err(|e| bad(&e))?,
+        tables: tables
+            .into_iter()
+            .map(|(r, c, b)| PairTable::new(r, c, floats(b)))
+            .collect(),
+        evidence: serde_json::from_value(field("evidence")?).map_err(|e| bad(&e))?,
+    };
+    let mrf = py.detach(|| PairwiseMrf::new(parts)).map_err(|e| bad(&e))?;
+    Ok(PyPairwiseMrf { mrf })
 }

@@ -39,9 +39,11 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<boost::SoftBoostedRdn>()?;
     m.add_class::<boost::BoostedMln>()?;
     m.add_class::<infer::PyPairwiseMrf>()?;
+    m.add_function(wrap_pyfunction!(infer::_pairwise_mrf_from_state, m)?)?;
     m.add_class::<infer::PyMarginals>()?;
     m.add_class::<infer::PyConvergence>()?;
     m.add_class::<bayes::PyBayesianNetwork>()?;
+    m.add_function(wrap_pyfunction!(bayes::_bayesian_network_from_state, m)?)?;
     m.add_class::<bayes::PyTrimming>()?;
     collective::register(m)?;
     Ok(())

@@ -145,3 +145,52 @@ def test_cross_val_score_over_nodes(data):
 
 def clone_fit(est, X, y, g):
     return clone(est).fit(X, y, graph=g)
+
+
+def test_every_rust_backed_object_pickles_and_deep_copies(data):
+    """Issue 34: PairwiseMRF, Marginals, BayesianNetwork and Trimming round-trip through
+    pickle and copy.deepcopy, and compute the same numbers bit for bit afterwards."""
+    # a model with a zero potential (-inf) and evidence, and one read from UAI
+    unary = np.array([[0.3, -np.inf], [0.0, 0.7], [-0.2, 0.1]])
+    pair = np.array([[1.0, -0.5], [-0.5, 1.0]])
+    mrf = srl.PairwiseMRF(unary, [[0, 1], [1, 2], [0, 2]], pair, evidence=[-1, -1, 1])
+    grid = srl.PairwiseMRF.from_uai(data / "grid.uai", evidence=data / "grid.uai.evid")
+    for m in (mrf, grid):
+        for back in (pickle.loads(pickle.dumps(m)), copy.deepcopy(m)):
+            assert type(back) is srl.PairwiseMRF
+            assert back.to_uai() == m.to_uai()
+            assert np.array_equal(back.num_states, m.num_states)
+            a, b = m.loopy_bp(), back.loopy_bp()
+            assert np.array_equal(a.nodes, b.nodes)
+            assert np.array_equal(m.exact().nodes, back.exact().nodes)
+            assert m.exact().log_partition == back.exact().log_partition
+    # Marginals: arrays, convergence and log Z exactly
+    marg = mrf.exact()
+    for back in (pickle.loads(pickle.dumps(marg)), copy.deepcopy(marg)):
+        assert np.array_equal(back.nodes, marg.nodes)
+        assert np.array_equal(back.map_state, marg.map_state)
+        assert back.convergence == marg.convergence
+        assert back.log_partition == marg.log_partition
+    g = grid.gibbs(samples=50, burn_in=10, seed=3)
+    gb = pickle.loads(pickle.dumps(g))
+    assert gb.log_partition is None and np.array_equal(gb.map_state, g.map_state)
+    with pytest.raises(ValueError, match="map_state"):
+        srl.Marginals(np.zeros((2, 2)), np.zeros(3), srl.Convergence(True, 1, 0.0))
+    # BayesianNetwork and Trimming
+    net = srl.BayesianNetwork.from_bif(data / "tiny.bif")
+    t = net.trim("C", "yes", "leaves", threshold=0.5, budget=2)
+    for back in (pickle.loads(pickle.dumps(net)), copy.deepcopy(net)):
+        assert back.variables == net.variables and back.leaves == net.leaves
+        assert all(back.parents(v) == net.parents(v) for v in net.variables)
+        assert back.trim("C", "yes", "leaves", threshold=0.5, budget=2) == t
+        assert repr(back) == repr(net)
+    assert pickle.loads(pickle.dumps(t)) == t and copy.deepcopy(t) == t
+    # corrupted states are ValueErrors, never crashes
+    for bad in ("{}", "[]", '{"num_states": [2]}', "nope"):
+        with pytest.raises(ValueError, match="pickled srl.PairwiseMRF"):
+            srl._srl._pairwise_mrf_from_state(bad)
+        with pytest.raises(ValueError, match="pickled srl.BayesianNetwork"):
+            srl._srl._bayesian_network_from_state(bad)
+    state = mrf.__reduce__()[1][0].replace('"num_states":[2,2,2]', '"num_states":[2,2]')
+    with pytest.raises(ValueError, match="pickled srl.PairwiseMRF"):
+        srl._srl._pairwise_mrf_from_state(state)

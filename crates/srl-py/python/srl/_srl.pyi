@@ -157,6 +157,7 @@ class BoostedMLN(_Boosted):
     def from_json_string(text: str) -> "BoostedMLN": ...
 
 class Convergence:
+    def __init__(self, converged: bool, iterations: int, max_residual: float) -> None: ...
     @property
     def converged(self) -> bool: ...
     @property
@@ -165,6 +166,15 @@ class Convergence:
     def max_residual(self) -> float: ...
 
 class Marginals:
+    def __init__(
+        self,
+        nodes: npt.ArrayLike,
+        map_state: npt.ArrayLike,
+        convergence: Convergence,
+        log_partition: Optional[float] = None,
+    ) -> None:
+        """nodes (n, k), map_state (n,); the record the inference routines return
+        (pickles exactly)."""
     @property
     def nodes(self) -> npt.NDArray[np.float64]:
         """P(x_v = s), shape (n, k_max); rows sum to 1."""
@@ -228,6 +238,9 @@ class Trimming:
     eca: float
     cost: float
     evaluations: int
+    def __init__(
+        self, subset: List[str], threshold: float, eca: float, cost: float, evaluations: int
+    ) -> None: ...
 
 class BayesianNetwork:
     @staticmethod
@@ -252,6 +265,8 @@ class BayesianNetwork:
         """Branch-and-bound trimming (Choi & Van den Broeck 2018); ValueError for bad
         names, threshold outside [0, 1], bad costs or budget."""
 
+def _pairwise_mrf_from_state(state: str) -> PairwiseMRF: ...
+def _bayesian_network_from_state(state: str) -> BayesianNetwork: ...
 def _load_linqs(dir: _Path, name: str, directed: bool = False) -> Tuple[Any, ...]: ...
 def _run_collective(
     method: str,
