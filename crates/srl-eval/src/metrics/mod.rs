@@ -14,18 +14,22 @@
 //! | misclassification cost | [`structured_cost`], [`structured_cost_with`] | Sen & Getoor 2006, §3 |
 //! | mean, standard error | [`mean`], [`std_error`], [`Summary`] | |
 //! | matched (M) average | [`MatchedAverage`] | Sen et al. 2008 |
+//! | Brier score | [`brier_score`] | Brier 1950 |
+//! | reliability curve, expected calibration error | [`reliability_curve`] | Guo et al. 2017, §2 |
 //! | Welch / paired t-test | [`welch_t_test`], [`paired_t_test`] | Welch 1947; Student-t from statrs |
 //!
 //! Binary metrics take `truth: &[bool]` (`true` = positive class) and `scores: &[f64]`
 //! (higher = more positive). Every function validates its input and returns
 //! [`EvalError`] instead of panicking.
 
+mod calibration;
 mod classification;
 mod cost;
 mod ranking;
 mod significance;
 mod stats;
 
+pub use calibration::{ReliabilityBin, ReliabilityCurve, brier_score, reliability_curve};
 pub use classification::{Confusion, accuracy, agreement, conditional_log_likelihood};
 pub use cost::{CostBreakdown, CostTable, structured_cost, structured_cost_with};
 pub use ranking::{RocCurve, RocPoint, WeightedAuc, auc_pr, auc_roc};
