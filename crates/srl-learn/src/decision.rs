@@ -152,6 +152,160 @@ where
     })
 }
 
+/// The cost matrices of [`min_expected_cost`]: `Cost(a, t)` of predicting class `a` when
+/// the true class is `t`, row-major `values[a * k + t]` (the layout of
+/// [`srl_graph::CostMatrix`]; any finite value, negative ones being benefits).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum ExampleCosts<'a> {
+    /// One `k × k` matrix for every example (`k²` values).
+    Shared(&'a [f64]),
+    /// One `k × k` matrix per example (`n · k²` values, example-major), e.g. costs that
+    /// depend on an amount as in Zadrozny & Elkan's donation data.
+    PerExample(&'a [f64]),
+}
+
+/// The decisions of [`min_expected_cost`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostDecisions {
+    /// The chosen class of each example, `n` values in `0..k`.
+    pub labels: Vec<u32>,
+    /// The expected cost `Σ_t Cost_i(labels[i], t) p_i(t)` of each decision (`n` values,
+    /// in the costs' units).
+    pub expected_costs: Vec<f64>,
+}
+
+/// Expected-cost decisions for any probabilistic classifier: for each example `i` with
+/// class probabilities `p_i`, the class
+///
+/// ```text
+/// y_i = argmin_a Σ_t Cost_i(a, t) · p_i(t)
+/// ```
+///
+/// (ties to the lower class index). This is the node-only rule of Sen & Getoor (2006, §4,
+/// [`CostCliques::NodesOnly`] of [`expected_cost_decision`]) and the Bayes-optimal
+/// decision of cost-sensitive learning (Elkan 2001, "The foundations of cost-sensitive
+/// learning", Eq. 1), for probabilities from any model (srl's, scikit-learn's through
+/// srl-py's `srl.CostSensitiveClassifier`). It is only as good as the probabilities are
+/// calibrated: see `srl_eval::metrics::reliability_curve` and `brier_score`.
+///
+/// # Arguments
+/// - `proba`: `n × k` row-major probabilities, finite and `>= 0` (rows are used as given,
+///   not renormalised).
+/// - `k`: number of classes, `>= 1`.
+/// - `costs`: see [`ExampleCosts`].
+///
+/// # Errors
+/// [`LearnError::InvalidParameter`] for `k = 0`; [`LearnError::DimensionMismatch`] when
+/// `proba` is not a whole number of rows of `k` or the costs have the wrong length (sizes
+/// computed with checked arithmetic); [`LearnError::InvalidValue`] for a negative or
+/// non-finite probability or a non-finite cost.
+///
+/// # Complexity
+/// `O(n k²)` time, `O(n)` memory beyond the output.
+///
+/// # Example
+/// ```
+/// use srl_learn::{ExampleCosts, min_expected_cost};
+/// // Missing a positive costs 10, a false alarm 1: predict 1 from P(1) = 1/11 on.
+/// let costs = [0.0, 10.0, 1.0, 0.0];
+/// let d = min_expected_cost(&[0.95, 0.05, 0.8, 0.2], 2, ExampleCosts::Shared(&costs))?;
+/// assert_eq!(d.labels, vec![0, 1]);
+/// assert!((d.expected_costs[1] - 0.8).abs() < 1e-12);
+/// # Ok::<(), srl_learn::LearnError>(())
+/// ```
+pub fn min_expected_cost(
+    proba: &[f64],
+    k: usize,
+    costs: ExampleCosts<'_>,
+) -> Result<CostDecisions, LearnError> {
+    if k == 0 {
+        return Err(LearnError::InvalidParameter {
+            name: "k",
+            message: "0: need at least one class".into(),
+        });
+    }
+    if proba.len() % k != 0 {
+        return Err(LearnError::DimensionMismatch {
+            what: "probabilities (a multiple of k)",
+            expected: proba.len().div_ceil(k) * k,
+            found: proba.len(),
+        });
+    }
+    let n = proba.len() / k;
+    let kk = k
+        .checked_mul(k)
+        .ok_or_else(|| LearnError::InvalidParameter {
+            name: "k",
+            message: format!("{k}: k² overflows"),
+        })?;
+    let (values, per_example) = match costs {
+        ExampleCosts::Shared(c) => (c, false),
+        ExampleCosts::PerExample(c) => (c, true),
+    };
+    let want = if per_example {
+        n.checked_mul(kk)
+            .ok_or_else(|| LearnError::InvalidParameter {
+                name: "costs",
+                message: format!("{n} examples x {k}² overflows"),
+            })?
+    } else {
+        kk
+    };
+    if values.len() != want {
+        return Err(LearnError::DimensionMismatch {
+            what: if per_example {
+                "per-example costs (n·k·k)"
+            } else {
+                "cost matrix (k·k)"
+            },
+            expected: want,
+            found: values.len(),
+        });
+    }
+    if let Some(index) = proba.iter().position(|p| !(p.is_finite() && *p >= 0.0)) {
+        return Err(LearnError::InvalidValue {
+            what: "probability (finite, >= 0)",
+            index,
+            value: proba[index],
+        });
+    }
+    if let Some(index) = values.iter().position(|c| !c.is_finite()) {
+        return Err(LearnError::InvalidValue {
+            what: "cost (finite)",
+            index,
+            value: values[index],
+        });
+    }
+    let mut labels = Vec::with_capacity(n);
+    let mut expected_costs = Vec::with_capacity(n);
+    for (i, p) in proba.chunks_exact(k).enumerate() {
+        let c = if per_example {
+            &values[i * kk..(i + 1) * kk]
+        } else {
+            values
+        };
+        let (mut best, mut best_cost) = (0usize, f64::INFINITY);
+        for (a, row) in c.chunks_exact(k).enumerate() {
+            let e: f64 = row.iter().zip(p).map(|(ct, pt)| ct * pt).sum();
+            if e < best_cost {
+                best = a;
+                best_cost = e;
+            }
+        }
+        labels.push(
+            u32::try_from(best).map_err(|_| LearnError::InvalidParameter {
+                name: "k",
+                message: format!("{k}: more classes than u32 labels"),
+            })?,
+        );
+        expected_costs.push(best_cost);
+    }
+    Ok(CostDecisions {
+        labels,
+        expected_costs,
+    })
+}
+
 /// A MAP solver for the energies of this crate: max-product loopy BP, then ICM started from
 /// its decoding, and ICM from the unary argmax; the assignment with the highest log-score
 /// wins. ICM never lowers the score of its start, so the result is at least as good as
@@ -375,5 +529,105 @@ mod tests {
             ),
             Err(LearnError::Graph(_))
         ));
+    }
+
+    #[test]
+    fn min_expected_cost_is_the_node_only_rule_of_expected_cost_decision() {
+        use srl_graph::{Attributes, Directedness, LabelSet};
+        let (n, k) = (40usize, 3usize);
+        let g = RelationalGraph::new(
+            vec![],
+            Attributes::none(n),
+            vec![None; n],
+            LabelSet::numbered(k),
+            vec![],
+            Directedness::Undirected,
+        )
+        .unwrap();
+        let mu = random_marginals(&g, 11);
+        let proba: Vec<f64> = mu.node_all().to_vec();
+        let values = vec![0.0, 4.0, 1.0, 2.0, 0.0, 7.0, 1.5, 3.0, 0.0];
+        let costs = CostModel::shared(CostMatrix::new(k, values.clone()).unwrap(), None).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let d = expected_cost_decision(
+            &g,
+            &costs,
+            &[],
+            &mu,
+            CostCliques::NodesOnly,
+            &PolishedMaxProduct::default(),
+            &mut rng,
+        )
+        .unwrap();
+        let ours = min_expected_cost(&proba, k, ExampleCosts::Shared(&values)).unwrap();
+        assert_eq!(ours.labels, d.labels);
+        let total: f64 = ours.expected_costs.iter().sum();
+        assert!((total - d.expected_cost).abs() < 1e-9);
+        // per-example costs: the same matrix repeated gives the same decisions; a
+        // per-example matrix is used for its own row only (brute force)
+        let rep: Vec<f64> = (0..n).flat_map(|_| values.clone()).collect();
+        assert_eq!(
+            min_expected_cost(&proba, k, ExampleCosts::PerExample(&rep)).unwrap(),
+            ours
+        );
+        let mut r = ChaCha8Rng::seed_from_u64(5);
+        let per: Vec<f64> = (0..n * k * k).map(|_| r.random_range(-1.0..5.0)).collect();
+        let d = min_expected_cost(&proba, k, ExampleCosts::PerExample(&per)).unwrap();
+        for i in 0..n {
+            let e = |a: usize| -> f64 {
+                (0..k)
+                    .map(|t| per[i * k * k + a * k + t] * proba[i * k + t])
+                    .sum()
+            };
+            let best = (0..k).fold(0, |b, a| if e(a) < e(b) { a } else { b });
+            assert_eq!(d.labels[i] as usize, best, "row {i}");
+            assert_eq!(d.expected_costs[i], e(best));
+        }
+    }
+
+    #[test]
+    fn min_expected_cost_rejects_bad_input() {
+        let c = [0.0, 1.0, 1.0, 0.0];
+        let err =
+            |p: &[f64], k: usize, c: ExampleCosts<'_>| min_expected_cost(p, k, c).unwrap_err();
+        assert!(matches!(
+            err(&[0.5], 0, ExampleCosts::Shared(&c)),
+            LearnError::InvalidParameter { .. }
+        ));
+        assert!(matches!(
+            err(&[0.5, 0.5, 1.0], 2, ExampleCosts::Shared(&c)),
+            LearnError::DimensionMismatch { .. }
+        ));
+        assert!(matches!(
+            err(&[0.5, 0.5], 2, ExampleCosts::Shared(&c[..3])),
+            LearnError::DimensionMismatch { .. }
+        ));
+        assert!(matches!(
+            err(&[0.5, 0.5], 2, ExampleCosts::PerExample(&[0.0; 8])),
+            LearnError::DimensionMismatch { .. }
+        ));
+        assert!(matches!(
+            err(&[f64::NAN, 0.5], 2, ExampleCosts::Shared(&c)),
+            LearnError::InvalidValue { .. }
+        ));
+        assert!(matches!(
+            err(&[-0.1, 0.5], 2, ExampleCosts::Shared(&c)),
+            LearnError::InvalidValue { .. }
+        ));
+        assert!(matches!(
+            err(
+                &[0.5, 0.5],
+                2,
+                ExampleCosts::Shared(&[0.0, f64::INFINITY, 1.0, 0.0])
+            ),
+            LearnError::InvalidValue { .. }
+        ));
+        // no rows: no decisions
+        assert!(
+            min_expected_cost(&[], 2, ExampleCosts::Shared(&c))
+                .unwrap()
+                .labels
+                .is_empty()
+        );
     }
 }

@@ -49,7 +49,10 @@ pub use collective::{
 pub use csmn::{
     CostSensitiveMarkovNetwork, CostSensitiveMarkovNetworkParams, CsmnInference, CsmnPrediction,
 };
-pub use decision::{CostCliques, Decision, PolishedMaxProduct, expected_cost_decision};
+pub use decision::{
+    CostCliques, CostDecisions, Decision, ExampleCosts, PolishedMaxProduct, expected_cost_decision,
+    min_expected_cost,
+};
 pub use error::LearnError;
 pub use logreg::{Lambda, LocalLogisticRegression, LogisticRegression, LogisticRegressionParams};
 pub use mn::{RelationalMarkovNetwork, RelationalMarkovNetworkParams, WarmStartInference};
