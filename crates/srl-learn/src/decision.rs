@@ -224,7 +224,7 @@ pub fn min_expected_cost(
             message: "0: need at least one class".into(),
         });
     }
-    if proba.len() % k != 0 {
+    if !proba.len().is_multiple_of(k) {
         return Err(LearnError::DimensionMismatch {
             what: "probabilities (a multiple of k)",
             expected: proba.len().div_ceil(k) * k,

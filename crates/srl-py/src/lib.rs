@@ -11,6 +11,7 @@
 //! | `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN`, `srl.BoostedMLN` | srl-boost `SoftRfgbParams::fit`, `SoftRfgb`, `MlnBoostParams::fit`, `MlnBoost` |
 //! | `srl.PairwiseMRF` (`loopy_bp`, `mean_field`, `gibbs`, `exact`) | srl-infer `PairwiseMrf`, `LoopyBp`, `MeanField`, `Gibbs`, `Exact` |
 //! | `srl.BayesianNetwork` (`from_bif`, `trim`) | srl-bayes `read_bif`, `JointAgreement`, `BranchAndBound` |
+//! | `srl.CostSensitiveClassifier` (decisions, calibration report) | srl-learn `min_expected_cost`, srl-eval `brier_score`, `reliability_curve` |
 //! | `srl.load_linqs`, `srl.ICA`, `srl.CollectiveGibbs`, `srl.ContentOnly` | srl-graph `load_linqs`, srl-infer `IterativeClassification`, `CollectiveGibbs`, srl-learn `LogisticRegression` |
 //!
 //! Model files are the versioned JSON files of `srl boost learn` ([`model_file`]).
@@ -19,6 +20,7 @@
 pub mod bayes;
 pub mod boost;
 pub mod collective;
+pub mod cost;
 pub mod errors;
 pub mod infer;
 pub mod model_file;
@@ -46,5 +48,6 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bayes::_bayesian_network_from_state, m)?)?;
     m.add_class::<bayes::PyTrimming>()?;
     collective::register(m)?;
+    cost::register(m)?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 """srl: statistical relational learning in Rust, from Python.
 
-Thin bindings over the Rust crates of https://example.invalid/srl (every algorithm runs in
+Thin bindings over the Rust crates of the srl workspace (guide: docs/python.md and the
+book's Python chapter; every algorithm runs in
 Rust; this package converts arguments and results and maps errors):
 
 * Boosting (srl-boost): :class:`Database`, :class:`BoostedRDN`, :class:`SoftBoostedRDN`,
@@ -9,6 +10,10 @@ Rust; this package converts arguments and results and maps errors):
 * Inference (srl-infer): :class:`PairwiseMRF` with ``loopy_bp``, ``mean_field``,
   ``gibbs``, ``exact`` returning :class:`Marginals`.
 * Bayesian networks (srl-bayes): :class:`BayesianNetwork` (``from_bif``, ``trim``).
+* Cost-sensitive decisions (srl-learn, srl-eval): :class:`CostSensitiveClassifier` wraps
+  any classifier with ``predict_proba`` and predicts the class of least expected cost
+  under one or per-example cost matrices, with a calibration report and optional
+  Platt / isotonic recalibration.
 * Collective classification (srl-graph, srl-infer, srl-learn): :func:`load_linqs`,
   :class:`ICA`, :class:`CollectiveGibbs`, :class:`ContentOnly` and the global
   :class:`MarkovNetwork`, over (X, edges, observed mask).
@@ -31,6 +36,7 @@ from ._srl import (  # noqa: F401
     Trimming,
 )
 from ._boost import BoostedMLN, BoostedRDN, SoftBoostedRDN  # noqa: F401
+from ._cost import CostSensitiveClassifier  # noqa: F401
 from ._collective import (  # noqa: F401
     CollectiveGibbs,
     ContentOnly,
@@ -48,6 +54,7 @@ __all__ = [
     "CollectiveGibbs",
     "ContentOnly",
     "Convergence",
+    "CostSensitiveClassifier",
     "Database",
     "Graph",
     "ICA",

@@ -267,6 +267,20 @@ class BayesianNetwork:
 
 def _pairwise_mrf_from_state(state: str) -> PairwiseMRF: ...
 def _bayesian_network_from_state(state: str) -> BayesianNetwork: ...
+def _min_expected_cost(
+    proba: npt.ArrayLike, costs: npt.ArrayLike
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+def _calibration_report(
+    proba: npt.ArrayLike, y: npt.ArrayLike, n_bins: int, class_index: int
+) -> Tuple[
+    float,
+    float,
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+]: ...
 def _load_linqs(dir: _Path, name: str, directed: bool = False) -> Tuple[Any, ...]: ...
 def _run_collective(
     method: str,
