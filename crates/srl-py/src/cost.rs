@@ -2,8 +2,8 @@
 //! (python/srl/_cost.py): srl-learn's `min_expected_cost` and srl-eval's `brier_score` /
 //! `reliability_curve` over numpy arrays.
 
+use numpy::PyUntypedArrayMethods as _;
 use numpy::{IntoPyArray as _, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3};
-use numpy::{PyUntypedArrayMethods as _};
 use pyo3::prelude::*;
 use srl_learn::{ExampleCosts, min_expected_cost};
 
@@ -106,8 +106,8 @@ pub fn _calibration_report<'py>(
     };
     let p = proba.as_slice()?;
     let brier = srl_eval::metrics::brier_score(p, k, &truth).map_err(value_error)?;
-    let curve = srl_eval::metrics::reliability_curve(p, k, &truth, n_bins, class)
-        .map_err(value_error)?;
+    let curve =
+        srl_eval::metrics::reliability_curve(p, k, &truth, n_bins, class).map_err(value_error)?;
     let col = |f: fn(&srl_eval::metrics::ReliabilityBin) -> f64| -> Vec<f64> {
         curve.bins.iter().map(f).collect()
     };
