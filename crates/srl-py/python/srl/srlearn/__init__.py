@@ -4,6 +4,9 @@ signatures and conventions, so that srlearn scripts run after changing
 ``from srlearn... import ...`` to ``from srl.srlearn import ...``. The learning runs in
 Rust (srl-boost) instead of BoostSRL's jar; no Java is needed.
 
+The package mirrors srlearn's modules: ``srl.srlearn.rdn``, ``.background``,
+``.database`` and ``.datasets`` (``load_toy_cancer``, ``load_toy_father``).
+
 Differences a ported script can see: models are srl model files (``to_json`` /
 ``from_json`` read and write srl's format, not srlearn's); ``solver`` is accepted and
 ignored; ``Database.from_files`` reads the files at once (``lazy_load`` is accepted);
@@ -19,8 +22,8 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from . import _boost
-from ._srl import Database as _SrlDatabase
+from .. import _boost
+from .._srl import Database as _SrlDatabase
 
 __all__ = ["Background", "BoostedRDN", "BoostedRDNClassifier", "Database"]
 

@@ -1,0 +1,5 @@
+"""srlearn's ``srlearn.background`` module: :class:`Background`."""
+
+from . import Background
+
+__all__ = ["Background"]
