@@ -22,6 +22,7 @@ pub mod collective;
 pub mod errors;
 pub mod infer;
 pub mod model_file;
+pub mod tabular;
 
 use pyo3::prelude::*;
 
@@ -44,5 +45,6 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bayes::PyBayesianNetwork>()?;
     m.add_class::<bayes::PyTrimming>()?;
     collective::register(m)?;
+    tabular::register(m)?;
     Ok(())
 }
