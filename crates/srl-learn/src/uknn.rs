@@ -9,10 +9,12 @@
 //! ([`Uknn::predict`]); this crate does not estimate them (the paper uses naive Bayes,
 //! see `srl_bayes::NaiveBayes`; xtask combines the two).
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::LearnError;
 
 /// How closeness is measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Metric {
     /// Cosine similarity `Σ p_i q_i / sqrt(Σ p_i² Σ q_i²)` (the paper's `d_pq`; larger is
     /// closer; 0 when a vector is all zeros).
@@ -25,7 +27,7 @@ pub enum Metric {
 }
 
 /// Where the context weights enter (Section 5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Weighting {
     /// Plain K-NN: weights ignored.
     None,
@@ -48,7 +50,7 @@ pub enum Weighting {
 /// | `weighting` | `Voting` | where the weights enter | — |
 ///
 /// The defaults are the paper's u3-NN with weighted voting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UknnParams {
     /// Number of neighbours.
     pub k: usize,
@@ -69,7 +71,10 @@ impl Default for UknnParams {
 }
 
 /// A lazy uK-NN classifier: the stored training set.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Serialises with serde (parameters, training rows, norms, labels), so a fitted model
+/// can be saved and loaded; a loaded model predicts exactly as the original.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Uknn {
     params: UknnParams,
     x: Vec<f64>,
@@ -80,7 +85,7 @@ pub struct Uknn {
 }
 
 /// One uK-NN decision.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UknnPrediction {
     /// The winning class (lowest index on a tie).
     pub class: u32,
@@ -88,6 +93,27 @@ pub struct UknnPrediction {
     pub scores: Vec<f64>,
     /// The neighbours, closest first (training row indices).
     pub neighbors: Vec<usize>,
+}
+
+impl UknnPrediction {
+    /// The class scores normalised to sum to 1, `S_c / Σ_c' S_c'` (the share of the
+    /// neighbours' votes each class received, weighted as the votes were): a
+    /// probability-like output with the same ordering as [`UknnPrediction::scores`], so
+    /// its first largest entry is [`UknnPrediction::class`]. Uniform (`1 / n_classes`)
+    /// when every score is 0 (e.g. all neighbours have context weight 0).
+    ///
+    /// This is not a calibrated probability: uK-NN (Zadrozny et al. 2009, Section 5)
+    /// defines only the vote.
+    #[must_use]
+    pub fn normalized_scores(&self) -> Vec<f64> {
+        let total: f64 = self.scores.iter().sum();
+        if total > 0.0 {
+            self.scores.iter().map(|s| s / total).collect()
+        } else {
+            let k = self.scores.len().max(1);
+            vec![1.0 / k as f64; self.scores.len()]
+        }
+    }
 }
 
 impl UknnParams {
@@ -165,6 +191,24 @@ impl Uknn {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
+    }
+
+    /// The hyperparameters the model was fitted with.
+    #[must_use]
+    pub fn params(&self) -> &UknnParams {
+        &self.params
+    }
+
+    /// Number of classes `n_classes` given to [`UknnParams::fit`].
+    #[must_use]
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Number of features `dim` of each training row (and of every query).
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        self.dim
     }
 
     /// Closeness of training row `i` to `q` (larger is closer; Euclidean is negated).
@@ -333,6 +377,28 @@ mod tests {
         .fit(x, 5, y, 2)?;
         let p = both.predict(&q, &W)?;
         assert!((p.scores[1] - (1.906 + 1.2)).abs() < 1e-12);
+        Ok(())
+    }
+
+    #[test]
+    fn serde_round_trip_and_normalized_scores() -> Result<(), LearnError> {
+        let (x, y) = toy();
+        let q = [1.0, 0.0, 1.0, 0.0, 1.0];
+        let m = UknnParams::default().fit(x, 5, y, 2)?;
+        let text = serde_json::to_string(&m).map_err(|e| LearnError::InvalidData {
+            message: e.to_string(),
+        })?;
+        let back: Uknn = serde_json::from_str(&text).map_err(|e| LearnError::InvalidData {
+            message: e.to_string(),
+        })?;
+        assert_eq!(back, m);
+        let p = back.predict(&q, &W)?;
+        assert_eq!(p, m.predict(&q, &W)?);
+        let s = p.normalized_scores();
+        assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+        assert!((s[1] - p.scores[1] / (p.scores[0] + p.scores[1])).abs() < 1e-15);
+        let zero = m.predict(&q, &[0.0; 6])?;
+        assert_eq!(zero.normalized_scores(), vec![0.5, 0.5]);
         Ok(())
     }
 

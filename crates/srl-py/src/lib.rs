@@ -12,6 +12,7 @@
 //! | `srl.PairwiseMRF` (`loopy_bp`, `mean_field`, `gibbs`, `exact`) | srl-infer `PairwiseMrf`, `LoopyBp`, `MeanField`, `Gibbs`, `Exact` |
 //! | `srl.BayesianNetwork` (`from_bif`, `trim`) | srl-bayes `read_bif`, `JointAgreement`, `BranchAndBound` |
 //! | `srl.CostSensitiveClassifier` (decisions, calibration report) | srl-learn `min_expected_cost`, srl-eval `brier_score`, `reliability_curve` |
+//! | `srl.LogisticRegression`, `srl.NaiveBayes`, `srl.UKNN` (tabular, scikit-learn's `check_estimator`) | srl-learn `LogisticRegressionParams`, `UknnParams`, srl-bayes `NaiveBayesParams` |
 //! | `srl.load_linqs`, `srl.ICA`, `srl.CollectiveGibbs`, `srl.ContentOnly` | srl-graph `load_linqs`, srl-infer `IterativeClassification`, `CollectiveGibbs`, srl-learn `LogisticRegression` |
 //!
 //! Model files are the versioned JSON files of `srl boost learn` ([`model_file`]).
@@ -24,6 +25,7 @@ pub mod cost;
 pub mod errors;
 pub mod infer;
 pub mod model_file;
+pub mod tabular;
 
 use pyo3::prelude::*;
 
@@ -49,5 +51,6 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bayes::PyTrimming>()?;
     collective::register(m)?;
     cost::register(m)?;
+    tabular::register(m)?;
     Ok(())
 }

@@ -17,6 +17,9 @@ Rust; this package converts arguments and results and maps errors):
 * Collective classification (srl-graph, srl-infer, srl-learn): :func:`load_linqs`,
   :class:`ICA`, :class:`CollectiveGibbs`, :class:`ContentOnly` and the global
   :class:`MarkovNetwork`, over (X, edges, observed mask).
+* Tabular classifiers (srl-learn, srl-bayes) with scikit-learn's estimator contract:
+  :class:`LogisticRegression`, :class:`NaiveBayes`, :class:`UKNN` (uK-NN with context
+  weights).
 
 Errors: ``ValueError`` for bad input (:class:`ParseError`, a ``ValueError`` with
 ``filename`` and ``lineno``, for a malformed line of a file), ``OSError`` for files that
@@ -46,6 +49,7 @@ from ._collective import (  # noqa: F401
     NodeSplitter,
     load_linqs,
 )
+from ._tabular import LogisticRegression, NaiveBayes, UKNN  # noqa: F401
 
 __all__ = [
     "BayesianNetwork",
@@ -58,13 +62,16 @@ __all__ = [
     "Database",
     "Graph",
     "ICA",
+    "LogisticRegression",
     "Marginals",
     "MarkovNetwork",
+    "NaiveBayes",
     "NodeSplitter",
     "NotFittedError",
     "PairwiseMRF",
     "ParseError",
     "SoftBoostedRDN",
     "Trimming",
+    "UKNN",
     "load_linqs",
 ]

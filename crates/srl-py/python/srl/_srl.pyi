@@ -302,3 +302,78 @@ def _database_from_state(state: str) -> Database:
 def _node_test_sets(sampling: str, k: int, seed: int, y: Any, n_classes: int,
                     edges: Any) -> List[Any]:
     """The RS / SS test sets of srl-learn's pipeline (int64 arrays of node indices)."""
+
+# Tabular classifiers (src/tabular.rs): the fitted Rust models behind srl.LogisticRegression,
+# srl.NaiveBayes and srl.UKNN. ``x`` is a C-contiguous float64 (n, d) array or the CSR parts
+# ``(indptr int64 (n + 1,), indices int64 (nnz,), data float64 (nnz,), d)``; labels are class
+# indices 0..n_classes-1 (int64). Each pickles through its serde JSON, bit for bit.
+_X = Any
+_Predictions = Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]
+
+class _LogisticRegressionModel:
+    """A fitted multinomial logistic regression with an L2 prior (srl-learn)."""
+    @staticmethod
+    def fit(x: _X, y: npt.NDArray[np.int64], n_classes: int,
+            sample_weight: Optional[npt.NDArray[np.float64]], c: Optional[float],
+            lambda_per_sample: float, fit_intercept: bool, max_iter: int,
+            tol: float) -> "_LogisticRegressionModel":
+        """``c``: lambda = 1 / (2 c); None: lambda = lambda_per_sample x total weight.
+        ValueError for bad parameters or data."""
+    def predict_proba(self, x: _X) -> npt.NDArray[np.float64]:
+        """(n, k) P(y = c | x). ValueError for the wrong number of features."""
+    def predict(self, x: _X) -> _Predictions:
+        """(labels (n,), probabilities (n, k))."""
+    @property
+    def coef(self) -> npt.NDArray[np.float64]:
+        """(k, d) weights."""
+    @property
+    def intercept(self) -> npt.NDArray[np.float64]:
+        """(k,) intercepts."""
+    @property
+    def lambda_(self) -> float: ...
+    @property
+    def n_iter(self) -> int: ...
+    @property
+    def converged(self) -> bool: ...
+    def to_json(self) -> str: ...
+
+class _NaiveBayesModel:
+    """A fitted naive Bayes model (srl-bayes): count and categorical features, NaN = missing."""
+    @staticmethod
+    def fit(x: _X, y: npt.NDArray[np.int64], n_classes: int,
+            sample_weight: Optional[npt.NDArray[np.float64]], alpha: float,
+            prior_alpha: float, categorical: npt.NDArray[np.bool_]) -> "_NaiveBayesModel":
+        """``categorical``: (d,) mask; the other features are counts. ValueError for bad
+        values."""
+    def predict_proba(self, x: _X) -> npt.NDArray[np.float64]:
+        """(n, k) Pr(c | x)."""
+    def predict(self, x: _X) -> _Predictions:
+        """(labels (n,), probabilities (n, k))."""
+    @property
+    def class_prior(self) -> npt.NDArray[np.float64]:
+        """(k,) Pr(c)."""
+    @property
+    def n_categories(self) -> npt.NDArray[np.int64]:
+        """(d,) states per categorical feature, 0 for a count feature."""
+    def to_json(self) -> str: ...
+
+class _UknnModel:
+    """A fitted uK-NN classifier (srl-learn; Zadrozny et al. 2009)."""
+    @staticmethod
+    def fit(x: _X, y: npt.NDArray[np.int64], n_classes: int, k: int,
+            metric: Literal["cosine", "dot", "euclidean"],
+            weighting: Literal["none", "voting", "distance", "both"]) -> "_UknnModel": ...
+    def predict(self, x: _X,
+                weights: Optional[npt.NDArray[np.float64]] = None) -> _Predictions:
+        """(labels (n,), normalised class scores (n, k)); ``weights``: (n_train,) context
+        weights, None = all 1."""
+    def kneighbors(self, x: _X,
+                   weights: Optional[npt.NDArray[np.float64]] = None) -> npt.NDArray[np.int64]:
+        """(n, min(k, n_train)) training row indices, closest first."""
+    @property
+    def n_train(self) -> int: ...
+    def to_json(self) -> str: ...
+
+def _tabular_from_json(kind: Literal["logistic_regression", "naive_bayes", "uknn"],
+                       text: str) -> Any:
+    """Rebuilds a pickled tabular model. ValueError for an unknown kind or bad text."""
