@@ -57,3 +57,47 @@ def test_from_files_and_json(tmp_path, data):
     assert np.array_equal(back.predict_proba(db), clf.predict_proba(db))
     with pytest.raises(srl.NotFittedError):
         BoostedRDNClassifier(target="cancer").predict_proba(db)
+
+
+def test_srlearn_readme_quick_start_prints_srlearns_numbers():
+    """srlearn's README quick-start with only the imports changed (srlearn ->
+    srl.srlearn). srlearn 0.5.5 (BoostSRL jar, OpenJDK 17; numpy's loadtxt shimmed for
+    its two-character delimiter) prints, in three runs of
+
+        python srlearn_ref.py   # the quick-start's code, plus load_toy_father
+
+    cancer: [0.880796191769 0.880796191769 0.880796191769 0.307582097598 0.307582097598]
+    (its README shows the same), classes_ [1. 1. 1. 0. 0.]; srl gives these to 1e-12.
+    father: positives 0.880796191769, negatives 0.0455-0.0577 varying run to run (its
+    negative sampling). srl: positives 0.6858, negatives 0.0528 / 0.0612 — BoostSRL's
+    root test there is the two-literal body childof(B, A), male(B) whose second literal
+    reuses a head variable; srl's two-literal tests need a variable of the first
+    literal, so it tests the two literals in two nodes, where node_size=2 forbids the
+    one-example branch that male(B) leaves (docs/python.md; issue 27's search
+    differences)."""
+    from srl.srlearn.rdn import BoostedRDNClassifier
+    from srl.srlearn import Background
+    from srl.srlearn.datasets import load_toy_cancer, load_toy_father
+
+    train, test = load_toy_cancer()
+    bk = Background(modes=train.modes)
+    clf = BoostedRDNClassifier(
+        background=bk,
+        target='cancer',
+    )
+    clf.fit(train)
+    p = clf.predict_proba(test)
+    want = [0.880796191769, 0.880796191769, 0.880796191769, 0.307582097598, 0.307582097598]
+    assert np.allclose(p, want, rtol=0, atol=1e-12)
+    assert list(clf.classes_) == [1.0, 1.0, 1.0, 0.0, 0.0]
+    # the data sets: srlearn's counts, fresh lists on every call
+    assert [len(x) for x in (train.pos, train.neg, train.facts, test.pos, test.neg,
+                             test.facts)] == [4, 2, 15, 3, 2, 13]
+    train.pos.append("cancer(zz).")
+    assert len(load_toy_cancer()[0].pos) == 4
+    tr, te = load_toy_father()
+    assert [len(x) for x in (tr.pos, tr.neg, tr.facts, te.pos, te.neg, te.facts)] == \
+        [5, 21, 41, 3, 4, 11]
+    pf = BoostedRDNClassifier(background=Background(modes=tr.modes), target="father") \
+        .fit(tr).predict_proba(te)
+    assert (pf[:3] > 0.5).all() and (pf[3:] < 0.1).all()

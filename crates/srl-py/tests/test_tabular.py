@@ -76,7 +76,8 @@ def test_check_estimator_passes(estimator):
 def test_check_estimator_with_array_api_dispatch_passes_every_check():
     """With ``SCIPY_ARRAY_API=1`` (read when scipy is imported, hence a fresh process)
     scikit-learn also runs ``check_array_api_input`` (numpy inputs with array-API dispatch
-    on): then not a single check is skipped or fails."""
+    on): then no check fails, and none is skipped except the pandas ones where pandas is
+    not installed (.ci/run installs it)."""
     code = (
         "import collections, warnings\n"
         "warnings.simplefilter('ignore')\n"
@@ -85,7 +86,8 @@ def test_check_estimator_with_array_api_dispatch_passes_every_check():
         "for e in (srl.LogisticRegression(), srl.NaiveBayes(), srl.UKNN()):\n"
         "    r = check_estimator(e, on_skip=None, on_fail=None)\n"
         "    bad = [(x['check_name'], x['status'], str(x['exception'])[:300]) for x in r\n"
-        "           if x['status'] != 'passed']\n"
+        "           if x['status'] != 'passed'\n"
+        "           and not (x['status'] == 'skipped' and 'pandas' in str(x['exception']))]\n"
         "    assert not bad, (type(e).__name__, bad)\n"
         "    assert any(x['check_name'] == 'check_array_api_input' for x in r)\n"
     )
