@@ -952,11 +952,11 @@ macro_rules! unweighted_boost_methods {
         boost_methods!($ty, $name, false, {
             #[new]
             #[pyo3(signature = (
-                        target = None, n_estimators = 10, *, neg_pos_ratio = None,
-                        resample_negatives = true, step = 1.0, preset = "boostsrl".to_owned(),
-                        max_tree_depth = None, node_size = None, max_leaves = None,
-                        min_leaf_examples = None, use_setparam = true, random_state = 1
-                    ))]
+                                target = None, n_estimators = 10, *, neg_pos_ratio = None,
+                                resample_negatives = true, step = 1.0, preset = "boostsrl",
+                                max_tree_depth = None, node_size = None, max_leaves = None,
+                                min_leaf_examples = None, use_setparam = true, random_state = 1
+                            ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
                 target: Option<String>,
@@ -964,7 +964,7 @@ macro_rules! unweighted_boost_methods {
                 neg_pos_ratio: Option<f64>,
                 resample_negatives: bool,
                 step: f64,
-                preset: String,
+                preset: &str,
                 max_tree_depth: Option<usize>,
                 node_size: Option<usize>,
                 max_leaves: Option<usize>,
@@ -982,7 +982,7 @@ macro_rules! unweighted_boost_methods {
                             neg_pos_ratio,
                             resample_negatives,
                             step,
-                            preset,
+                            preset: preset.to_owned(),
                             max_tree_depth,
                             node_size,
                             max_leaves,
@@ -1033,7 +1033,7 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
     #[new]
     #[pyo3(signature = (
         target = None, n_estimators = 10, alpha = 0.0, beta = 0.0, *, neg_pos_ratio = None,
-        resample_negatives = true, step = 1.0, preset = "boostsrl".to_owned(),
+        resample_negatives = true, step = 1.0, preset = "boostsrl",
         max_tree_depth = None, node_size = None, max_leaves = None, min_leaf_examples = None,
         use_setparam = true, random_state = 1
     ))]
@@ -1046,7 +1046,7 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
         neg_pos_ratio: Option<f64>,
         resample_negatives: bool,
         step: f64,
-        preset: String,
+        preset: &str,
         max_tree_depth: Option<usize>,
         node_size: Option<usize>,
         max_leaves: Option<usize>,
@@ -1069,7 +1069,7 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
                     neg_pos_ratio,
                     resample_negatives,
                     step,
-                    preset,
+                    preset: preset.to_owned(),
                     max_tree_depth,
                     node_size,
                     max_leaves,

@@ -5,6 +5,7 @@ from os import PathLike
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from typing_extensions import disjoint_base, final
 import numpy.typing as npt
 
 __version__: str
@@ -18,18 +19,19 @@ class ParseError(ValueError):
 class NotFittedError(ValueError):
     """An estimator used before ``fit`` (or ``from_json``)."""
 
+@final
 class Database:
     """BoostSRL-style relational data: examples, facts, background (modes, setParam).
 
     Raises ParseError naming ``Database.pos`` / ``.neg`` / ``.facts`` / ``.modes`` and the
     1-based item as the line for a malformed item."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         pos: Optional[Sequence[str]] = None,
         neg: Optional[Sequence[str]] = None,
         facts: Optional[Sequence[str]] = None,
         modes: Optional[Sequence[str]] = None,
-    ) -> None: ...
+    ) -> "Database": ...
     @staticmethod
     def from_folder(path: _Path, prefix: str = "train", bk: Optional[_Path] = None) -> "Database":
         """Reads PREFIX_pos.txt, PREFIX_neg.txt, PREFIX_facts.txt and the background
@@ -48,6 +50,7 @@ class Database:
         """Atoms of ``target`` in scoring order and their labels, shape (n,)."""
 
 class _Boosted:
+    def __sklearn_is_fitted__(self) -> bool: ...
     def fit(self, database: Database) -> "_Boosted":
         """Learns the trees (GIL released). ValueError for no target/examples, bad
         parameters."""
@@ -77,6 +80,7 @@ class _Boosted:
     @property
     def settings_(self) -> Optional[str]: ...
 
+@disjoint_base
 class BoostedRDN(_Boosted):
     """RFGB (Natarajan et al. 2012) with BoostSRL's conventions; srlearn's names.
 
@@ -85,8 +89,8 @@ class BoostedRDN(_Boosted):
     ``neg_pos_ratio=None`` (the background's ``setParam: negPosRatio``, else 2),
     ``random_state=1``. srlearn's defaults differ (``node_size=2``,
     ``max_tree_depth=3``): pass those two to get srlearn's limits."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         target: Optional[str] = None,
         n_estimators: int = 10,
         *,
@@ -100,18 +104,19 @@ class BoostedRDN(_Boosted):
         min_leaf_examples: Optional[int] = None,
         use_setparam: bool = True,
         random_state: int = 1,
-    ) -> None: ...
+    ) -> "BoostedRDN": ...
     @staticmethod
     def from_json(path: _Path) -> "BoostedRDN":
         """OSError, ParseError (file, line), ValueError (format, version, kind)."""
     @staticmethod
     def from_json_string(text: str) -> "BoostedRDN": ...
 
+@disjoint_base
 class SoftBoostedRDN(_Boosted):
     """Soft-RFGB (Yang et al. 2014): false negatives cost ``alpha``, false positives
     ``beta`` (Eq. 3); alpha = beta = 0 is RFGB."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         target: Optional[str] = None,
         n_estimators: int = 10,
         alpha: float = 0.0,
@@ -127,16 +132,17 @@ class SoftBoostedRDN(_Boosted):
         min_leaf_examples: Optional[int] = None,
         use_setparam: bool = True,
         random_state: int = 1,
-    ) -> None: ...
+    ) -> "SoftBoostedRDN": ...
     @staticmethod
     def from_json(path: _Path) -> "SoftBoostedRDN": ...
     @staticmethod
     def from_json_string(text: str) -> "SoftBoostedRDN": ...
 
+@disjoint_base
 class BoostedMLN(_Boosted):
     """MLN-Boost (Khot et al. 2011); same arguments as BoostedRDN; kind ``mln-boost``."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         target: Optional[str] = None,
         n_estimators: int = 10,
         *,
@@ -150,14 +156,15 @@ class BoostedMLN(_Boosted):
         min_leaf_examples: Optional[int] = None,
         use_setparam: bool = True,
         random_state: int = 1,
-    ) -> None: ...
+    ) -> "BoostedMLN": ...
     @staticmethod
     def from_json(path: _Path) -> "BoostedMLN": ...
     @staticmethod
     def from_json_string(text: str) -> "BoostedMLN": ...
 
+@final
 class Convergence:
-    def __init__(self, converged: bool, iterations: int, max_residual: float) -> None: ...
+    def __new__(cls, converged: bool, iterations: int, max_residual: float) -> "Convergence": ...
     @property
     def converged(self) -> bool: ...
     @property
@@ -165,14 +172,15 @@ class Convergence:
     @property
     def max_residual(self) -> float: ...
 
+@final
 class Marginals:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         nodes: npt.ArrayLike,
         map_state: npt.ArrayLike,
         convergence: Convergence,
         log_partition: Optional[float] = None,
-    ) -> None:
+    ) -> "Marginals":
         """nodes (n, k), map_state (n,); the record the inference routines return
         (pickles exactly)."""
     @property
@@ -187,15 +195,16 @@ class Marginals:
     def map_state(self) -> npt.NDArray[np.int64]:
         """Shape (n,): best visited state (Gibbs) or per-node argmax."""
 
+@final
 class PairwiseMRF:
     """P(x) ∝ exp(Σ θ_v(x_v) + Σ θ_uv(x_u, x_v)); ValueError for bad shapes/values."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         unary: npt.ArrayLike,
         edges: npt.ArrayLike,
         pairwise: npt.ArrayLike,
         evidence: Optional[npt.ArrayLike] = None,
-    ) -> None:
+    ) -> "PairwiseMRF":
         """unary (n, k); edges (m, 2); pairwise (k, k) shared or (m, k, k); evidence
         (n,) with -1 = unobserved. Log-potentials in nats, -inf = zero potential."""
     @staticmethod
@@ -232,16 +241,18 @@ class PairwiseMRF:
     ) -> Marginals: ...
     def exact(self, enumeration_limit_log2: int = 20) -> Marginals: ...
 
+@final
 class Trimming:
     subset: List[str]
     threshold: float
     eca: float
     cost: float
     evaluations: int
-    def __init__(
-        self, subset: List[str], threshold: float, eca: float, cost: float, evaluations: int
-    ) -> None: ...
+    def __new__(
+        cls, subset: List[str], threshold: float, eca: float, cost: float, evaluations: int
+    ) -> "Trimming": ...
 
+@final
 class BayesianNetwork:
     @staticmethod
     def from_bif(path: _Path) -> "BayesianNetwork": ...
@@ -310,6 +321,7 @@ def _node_test_sets(sampling: str, k: int, seed: int, y: Any, n_classes: int,
 _X = Any
 _Predictions = Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]
 
+@final
 class _LogisticRegressionModel:
     """A fitted multinomial logistic regression with an L2 prior (srl-learn)."""
     @staticmethod
@@ -337,6 +349,7 @@ class _LogisticRegressionModel:
     def converged(self) -> bool: ...
     def to_json(self) -> str: ...
 
+@final
 class _NaiveBayesModel:
     """A fitted naive Bayes model (srl-bayes): count and categorical features, NaN = missing."""
     @staticmethod
@@ -357,6 +370,7 @@ class _NaiveBayesModel:
         """(d,) states per categorical feature, 0 for a count feature."""
     def to_json(self) -> str: ...
 
+@final
 class _UknnModel:
     """A fitted uK-NN classifier (srl-learn; Zadrozny et al. 2009)."""
     @staticmethod
