@@ -72,8 +72,9 @@ def test_srlearn_readme_quick_start_prints_srlearns_numbers():
     negative sampling). srl: positives 0.6858, negatives 0.0528 / 0.0612 — BoostSRL's
     root test there is the two-literal body childof(B, A), male(B) whose second literal
     reuses a head variable; srl's two-literal tests need a variable of the first
-    literal, so it tests the two literals in two nodes, where node_size=2 forbids the
-    one-example branch that male(B) leaves (docs/python.md; issue 27's search
+    literal, so srl tests the two literals in two nodes, where its minimum of two
+    examples per leaf forbids the one-example branch male(B) leaves; with
+    min_leaf_examples=1 srl gives srlearn's 0.880796 (docs/python.md; issue 27's search
     differences)."""
     from srl.srlearn.rdn import BoostedRDNClassifier
     from srl.srlearn import Background
@@ -101,3 +102,7 @@ def test_srlearn_readme_quick_start_prints_srlearns_numbers():
     pf = BoostedRDNClassifier(background=Background(modes=tr.modes), target="father") \
         .fit(tr).predict_proba(te)
     assert (pf[:3] > 0.5).all() and (pf[3:] < 0.1).all()
+    one = srl.BoostedRDN(target="father", node_size=2, max_tree_depth=3, neg_pos_ratio=2.0,
+                         min_leaf_examples=1).fit(tr._srl(Background(modes=tr.modes)))
+    assert np.allclose(one.predict_proba(te._srl(Background(modes=tr.modes)))[:3],
+                       0.880796191769, rtol=0, atol=1e-12)
