@@ -25,6 +25,9 @@
 //!   [`TreeParams::two_literal`] is the named two-literal alternative), an
 //!   unsplittable root returning 0, and the background file's `setParam:` lines applied
 //!   and reported ([`settings`], [`SoftRfgb::settings`]).
+//! * [`RegressionRfgb`] via [`RegressionRfgbParams::fit`] ([`regression`]): RDN-Boost
+//!   regression (BoostSRL `-reg`), least-squares boosting on `regressionExample(...)`
+//!   targets read by [`load_regression_split`].
 //! * [`MlnBoost`] via [`MlnBoostParams::fit`] ([`mln`]): MLN-Boost (Khot et al. 2011),
 //!   boosted Markov logic networks, the tree-based learner of BoostSRL's `-mln`: each
 //!   tree's paths are weighted clauses, an example's regression value is the clause
@@ -55,6 +58,7 @@ pub mod logic;
 pub mod mln;
 pub mod model_file;
 pub mod reader;
+pub mod regression;
 pub mod retarget;
 pub mod rules;
 pub mod settings;
@@ -73,6 +77,10 @@ pub use mln::{MlnBoost, MlnBoostParams, mln_gradient};
 pub use reader::{
     Atom, OtherTargets, Split, SplitSummary, build_split, load_split, parse_atoms,
     parse_background, read_atoms, read_background,
+};
+pub use regression::{
+    RegressionRfgb, RegressionRfgbParams, RegressionSplit, build_regression_split,
+    load_regression_split, regression_examples,
 };
 pub use retarget::{
     HEART_COLUMNS, HeartData, HeartPositive, heart_from_uci, heart_from_uci_tables,

@@ -51,6 +51,8 @@ pub const VERSION: u32 = 1;
 pub const KIND_SOFT_RFGB: &str = "soft-rfgb";
 /// The `kind` of a [`crate::MlnBoost`] model.
 pub const KIND_MLN_BOOST: &str = "mln-boost";
+/// The `kind` of a [`crate::RegressionRfgb`] (RDN-Boost regression) model.
+pub const KIND_RDN_REGRESSION: &str = "rdn-regression";
 
 /// Where a model came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

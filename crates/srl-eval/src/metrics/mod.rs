@@ -14,6 +14,7 @@
 //! | misclassification cost | [`structured_cost`], [`structured_cost_with`] | Sen & Getoor 2006, §3 |
 //! | mean, standard error | [`mean`], [`std_error`], [`Summary`] | |
 //! | matched (M) average | [`MatchedAverage`] | Sen et al. 2008 |
+//! | RMSE, MAE, R² | [`rmse`], [`mae`], [`r2_score`] | RDN-Boost regression (BoostSRL `-reg`) |
 //! | Brier score | [`brier_score`] | Brier 1950 |
 //! | reliability curve, expected calibration error | [`reliability_curve`] | Guo et al. 2017, §2 |
 //! | Welch / paired t-test | [`welch_t_test`], [`paired_t_test`] | Welch 1947; Student-t from statrs |
@@ -26,6 +27,7 @@ mod calibration;
 mod classification;
 mod cost;
 mod ranking;
+mod regression;
 mod significance;
 mod stats;
 
@@ -33,6 +35,7 @@ pub use calibration::{ReliabilityBin, ReliabilityCurve, brier_score, reliability
 pub use classification::{Confusion, accuracy, agreement, conditional_log_likelihood};
 pub use cost::{CostBreakdown, CostTable, structured_cost, structured_cost_with};
 pub use ranking::{RocCurve, RocPoint, WeightedAuc, auc_pr, auc_roc};
+pub use regression::{mae, r2_score, rmse};
 pub use significance::{TTest, paired_t_test, welch_t_test};
 pub use stats::{MatchedAverage, Summary, mean, std_error};
 
