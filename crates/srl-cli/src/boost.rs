@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use srl_boost::{
     Background, Database, Examples, MlnBoost, MlnBoostParams, NegativeSampling, OtherTargets,
-    SettingsReport, SoftRfgb, SoftRfgbParams, TreeParams,
+    RegressionRfgb, RegressionRfgbParams, SettingsReport, SoftRfgb, SoftRfgbParams, TreeParams,
 };
 
 use crate::model::{
@@ -54,14 +54,22 @@ pub enum ModelType {
     /// A Markov logic network: MLN-Boost, Khot et al. 2011, tree-based (BoostSRL `-mln`):
     /// each tree path is a clause weighted per true grounding. Takes no `--alpha`/`--beta`.
     Mln,
+    /// RDN-Boost regression (BoostSRL `-reg`): least-squares boosting on the
+    /// `regressionExample(target(args), value).` lines of the positives file (no
+    /// negatives). Takes no `--alpha`/`--beta`/`--neg-ratio`. Same as `--regression`.
+    Regression,
 }
 
 /// `srl boost learn`.
 #[derive(Args, Debug)]
 pub struct LearnArgs {
-    /// Model learned: `rdn` (RFGB / Soft-RFGB) or `mln` (MLN-Boost, BoostSRL `-mln`).
+    /// Model learned: `rdn` (RFGB / Soft-RFGB), `mln` (MLN-Boost, BoostSRL `-mln`) or
+    /// `regression` (RDN-Boost regression, BoostSRL `-reg`).
     #[arg(long, value_enum, default_value = "rdn")]
     pub model_type: ModelType,
+    /// RDN-Boost regression (BoostSRL `-reg`): the same as `--model-type regression`.
+    #[arg(long)]
+    pub regression: bool,
     /// BoostSRL training folder (holds PREFIX_pos.txt, PREFIX_neg.txt, PREFIX_facts.txt).
     #[arg(long)]
     pub train: PathBuf,
@@ -269,6 +277,12 @@ fn check_learn_flags(a: &LearnArgs) -> anyhow::Result<()> {
 
 fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     check_learn_flags(a)?;
+    if a.regression || a.model_type == ModelType::Regression {
+        if a.regression && !matches!(a.model_type, ModelType::Rdn | ModelType::Regression) {
+            bail!("--regression learns a regression model; it does not go with --model-type mln");
+        }
+        return learn_regression(a, ui);
+    }
     if a.model_type == ModelType::Mln && (a.alpha != 0.0 || a.beta != 0.0) {
         bail!(
             "--alpha {} --beta {}: the soft margin is for --model-type rdn; MLN-Boost takes neither",
@@ -308,6 +322,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     let t0 = std::time::Instant::now();
     let provenance = Provenance::now(&a.train, Some(a.seed));
     let model = match a.model_type {
+        ModelType::Regression => unreachable!("learn_regression handles regression"),
         ModelType::Rdn => {
             let m = params
                 .fit(&split.db, &bk, &split.examples, &mut rng)
@@ -341,6 +356,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
             m.train_log_likelihood().last().copied(),
             m.initial_log_odds(),
         ),
+        Boosted::Reg(_) => unreachable!("learn_regression handles regression"),
     };
     let summary = json!({
         "command": "boost learn",
@@ -367,13 +383,87 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     ui.summary(&summary, &text)
 }
 
-/// A learned boosted model of either type, as stored in a model file.
+/// `learn` for RDN-Boost regression: the preset's trees, the background's `setParam:`
+/// lines and `--trees` / `--step`, on the folder's `regressionExample(...)` lines.
+fn learn_regression(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
+    if a.alpha != 0.0 || a.beta != 0.0 || a.neg_ratio.is_some() {
+        bail!(
+            "--alpha / --beta / --neg-ratio: a regression model has no negatives and no margin; \
+             leave them out with --regression"
+        );
+    }
+    let mut inputs = folder_files(&a.train);
+    inputs.extend(a.bk.clone());
+    check_outputs(ui, &paths(&inputs), &[&a.model])?;
+    let bk = background(&a.train, &a.prefix, a.bk.as_deref())?;
+    check_outputs(ui, &paths(&bk.files), &[&a.model])?;
+    warn_notes(ui, "srl boost learn", &bk);
+    let (rfgb, settings) = params(a, &bk)?;
+    if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
+        ui.note(&format!("srl boost learn: setParam: {r}"));
+    }
+    let params = RegressionRfgbParams {
+        n_trees: rfgb.n_trees,
+        tree: rfgb.tree,
+        step: rfgb.step,
+        initial_value: 0.0,
+        apply_background_settings: false,
+    };
+    let split = srl_boost::load_regression_split(&a.train, &a.prefix, &a.target, &bk)?;
+    warn_split(ui, "srl boost learn", &split.summary);
+    ui.note(&format!(
+        "srl boost learn: {} regression examples of {}, {} facts, {} trees",
+        split.examples.len(),
+        split.summary.target,
+        split.db.n_facts(),
+        params.n_trees
+    ));
+    let pb = ui.spinner("learning trees");
+    let t0 = std::time::Instant::now();
+    let m = params
+        .fit(&split.db, &bk, &split.examples, &split.values)
+        .context("learning the model")?;
+    let file = ModelFile::new(
+        m,
+        serde_json::to_value(&params)?,
+        Provenance::now(&a.train, None),
+    );
+    file.save(ui, &a.model)?;
+    pb.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    let m = &file.model;
+    let mse = m.train_mse().last().copied().unwrap_or(f64::NAN);
+    let summary = json!({
+        "command": "boost learn",
+        "model_type": RegressionRfgb::KIND,
+        "target": m.target(),
+        "examples": split.examples.len(),
+        "derived_facts": split.summary.derived,
+        "trees": m.trees().len(),
+        "train_mse": m.train_mse(),
+        "settings": settings.as_ref().map(ToString::to_string),
+        "seconds": secs,
+        "model": a.model.display().to_string(),
+    });
+    let text = format!(
+        "learned {} regression trees for {} in {secs:.2} s; training RMSE {:.6}; model written to {}\n",
+        m.trees().len(),
+        m.target(),
+        mse.sqrt(),
+        a.model.display()
+    );
+    ui.summary(&summary, &text)
+}
+
+/// A learned boosted model of any type, as stored in a model file.
 #[derive(Clone, Debug)]
 pub enum Boosted {
     /// RFGB / Soft-RFGB (`kind` `soft-rfgb`).
     Rdn(SoftRfgb),
     /// MLN-Boost (`kind` `mln-boost`).
     Mln(MlnBoost),
+    /// RDN-Boost regression (`kind` `rdn-regression`).
+    Reg(RegressionRfgb),
 }
 
 impl Boosted {
@@ -387,6 +477,10 @@ impl Boosted {
             let f = ModelFile::<MlnBoost>::load(path)?;
             let env = envelope(&f);
             Ok((Boosted::Mln(f.model), env))
+        } else if kind == RegressionRfgb::KIND {
+            let f = ModelFile::<RegressionRfgb>::load(path)?;
+            let env = envelope(&f);
+            Ok((Boosted::Reg(f.model), env))
         } else {
             // Checks the version, and names the kind when it is neither.
             let f = ModelFile::<SoftRfgb>::load(path)?;
@@ -400,6 +494,7 @@ impl Boosted {
         match self {
             Boosted::Rdn(_) => SoftRfgb::KIND,
             Boosted::Mln(_) => MlnBoost::KIND,
+            Boosted::Reg(_) => RegressionRfgb::KIND,
         }
     }
 
@@ -408,17 +503,19 @@ impl Boosted {
         match self {
             Boosted::Rdn(m) => m.target(),
             Boosted::Mln(m) => m.target(),
+            Boosted::Reg(m) => m.target(),
         }
     }
 
     /// P(target atom true) for each example.
     ///
     /// # Errors
-    /// Examples of another target.
+    /// Examples of another target; a regression model (it predicts values).
     pub fn predict_proba(&self, db: &Database, ex: &Examples) -> anyhow::Result<Vec<f64>> {
         Ok(match self {
             Boosted::Rdn(m) => m.predict_proba(db, ex)?,
             Boosted::Mln(m) => m.predict_proba(db, ex)?,
+            Boosted::Reg(_) => bail!("a regression model predicts values, not probabilities"),
         })
     }
 }
@@ -495,6 +592,9 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     }
     warn_notes(ui, "srl boost predict", &bk);
     let (model, _) = Boosted::load(&a.model)?;
+    if let Boosted::Reg(m) = &model {
+        return predict_regression(a, m, &bk, ui);
+    }
     let s = score(&model, &a.test, &a.prefix, &bk, ui)?;
     let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
     let auc_roc = metric(srl_eval::metrics::auc_roc(&s.probs, &s.labels));
@@ -540,11 +640,55 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     ui.summary(&summary, &text)
 }
 
+/// `predict` for a regression model: values for the folder's `regressionExample(...)`
+/// lines, RMSE / MAE / R² against their values, TSV `atom, value, prediction`.
+fn predict_regression(
+    a: &PredictArgs,
+    m: &RegressionRfgb,
+    bk: &Background,
+    ui: Ui,
+) -> anyhow::Result<()> {
+    let split = srl_boost::load_regression_split(&a.test, &a.prefix, m.target(), bk)?;
+    warn_split(ui, "srl boost predict", &split.summary);
+    let pred = m.predict(&split.db, &split.examples)?;
+    let y = &split.values;
+    let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
+    let rmse = metric(srl_eval::metrics::rmse(&pred, y));
+    let mae = metric(srl_eval::metrics::mae(&pred, y));
+    let r2 = metric(srl_eval::metrics::r2_score(&pred, y));
+    if let Some(out) = &a.out {
+        write_to(ui, Some(out), |w| {
+            writeln!(w, "atom\tvalue\tprediction")?;
+            for (i, (v, p)) in y.iter().zip(&pred).enumerate() {
+                writeln!(w, "{}\t{v}\t{p}", split.examples.atom(i, &split.db))?;
+            }
+            Ok(())
+        })?;
+    }
+    let summary = json!({
+        "command": "boost predict",
+        "model_type": RegressionRfgb::KIND,
+        "target": m.target(),
+        "examples": y.len(),
+        "rmse": rmse,
+        "mae": mae,
+        "r2": r2,
+        "out": a.out.as_ref().map(|p| p.display().to_string()),
+    });
+    let text = format!(
+        "{} test examples of {}\nRMSE  {rmse:.6}\nMAE   {mae:.6}\nR²    {r2:.6}\n",
+        y.len(),
+        m.target()
+    );
+    ui.summary(&summary, &text)
+}
+
 fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
     let (model, file) = Boosted::load(&a.model)?;
     let m = match model {
         Boosted::Rdn(m) => m,
         Boosted::Mln(m) => return show_mln(a, &m, &file, ui),
+        Boosted::Reg(m) => return show_regression(a, &m, &file, ui),
     };
     let m = &m;
     let mut text = format!(
@@ -631,6 +775,43 @@ fn show_mln(
         "provenance": file.provenance,
         "trees": trees,
         "clauses": clauses,
+    });
+    ui.summary(&summary, &text)
+}
+
+/// `show` for a regression model: each tree's clauses (leaf values in the target's units).
+fn show_regression(
+    a: &ShowArgs,
+    m: &RegressionRfgb,
+    file: &ModelFile<serde_json::Value>,
+    ui: Ui,
+) -> anyhow::Result<()> {
+    let mut text = format!(
+        "% {}\n% regression target {}, initial value {}, step {}, {} trees\n",
+        origin(a, file),
+        m.target(),
+        m.initial_value(),
+        m.step(),
+        m.trees().len()
+    );
+    let mut trees = Vec::new();
+    for (i, t) in m.trees().iter().enumerate() {
+        text.push_str(&format!("% Tree {}\n", i + 1));
+        let clauses = t.clauses();
+        for c in &clauses {
+            text.push_str(c);
+            text.push('\n');
+        }
+        trees.push(json!({ "clauses": clauses }));
+    }
+    let summary = json!({
+        "command": "boost show",
+        "model_type": RegressionRfgb::KIND,
+        "target": m.target(),
+        "initial_value": m.initial_value(),
+        "step": m.step(),
+        "provenance": file.provenance,
+        "trees": trees,
     });
     ui.summary(&summary, &text)
 }

@@ -40,6 +40,9 @@ impl ModelKind for srl_boost::SoftRfgb {
 impl ModelKind for srl_boost::MlnBoost {
     const KIND: &'static str = KIND_MLN_BOOST;
 }
+impl ModelKind for srl_boost::RegressionRfgb {
+    const KIND: &'static str = srl_boost::model_file::KIND_RDN_REGRESSION;
+}
 impl ModelKind for srl_learn::LogisticRegression {
     const KIND: &'static str = "logistic-regression";
 }
