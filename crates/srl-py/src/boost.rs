@@ -26,14 +26,14 @@ pyo3::create_exception!(
 /// The data of an `srl.Database`.
 #[derive(Clone, Debug, Default)]
 pub struct DbData {
-    pos: Vec<Atom>,
-    neg: Vec<Atom>,
-    facts: Vec<Atom>,
-    bk: Background,
+    pub(crate) pos: Vec<Atom>,
+    pub(crate) neg: Vec<Atom>,
+    pub(crate) facts: Vec<Atom>,
+    pub(crate) bk: Background,
     /// The folder it was read from, or `<python lists>`.
-    source: String,
+    pub(crate) source: String,
     /// The facts file (named in arity errors).
-    facts_path: PathBuf,
+    pub(crate) facts_path: PathBuf,
 }
 
 impl DbData {

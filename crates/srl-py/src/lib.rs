@@ -9,6 +9,7 @@
 //! | Python | Rust |
 //! |---|---|
 //! | `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN`, `srl.BoostedMLN` | srl-boost `SoftRfgbParams::fit`, `SoftRfgb`, `MlnBoostParams::fit`, `MlnBoost` |
+//! | `srl.BoostedRDNRegressor` | srl-boost `RegressionRfgbParams::fit`, `RegressionRfgb` |
 //! | `srl.PairwiseMRF` (`loopy_bp`, `mean_field`, `gibbs`, `exact`) | srl-infer `PairwiseMrf`, `LoopyBp`, `MeanField`, `Gibbs`, `Exact` |
 //! | `srl.BayesianNetwork` (`from_bif`, `trim`) | srl-bayes `read_bif`, `JointAgreement`, `BranchAndBound` |
 //! | `srl.CostSensitiveClassifier` (decisions, calibration report) | srl-learn `min_expected_cost`, srl-eval `brier_score`, `reliability_curve` |
@@ -25,6 +26,7 @@ pub mod cost;
 pub mod errors;
 pub mod infer;
 pub mod model_file;
+pub mod regression;
 pub mod tabular;
 
 use pyo3::prelude::*;
@@ -52,5 +54,6 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     collective::register(m)?;
     cost::register(m)?;
     tabular::register(m)?;
+    regression::register(m)?;
     Ok(())
 }

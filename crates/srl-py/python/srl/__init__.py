@@ -38,7 +38,7 @@ from ._srl import (  # noqa: F401
     ParseError,
     Trimming,
 )
-from ._boost import BoostedMLN, BoostedRDN, SoftBoostedRDN  # noqa: F401
+from ._boost import BoostedMLN, BoostedRDN, BoostedRDNRegressor, SoftBoostedRDN  # noqa: F401
 from ._cost import CostSensitiveClassifier  # noqa: F401
 from ._collective import (  # noqa: F401
     CollectiveGibbs,
@@ -55,6 +55,7 @@ __all__ = [
     "BayesianNetwork",
     "BoostedMLN",
     "BoostedRDN",
+    "BoostedRDNRegressor",
     "CollectiveGibbs",
     "ContentOnly",
     "Convergence",

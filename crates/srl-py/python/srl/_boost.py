@@ -281,3 +281,209 @@ class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):
                  max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
                  use_setparam: bool = True, random_state: int = 1):
         self._store({k: v for k, v in locals().items() if k != "self"})
+
+
+_REG_PARAMS = ("target", "n_estimators", "step", "preset", "max_tree_depth", "node_size",
+               "max_leaves", "min_leaf_examples", "use_setparam")
+
+
+def _rebuild_regressor(params: Dict[str, Any], model_text: Optional[str]):
+    """Unpickles a :class:`BoostedRDNRegressor`: the constructor, then the fitted model,
+    if any, from its model-file text."""
+    est = BoostedRDNRegressor(**params)
+    if model_text is not None:
+        est._model, _ = _srl._rdn_regression_from_json(model_text)
+    return est
+
+
+class BoostedRDNRegressor:
+    """RDN-Boost regression (BoostSRL ``-reg``; srlearn's ``BoostedRDNRegressor``):
+    least-squares functional gradient boosting of relational regression trees on numeric
+    targets, learned by srl-boost (``RegressionRfgbParams``; docs/srl-boost.md,
+    Regression).
+
+    The database's positives are BoostSRL's regression examples,
+    ``regressionExample(target(args), value).``; it has no negatives. The model is
+    ``F(x) = step * sum_m tree_m(x)`` from ``F0 = 0``, as BoostSRL's.
+
+    Parameters
+    ----------
+    target : str, optional
+        The target predicate (required by ``fit``; matched exactly, else ignoring case).
+    n_estimators : int, default 10
+        Trees (BoostSRL ``-trees``).
+    step : float, default 1.0
+        Step length multiplying each tree (> 0).
+    preset : {"boostsrl", "two_literal"}, default "boostsrl"
+        Tree limits to start from (as :class:`BoostedRDN`).
+    max_tree_depth, node_size, max_leaves, min_leaf_examples : int, optional
+        Override the preset.
+    use_setparam : bool, default True
+        Apply the background's ``setParam:`` lines before the explicit arguments.
+
+    Attributes (after ``fit``)
+    --------------------------
+    estimators_ : list of list of str -- the trees' clauses (leaf values in the target's
+        units); target_ : str; train_mse_ : ndarray (n_estimators + 1,), the training
+        mean squared error before the first tree and after each (the convergence
+        record); settings_ : str or None.
+
+    Raises
+    ------
+    ValueError from ``fit`` for bad parameters (negative or fractional whole numbers
+    too), no target, no example; srl.ParseError (file and line) for a malformed
+    ``regressionExample``; srl.NotFittedError before ``fit``.
+    """
+
+    def __init__(self, target: Optional[str] = None, n_estimators: int = 10, *,
+                 step: float = 1.0, preset: str = "boostsrl",
+                 max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
+                 max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
+                 use_setparam: bool = True):
+        self.target = target
+        self.n_estimators = n_estimators
+        self.step = step
+        self.preset = preset
+        self.max_tree_depth = max_tree_depth
+        self.node_size = node_size
+        self.max_leaves = max_leaves
+        self.min_leaf_examples = min_leaf_examples
+        self.use_setparam = use_setparam
+
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
+        """The constructor arguments, the very objects given (scikit-learn's
+        ``get_params``)."""
+        return {k: getattr(self, k) for k in _REG_PARAMS}
+
+    def set_params(self, **params: Any) -> "BoostedRDNRegressor":
+        """Sets constructor arguments by name; returns ``self``. Raises ValueError for an
+        unknown name."""
+        for k, v in params.items():
+            if k not in _REG_PARAMS:
+                raise ValueError(f"invalid parameter {k!r}; valid parameters: "
+                                 + ", ".join(_REG_PARAMS))
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={getattr(self, k)!r}" for k in _REG_PARAMS)
+        return f"srl.BoostedRDNRegressor({args})"
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags (imported lazily): a regressor over a relational
+        database, not over an array."""
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags  # type: ignore[import-untyped]
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=False),
+                    transformer_tags=None, regressor_tags=RegressorTags(),
+                    classifier_tags=None, input_tags=InputTags(two_d_array=False))
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "_model")
+
+    def __reduce__(self):
+        text = self.to_json() if hasattr(self, "_model") else None
+        return (_rebuild_regressor, (self.get_params(), text))
+
+    def fit(self, database: Any, y: Any = None) -> "BoostedRDNRegressor":
+        """Learns the trees from ``database`` (an :class:`srl.Database` whose positives
+        are ``regressionExample(...)`` atoms; ``y`` is ignored: the values are in the
+        examples). Releases the GIL. Returns ``self``."""
+        _check_whole({k: getattr(self, k) for k in _REG_PARAMS if k in _WHOLE})
+        if self.target is None:
+            raise ValueError("target is None: give the target predicate, e.g. "
+                             "BoostedRDNRegressor(target=\"medv\")")
+        self.__dict__.pop("_model", None)
+        self._model = _srl._fit_rdn_regression(
+            database, str(self.target), int(self.n_estimators), float(self.step),
+            str(self.preset), self.max_tree_depth, self.node_size, self.max_leaves,
+            self.min_leaf_examples, bool(self.use_setparam))
+        return self
+
+    def _fitted(self):
+        if not hasattr(self, "_model"):
+            raise _srl.NotFittedError("this BoostedRDNRegressor is not fitted yet: call "
+                                      "fit(database) or load it with from_json")
+        return self._model
+
+    def predict(self, database: Any) -> np.ndarray:
+        """Predicted values of the database's regression examples of ``target_``, float64
+        of shape (n,), in the database's order (target units)."""
+        _, pred = self._fitted().predict(database)
+        return pred
+
+    def values(self, database: Any) -> np.ndarray:
+        """The true values written in the database's regression examples, float64 (n,)."""
+        values, _ = self._fitted().predict(database)
+        return values
+
+    def score(self, database: Any, y: Any = None) -> float:
+        """R² of :meth:`predict` against the examples' values, or against ``y`` (shape
+        (n,)) when given (scikit-learn's regressor ``score``; srl-eval's ``r2_score``)."""
+        values, pred = self._fitted().predict(database)
+        truth = values if y is None else np.asarray(y, dtype=np.float64)
+        return _srl._regression_metrics(list(pred), list(truth))[2]
+
+    def metrics(self, database: Any) -> Dict[str, float]:
+        """``{"rmse", "mae", "r2"}`` of :meth:`predict` on the database (srl-eval)."""
+        values, pred = self._fitted().predict(database)
+        rmse, mae, r2 = _srl._regression_metrics(list(pred), list(values))
+        return {"rmse": rmse, "mae": mae, "r2": r2}
+
+    @property
+    def estimators_(self):
+        """The trees' clauses, one list per tree."""
+        return self._fitted().estimators
+
+    @property
+    def target_(self) -> str:
+        """The target predicate the model was learned for."""
+        return self._fitted().target
+
+    @property
+    def train_mse_(self) -> np.ndarray:
+        """Training mean squared error before the first tree and after each."""
+        return self._fitted().train_mse
+
+    @property
+    def settings_(self) -> Optional[str]:
+        """The background settings applied when fitting, or None."""
+        return self._fitted().settings
+
+    def to_json(self, path: Any = None, *, overwrite: bool = False) -> Optional[str]:
+        """The model file (``kind`` ``rdn-regression``, the file of ``srl boost learn
+        --regression``): returned as text without ``path``, else written atomically
+        (FileExistsError for an existing file unless ``overwrite``)."""
+        import json
+
+        params = {k: getattr(self, k) for k in _REG_PARAMS}
+        text = self._fitted().to_json("BoostedRDNRegressor", json.dumps(params),
+                                      f"{self!r}.fit (Python bindings)")
+        if path is None:
+            return text
+        _srl._write_model_text(os.fspath(path), text, overwrite)
+        return None
+
+    @classmethod
+    def from_json(cls, path: Any) -> "BoostedRDNRegressor":
+        """Reads a model file written by ``to_json`` or ``srl boost learn --regression``."""
+        p = os.fspath(path)
+        with open(p, encoding="utf-8") as f:
+            return cls._from_text(f.read(), p)
+
+    @classmethod
+    def from_json_string(cls, text: str) -> "BoostedRDNRegressor":
+        """As :meth:`from_json`, from the file's text."""
+        return cls._from_text(text, None)
+
+    @classmethod
+    def _from_text(cls, text: str, source: Optional[str]) -> "BoostedRDNRegressor":
+        import json
+
+        model, estimator = _srl._rdn_regression_from_json(text, source)
+        info = json.loads(estimator)
+        params = info.get("params", {}) if isinstance(info, dict) else {}
+        est = cls(**{k: v for k, v in params.items() if k in _REG_PARAMS})
+        est.target = model.target
+        est._model = model
+        return est

@@ -292,6 +292,40 @@ def _calibration_report(
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
 ]: ...
+@final
+class _RdnRegressionModel:
+    def predict(
+        self, database: Database
+    ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    @property
+    def estimators(self) -> List[List[str]]: ...
+    @property
+    def target(self) -> str: ...
+    @property
+    def train_mse(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def settings(self) -> Optional[str]: ...
+    def to_json(self, class_name: str, estimator: str, seed_free_command: str) -> str: ...
+
+def _fit_rdn_regression(
+    database: Database,
+    target: str,
+    n_estimators: int,
+    step: float,
+    preset: str,
+    max_tree_depth: Optional[int],
+    node_size: Optional[int],
+    max_leaves: Optional[int],
+    min_leaf_examples: Optional[int],
+    use_setparam: bool,
+) -> _RdnRegressionModel: ...
+def _rdn_regression_from_json(
+    text: str, source: Optional[_Path] = None
+) -> Tuple[_RdnRegressionModel, str]: ...
+def _write_model_text(path: _Path, text: str, overwrite: bool) -> None: ...
+def _regression_metrics(
+    predicted: Sequence[float], truth: Sequence[float]
+) -> Tuple[float, float, float]: ...
 def _load_linqs(dir: _Path, name: str, directed: bool = False) -> Tuple[Any, ...]: ...
 def _run_collective(
     method: str,

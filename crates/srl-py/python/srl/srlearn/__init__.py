@@ -11,8 +11,8 @@ Differences a ported script can see: models are srl model files (``to_json`` /
 ``from_json`` read and write srl's format, not srlearn's); ``solver`` is accepted and
 ignored; ``Database.from_files`` reads the files at once (``lazy_load`` is accepted);
 trees may differ from BoostSRL's where BoostSRL samples candidate literals
-(docs/srl-boost.md); ``BoostedRDNRegressor`` is not available yet (regression is part
-of issue 27).
+(docs/srl-boost.md); ``BoostedRDNRegressor`` runs srl-boost's RDN-Boost regression
+(``srl.BoostedRDNRegressor``), whose trees may differ from BoostSRL's by search order.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ import numpy as np
 from .. import _boost
 from .._srl import Database as _SrlDatabase
 
-__all__ = ["Background", "BoostedRDN", "BoostedRDNClassifier", "Database"]
+__all__ = ["Background", "BoostedRDN", "BoostedRDNClassifier", "BoostedRDNRegressor",
+           "Database"]
 
 
 class Background:
@@ -204,3 +205,44 @@ class BoostedRDNClassifier:
 
 class BoostedRDN(BoostedRDNClassifier):
     """srlearn's deprecated alias of :class:`BoostedRDNClassifier`."""
+
+
+class BoostedRDNRegressor(BoostedRDNClassifier):
+    """srlearn's ``BoostedRDNRegressor`` over srl's RDN-Boost regression
+    (:class:`srl.BoostedRDNRegressor`): the same arguments and defaults as
+    :class:`BoostedRDNClassifier` (``neg_pos_ratio`` is accepted and unused: regression
+    has no negatives). The database's ``pos`` list holds
+    ``regressionExample(target(args), value).`` atoms.
+
+    ``predict(database)`` returns the predicted values (float64, shape (n,)) of the
+    database's examples in their order, as srlearn's does.
+    """
+
+    def _model(self):  # type: ignore[override]
+        return _boost.BoostedRDNRegressor(
+            target=self.target, n_estimators=self.n_estimators, node_size=self.node_size,
+            max_tree_depth=self.max_tree_depth)
+
+    def fit(self, database: Database):
+        """Learns the regression trees of ``target``; returns ``self``."""
+        self.estimator_ = self._model().fit(database._srl(self.background))
+        self.estimators_ = self.estimator_.estimators_
+        return self
+
+    def predict(self, database: Database) -> np.ndarray:  # type: ignore[override]
+        """Predicted values, float64 of shape (n,)."""
+        if not hasattr(self, "estimator_"):
+            raise _boost._srl.NotFittedError(
+                "this BoostedRDNRegressor is not fitted yet: call fit(database)")
+        return self.estimator_.predict(database._srl(self.background))
+
+    def predict_proba(self, database: Database) -> np.ndarray:
+        """Not defined for regression (srlearn's regressor has none either)."""
+        raise AttributeError("BoostedRDNRegressor has no predict_proba; use predict")
+
+    def from_json(self, file_name):
+        """Reads an srl regression model file into this estimator; returns ``self``."""
+        self.estimator_ = _boost.BoostedRDNRegressor.from_json(os.fspath(file_name))
+        self.estimators_ = self.estimator_.estimators_
+        self.target = self.estimator_.target_
+        return self

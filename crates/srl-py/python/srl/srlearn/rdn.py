@@ -2,6 +2,6 @@
 (``from srlearn.rdn import BoostedRDNClassifier`` becomes ``from srl.srlearn.rdn import
 BoostedRDNClassifier``)."""
 
-from . import BoostedRDN, BoostedRDNClassifier
+from . import BoostedRDN, BoostedRDNClassifier, BoostedRDNRegressor
 
-__all__ = ["BoostedRDN", "BoostedRDNClassifier"]
+__all__ = ["BoostedRDN", "BoostedRDNClassifier", "BoostedRDNRegressor"]

@@ -1,0 +1,277 @@
+//! RDN-Boost regression for `srl.BoostedRDNRegressor` (python/srl/_boost.py) and
+//! `srl.srlearn.BoostedRDNRegressor`: srl-boost's `RegressionRfgbParams::fit` on an
+//! `srl.Database` whose positives are `regressionExample(target(args), value).` atoms,
+//! with the model stored in the `srl boost learn --regression` model file
+//! (`kind` `rdn-regression`), so files go both ways between Python and the CLI.
+
+use std::path::{Path, PathBuf};
+
+use numpy::{IntoPyArray as _, PyArray1};
+use pyo3::prelude::*;
+use srl_boost::model_file::KIND_RDN_REGRESSION;
+use srl_boost::{RegressionRfgb, RegressionRfgbParams, RegressionSplit, TreeParams};
+
+use crate::boost::{DbData, PyDatabase};
+use crate::errors::{self, value_error};
+use crate::model_file::{self, ModelFile, Provenance};
+
+impl DbData {
+    /// The regression problem of `target`: the positives as `regressionExample(...)`
+    /// atoms, no negatives.
+    pub(crate) fn regression_split(
+        &self,
+        target: &str,
+    ) -> Result<RegressionSplit, srl_boost::BoostError> {
+        if let Some(a) = self.neg.first() {
+            return Err(srl_boost::BoostError::Parse {
+                file: a.file.to_path_buf(),
+                line: a.line,
+                message: "a regression database has no negative examples".into(),
+            });
+        }
+        srl_boost::build_regression_split(
+            &self.facts,
+            &self.pos,
+            target,
+            &self.bk,
+            &self.facts_path,
+        )
+    }
+}
+
+/// A fitted RDN-Boost regression model (private: `srl.BoostedRDNRegressor` holds one).
+#[pyclass(module = "srl._srl", name = "_RdnRegressionModel", frozen)]
+pub struct PyRdnRegression {
+    model: RegressionRfgb,
+    params: RegressionRfgbParams,
+    data: String,
+    settings: Option<String>,
+}
+
+/// `_fit_rdn_regression(database, target, n_estimators, step, preset, max_tree_depth,
+/// node_size, max_leaves, min_leaf_examples, use_setparam)`: the library parameters as
+/// `srl boost learn --regression` builds them (the preset, then the background's
+/// `setParam:` lines when `use_setparam`, then the explicit arguments), then the fit.
+/// Releases the GIL.
+///
+/// Raises ValueError for bad parameters or no example, srl.ParseError (file and line)
+/// for a malformed `regressionExample` item.
+#[pyfunction]
+#[pyo3(signature = (database, target, n_estimators, step, preset, max_tree_depth,
+                    node_size, max_leaves, min_leaf_examples, use_setparam))]
+#[allow(clippy::too_many_arguments)]
+pub fn _fit_rdn_regression(
+    py: Python<'_>,
+    database: &PyDatabase,
+    target: &str,
+    n_estimators: usize,
+    step: f64,
+    preset: &str,
+    max_tree_depth: Option<usize>,
+    node_size: Option<usize>,
+    max_leaves: Option<usize>,
+    min_leaf_examples: Option<usize>,
+    use_setparam: bool,
+) -> PyResult<PyRdnRegression> {
+    let tree = match preset {
+        "boostsrl" => TreeParams::boostsrl(),
+        "two_literal" => TreeParams::two_literal(),
+        other => {
+            return Err(value_error(format!(
+                "preset {other:?}: expected \"boostsrl\" or \"two_literal\""
+            )));
+        }
+    };
+    let db = &database.data;
+    // the preset, then setParam (through RFGB's settings), then the explicit arguments
+    let mut soft = srl_boost::SoftRfgbParams {
+        tree,
+        ..srl_boost::SoftRfgbParams::default()
+    };
+    let settings = use_setparam.then(|| soft.apply_settings(&db.bk).to_string());
+    if n_estimators == 0 {
+        return Err(value_error("n_estimators = 0: must be at least 1"));
+    }
+    if !(step.is_finite() && step > 0.0) {
+        return Err(value_error(format!(
+            "step = {step}: must be a positive number"
+        )));
+    }
+    let mut params = RegressionRfgbParams {
+        n_trees: n_estimators,
+        tree: soft.tree,
+        step,
+        initial_value: 0.0,
+        apply_background_settings: false,
+    };
+    if let Some(d) = max_tree_depth {
+        params.tree.max_depth = d;
+    }
+    if let Some(n) = node_size {
+        params.tree.max_node_literals = n;
+    }
+    if let Some(l) = max_leaves {
+        params.tree.max_leaves = l;
+    }
+    if let Some(m) = min_leaf_examples {
+        params.tree.min_leaf_examples = m;
+    }
+    let model = py
+        .detach(|| {
+            let split = db.regression_split(target)?;
+            params.fit(&split.db, &db.bk, &split.examples, &split.values)
+        })
+        .map_err(errors::boost)?;
+    Ok(PyRdnRegression {
+        model,
+        params,
+        data: db.source.clone(),
+        settings,
+    })
+}
+
+/// Reads a model-file text of kind `rdn-regression` (`source` names it in errors).
+///
+/// Raises srl.ParseError / ValueError as the other model files.
+#[pyfunction]
+#[pyo3(signature = (text, source = None))]
+pub fn _rdn_regression_from_json(
+    text: &str,
+    source: Option<PathBuf>,
+) -> PyResult<(PyRdnRegression, String)> {
+    let source = source.unwrap_or_else(|| PathBuf::from("<model text>"));
+    let file = model_file::parse(text, &source, KIND_RDN_REGRESSION)?;
+    let malformed =
+        |e: serde_json::Error| value_error(format!("{}: malformed model: {e}", source.display()));
+    let model: RegressionRfgb = serde_json::from_value(file.model.clone()).map_err(malformed)?;
+    let params: RegressionRfgbParams =
+        serde_json::from_value(file.parameters.clone()).unwrap_or_default();
+    let estimator = file
+        .parameters
+        .get("estimator")
+        .map_or_else(|| "null".to_owned(), ToString::to_string);
+    Ok((
+        PyRdnRegression {
+            model,
+            params,
+            data: file.provenance.data.clone(),
+            settings: None,
+        },
+        estimator,
+    ))
+}
+
+#[pymethods]
+impl PyRdnRegression {
+    /// `(values, predictions)` for the database's regression examples of the model's
+    /// target, float64 arrays of shape `(n,)` in the database's order. Releases the GIL.
+    #[allow(clippy::type_complexity)]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        database: &PyDatabase,
+    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+        let db = &database.data;
+        let (values, pred) = py
+            .detach(|| {
+                let split = db.regression_split(self.model.target())?;
+                let p = self.model.predict(&split.db, &split.examples)?;
+                Ok::<_, srl_boost::BoostError>((split.values, p))
+            })
+            .map_err(errors::boost)?;
+        Ok((values.into_pyarray(py), pred.into_pyarray(py)))
+    }
+
+    /// The trees as clause strings (one list per tree).
+    #[getter]
+    fn estimators(&self) -> Vec<Vec<String>> {
+        self.model.trees().iter().map(|t| t.clauses()).collect()
+    }
+
+    /// The target predicate.
+    #[getter]
+    fn target(&self) -> String {
+        self.model.target().to_owned()
+    }
+
+    /// Training mean squared error before the first tree and after each, `(M + 1,)`.
+    #[getter]
+    fn train_mse<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.model.train_mse().to_vec().into_pyarray(py)
+    }
+
+    /// The background settings applied when fitting, or None.
+    #[getter]
+    fn settings(&self) -> Option<String> {
+        self.settings.clone()
+    }
+
+    /// The model file's text (`kind` `rdn-regression`); `estimator` is the JSON of the
+    /// Python estimator's class and parameters, stored under `parameters.estimator`.
+    fn to_json(
+        &self,
+        class_name: &str,
+        estimator: &str,
+        seed_free_command: &str,
+    ) -> PyResult<String> {
+        let mut parameters = serde_json::to_value(&self.params).map_err(value_error)?;
+        let est: serde_json::Value = serde_json::from_str(estimator).map_err(value_error)?;
+        if let serde_json::Value::Object(m) = &mut parameters {
+            m.insert(
+                "estimator".to_owned(),
+                serde_json::json!({ "class": class_name, "params": est }),
+            );
+        }
+        let file = ModelFile {
+            format: model_file::FORMAT.to_owned(),
+            version: model_file::VERSION,
+            kind: KIND_RDN_REGRESSION.to_owned(),
+            provenance: Provenance {
+                data: self.data.clone(),
+                seed: None,
+                srl_version: env!("CARGO_PKG_VERSION").to_owned(),
+                command: seed_free_command.to_owned(),
+            },
+            parameters,
+            model: serde_json::to_value(&self.model).map_err(value_error)?,
+        };
+        model_file::to_string(&file)
+    }
+
+    fn __str__(&self) -> String {
+        self.model.to_string()
+    }
+}
+
+/// Writes `text` to `path` atomically (the CLI's rules; `overwrite` to replace).
+///
+/// Raises FileExistsError / OSError.
+#[pyfunction]
+pub fn _write_model_text(path: PathBuf, text: &str, overwrite: bool) -> PyResult<()> {
+    model_file::write_atomic(Path::new(&path), text, overwrite)
+}
+
+/// `rmse, mae, r2 = _regression_metrics(predicted, truth)`: srl-eval's RMSE, MAE and R²
+/// of two float sequences of the same length.
+///
+/// Raises ValueError for empty or unequal inputs, non-finite values, or (R²) a constant
+/// truth.
+#[pyfunction]
+pub fn _regression_metrics(predicted: Vec<f64>, truth: Vec<f64>) -> PyResult<(f64, f64, f64)> {
+    use srl_eval::metrics::{mae, r2_score, rmse};
+    Ok((
+        rmse(&predicted, &truth).map_err(value_error)?,
+        mae(&predicted, &truth).map_err(value_error)?,
+        r2_score(&predicted, &truth).map_err(value_error)?,
+    ))
+}
+
+/// Adds the regression functions and class to `srl._srl`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyRdnRegression>()?;
+    m.add_function(wrap_pyfunction!(_fit_rdn_regression, m)?)?;
+    m.add_function(wrap_pyfunction!(_rdn_regression_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_write_model_text, m)?)?;
+    m.add_function(wrap_pyfunction!(_regression_metrics, m)?)?;
+    Ok(())
+}
