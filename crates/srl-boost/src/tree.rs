@@ -476,6 +476,24 @@ impl RelationalRegressionTree {
         &self.nodes
     }
 
+    /// How often each predicate is used as a splitting criterion: the literals of every
+    /// inner node's test, counted once per node (predicate name → count). The feature
+    /// importance srlearn reports (its `feature_importances_` counts the literals of
+    /// BoostSRL's clause bodies, where a path's literals recur once per clause below it,
+    /// so its numbers are larger on deep trees).
+    #[must_use]
+    pub fn feature_counts(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut out = std::collections::BTreeMap::new();
+        for n in &self.nodes {
+            if let TreeNode::Split { test, .. } = n {
+                for l in test {
+                    *out.entry(l.pred.clone()).or_insert(0) += 1;
+                }
+            }
+        }
+        out
+    }
+
     /// Target predicate name.
     pub fn target(&self) -> &str {
         &self.target

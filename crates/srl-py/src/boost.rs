@@ -882,6 +882,19 @@ macro_rules! boost_methods {
                     .collect())
             }
 
+            /// How often each predicate is a splitting criterion over all trees (each
+            /// inner node's literals once): `{predicate: count}`; the Python class turns
+            /// it into `feature_importances_` (a `collections.Counter`, as srlearn's).
+            fn _feature_counts(&self) -> PyResult<std::collections::BTreeMap<String, usize>> {
+                let mut out = std::collections::BTreeMap::new();
+                for t in self.core.fitted()?.model.trees() {
+                    for (p, c) in t.feature_counts() {
+                        *out.entry(p).or_insert(0) += c;
+                    }
+                }
+                Ok(out)
+            }
+
             /// The target predicate of the fitted model.
             #[getter]
             fn target_(&self) -> PyResult<String> {

@@ -188,6 +188,18 @@ impl PyRdnRegression {
         self.model.trees().iter().map(|t| t.clauses()).collect()
     }
 
+    /// How often each predicate is a splitting criterion over all trees (each inner
+    /// node's literals once).
+    fn feature_counts(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut out = std::collections::BTreeMap::new();
+        for t in self.model.trees() {
+            for (p, c) in t.feature_counts() {
+                *out.entry(p).or_insert(0) += c;
+            }
+        }
+        out
+    }
+
     /// The target predicate.
     #[getter]
     fn target(&self) -> String {

@@ -106,3 +106,53 @@ def test_srlearn_readme_quick_start_prints_srlearns_numbers():
                          min_leaf_examples=1).fit(tr._srl(Background(modes=tr.modes)))
     assert np.allclose(one.predict_proba(te._srl(Background(modes=tr.modes)))[:3],
                        0.880796191769, rtol=0, atol=1e-12)
+
+
+def test_example_data_module():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        import importlib
+
+        import srl.srlearn.example_data as ex
+
+        importlib.reload(ex)
+    assert any(issubclass(x.category, DeprecationWarning) for x in w)
+    assert len(ex.train.pos) == 4 and len(ex.test.neg) == 2
+    from srl.srlearn import Background
+    from srl.srlearn.rdn import BoostedRDN
+
+    clf = BoostedRDN(background=Background(modes=ex.train.modes), target="cancer")
+    p = clf.fit(ex.train).predict_proba(ex.test)
+    assert np.allclose(p, [0.880796191769] * 3 + [0.307582097598] * 2, rtol=0, atol=1e-12)
+
+
+def test_feature_importances_count_split_literals():
+    """feature_importances_: a Counter of predicates over the trees' inner nodes (each
+    node's literals once), checked against the trees printed as nested if/else."""
+    from collections import Counter
+
+    from srl.srlearn import Background
+    from srl.srlearn.datasets import load_toy_cancer
+
+    train, _ = load_toy_cancer()
+    clf = BoostedRDNClassifier(background=Background(modes=train.modes), target="cancer",
+                               n_estimators=3).fit(train)
+    fi = clf.feature_importances_
+    assert isinstance(fi, Counter) and set(fi) <= {"friends", "smokes"} and sum(fi.values()) > 0
+    # every split node of the three trees: count "if " lines of the printed model
+    text = str(clf.estimator_)
+    splits = Counter()
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("if "):
+            body = line[3:].rsplit(" then", 1)[0]
+            for lit in body.split("), "):
+                splits[lit.split("(")[0].strip()] += 1
+    assert fi == splits
+    m = srl.BoostedRDN(target="cancer", n_estimators=3, node_size=2, max_tree_depth=3,
+                       neg_pos_ratio=2.0).fit(train._srl(Background(modes=train.modes)))
+    assert m.feature_importances_ == fi
+    with pytest.raises(srl.NotFittedError):
+        srl.BoostedRDN(target="cancer").feature_importances_

@@ -79,6 +79,16 @@ class _Boosted:
         ``get_params``; ``deep`` has no effect: no parameter is an estimator)."""
         return {k: getattr(self, k) for k in self._params}
 
+    @property
+    def feature_importances_(self):
+        """How often each predicate is used as a splitting criterion over all trees (each
+        inner node's literals once), a ``collections.Counter`` as srlearn's
+        ``feature_importances_`` (which counts BoostSRL's clause bodies, so its counts are
+        larger on deep trees). Raises srl.NotFittedError before ``fit``."""
+        from collections import Counter
+
+        return Counter(self._feature_counts())  # type: ignore[attr-defined]
+
     def set_params(self, **params):
         """Sets constructor arguments by name; returns ``self``. A fitted model is kept
         until the next ``fit``.
@@ -439,6 +449,14 @@ class BoostedRDNRegressor:
     def target_(self) -> str:
         """The target predicate the model was learned for."""
         return self._fitted().target
+
+    @property
+    def feature_importances_(self):
+        """How often each predicate is a splitting criterion over all trees, a
+        ``collections.Counter`` (see :attr:`BoostedRDN.feature_importances_`)."""
+        from collections import Counter
+
+        return Counter(self._fitted().feature_counts())
 
     @property
     def train_mse_(self) -> np.ndarray:

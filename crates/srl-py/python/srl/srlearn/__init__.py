@@ -191,6 +191,16 @@ class BoostedRDNClassifier:
         """``predict_proba(database) > 0.5`` as a bool array; sets ``classes_``."""
         return self._scores(database) > 0.5
 
+    @property
+    def feature_importances_(self):
+        """A ``collections.Counter`` of how often each predicate is a splitting criterion
+        (srl counts each tree node's literals once; srlearn counts BoostSRL's clause
+        bodies, so its numbers are larger on deep trees)."""
+        if not hasattr(self, "estimator_"):
+            raise _boost._srl.NotFittedError(
+                "this estimator is not fitted yet: call fit(database)")
+        return self.estimator_.feature_importances_
+
     def to_json(self, file_name) -> None:
         """Writes the model as an srl model file (replacing an existing one)."""
         self.estimator_.to_json(os.fspath(file_name), overwrite=True)
