@@ -156,3 +156,24 @@ def test_feature_importances_count_split_literals():
     assert m.feature_importances_ == fi
     with pytest.raises(srl.NotFittedError):
         srl.BoostedRDN(target="cancer").feature_importances_
+
+
+def test_shared_boostsrl_folders_load_as_relational_datasets_does(srl_data_dir):
+    from srl.srlearn import Background
+    from srl.srlearn.datasets import load
+
+    train, test = load("webkb", fold=1, data_dir=srl_data_dir)
+    assert train.pos and train.neg and train.facts and test.pos
+    assert "faculty(+person)." in train.modes and not any(m.startswith("mode:")
+                                                          for m in train.modes)
+    clf = BoostedRDNClassifier(background=Background(modes=train.modes), target="faculty",
+                               n_estimators=3).fit(train)
+    p = clf.predict_proba(test)
+    assert p.shape == (len(test.pos) + len(test.neg),)
+    imdb_train, _ = load("imdb", fold=2, data_dir=srl_data_dir)
+    assert "workedUnder(+person,+person)." in imdb_train.modes
+    for bad in (dict(name="nope"), dict(name="uwcse", fold=0), dict(name="uwcse", fold=True)):
+        with pytest.raises(ValueError):
+            load(data_dir=srl_data_dir, **bad)
+    with pytest.raises(FileNotFoundError):
+        load("uwcse", data_dir=srl_data_dir / "missing")

@@ -8,11 +8,13 @@ quick-start runs unchanged on ``srl.srlearn``."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+import os
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
 
 from . import Database
 
-__all__ = ["load_toy_cancer", "load_toy_father"]
+__all__ = ["load", "load_toy_cancer", "load_toy_father"]
 
 _TOY_CANCER: Dict[str, Dict[str, List[str]]] = {
     "train": {
@@ -232,3 +234,69 @@ def load_toy_father() -> Tuple[Database, Database]:
         5 positive, 21 negative examples and 41 facts; 3, 4 and 11.
     """
     return _load(_TOY_FATHER)
+
+
+# The shared BoostSRL folders (srl's data registry, `srl data fetch NAME`): name -> (data
+# set folder, fold folder pattern, modes file relative to the data set folder).
+_SHARED = {
+    "uwcse": ("boostsrl_uwcse", "fold{fold}", "background.txt"),
+    "webkb": ("boostsrl_webkb", "fold{fold}", "background.txt"),
+    "cora": ("boostsrl_cora", "fold{fold}", "background.txt"),
+    "imdb": ("boostsrl_imdb", "workedunder_5fold/Fold{fold}",
+             "workedunder_5fold/Fold{fold}/imdb_bk.txt"),
+}
+
+
+def load(name: str, fold: int = 1, *, data_dir=None) -> Tuple[Database, Database]:
+    """A fold of one of the BoostSRL data sets srl ships in its data registry, as
+    ``(train, test)`` databases with the data set's modes: the shape of
+    ``relational_datasets.load(name, version, fold=...)``, which srlearn's later examples
+    use, read from the shared data folder instead of downloaded.
+
+    Parameters
+    ----------
+    name : {"uwcse", "webkb", "cora", "imdb"}
+        The data set (``boostsrl_NAME``; IMDB is its ``workedunder`` 5-fold split).
+    fold : int, 1 to 5
+    data_dir : str or os.PathLike, optional
+        The data folder (default: ``$SRL_DATA_DIR``); ``srl data fetch boostsrl_NAME
+        --data-dir DIR`` downloads a missing data set and checks its sha256 sums.
+
+    Returns
+    -------
+    train, test : srl.srlearn.Database
+        ``pos``, ``neg``, ``facts`` lists of atom strings and ``modes`` (without the
+        ``mode:`` prefix).
+
+    Raises
+    ------
+    ValueError for an unknown name, a fold outside 1..5 or no data folder;
+    FileNotFoundError naming the missing file.
+    """
+    if name not in _SHARED:
+        raise ValueError(f"data set {name!r}: expected one of {', '.join(sorted(_SHARED))}")
+    if isinstance(fold, bool) or not isinstance(fold, int) or not 1 <= fold <= 5:
+        raise ValueError(f"fold = {fold!r}: expected a whole number from 1 to 5")
+    root = data_dir if data_dir is not None else os.environ.get("SRL_DATA_DIR")
+    if not root:
+        raise ValueError("no data folder: pass data_dir=... or set SRL_DATA_DIR")
+    folder, fold_dir, modes_file = _SHARED[name]
+    base = Path(os.fspath(root)) / folder
+    modes = []
+    with open(base / modes_file.format(fold=fold), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("mode:"):
+                line = line[len("mode:"):].strip()
+            if line and "(" in line and ":" not in line.split("(")[0]:
+                modes.append(line)
+    out = []
+    for split in ("train", "test"):
+        db = Database()
+        d = base / fold_dir.format(fold=fold) / split
+        for key in ("pos", "neg", "facts"):
+            with open(d / f"{split}_{key}.txt", encoding="utf-8") as f:
+                setattr(db, key, [line.strip() for line in f if line.strip()])
+        db.modes = list(modes)
+        out.append(db)
+    return out[0], out[1]
