@@ -22,10 +22,15 @@ const MAX_INSTANTIATIONS: usize = 1 << 22;
 #[pyclass(module = "srl", name = "Trimming", frozen, get_all)]
 #[derive(Clone, Debug)]
 pub struct PyTrimming {
+    /// The kept feature names, a subset of `features` in their order.
     subset: Vec<String>,
+    /// The trimmed classifier's threshold T' in [0, 1].
     threshold: f64,
+    /// Its expected classification agreement with the full classifier, in [0, 1].
     eca: f64,
+    /// The summed cost of the kept features (at most the budget).
     cost: f64,
+    /// Criterion plus bound evaluations of the search (the paper's "# Eval").
     evaluations: u64,
 }
 

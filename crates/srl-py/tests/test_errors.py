@@ -156,3 +156,23 @@ def test_bad_trimming_input(data):
         net.trim("C", "yes", ["A", "B"], 1.5, 1)
     with pytest.raises(ValueError):
         net.trim("C", "yes", ["A"], 0.5, 1, costs=[-1.0])
+
+
+def test_every_public_member_has_a_docstring():
+    """Issue 34: help() shows a docstring for every public class, function, method and
+    property of srl and srl.srlearn (exceptions' inherited ``args`` aside)."""
+    import inspect
+
+    import srl.srlearn
+
+    missing = []
+    for mod in (srl, srl.srlearn):
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if not inspect.getdoc(obj):
+                missing.append(f"{mod.__name__}.{name}")
+            if inspect.isclass(obj) and not issubclass(obj, BaseException):
+                for m, _ in inspect.getmembers(obj):
+                    if not m.startswith("_") and not inspect.getdoc(getattr(obj, m)):
+                        missing.append(f"{mod.__name__}.{name}.{m}")
+    assert not missing, missing

@@ -274,9 +274,29 @@ class NodeSplitter:
         self.edges = edges
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        """The number of folds, ``n_splits`` (scikit-learn's splitter protocol; the
+        arguments are ignored)."""
         return self.n_splits
 
     def split(self, X, y=None, groups=None):
+        """Yields ``(train, test)`` index arrays, one pair per fold.
+
+        Parameters
+        ----------
+        X : sequence, shape (n,) or (n, 1) -- the graph's nodes (only its length is used).
+        y : array, shape (n,), int -- labels (needed by snowball sampling).
+        groups : ignored.
+
+        Yields
+        ------
+        train, test : ndarray of int64 -- positions in ``X``; the test sets are the
+            pipeline's random (RS) or snowball (SS) samples, as ``srl classify --folds``.
+
+        Raises
+        ------
+        ValueError for snowball sampling without ``edges`` or ``y``, or an unknown
+        sampling.
+        """
         n = len(X)
         if self.sampling == "snowball" and (self.edges is None or y is None):
             raise ValueError("snowball sampling needs edges (NodeSplitter(edges=...)) and y")
