@@ -232,6 +232,60 @@ impl PyDatabase {
         Ok((atoms, ex.labels().to_vec().into_pyarray(py)))
     }
 
+    /// A database with the same facts, background and other predicates' examples, and
+    /// only the examples of `target` at `indices` (positions in `examples(target)`'s
+    /// order; repeats count once). The examples keep that order, so position `j` of the
+    /// new database's `examples(target)` is the `j`-th smallest selected index. This is
+    /// how the boosting estimators take scikit-learn's cross-validation folds
+    /// (`fit(indices, y, database=db)`).
+    ///
+    /// Raises ValueError for an index outside `0..n` or no example of `target`.
+    fn select(&self, py: Python<'_>, target: &str, indices: Vec<i64>) -> PyResult<Self> {
+        let split = py
+            .detach(|| self.data.split(target))
+            .map_err(errors::boost)?;
+        let ex = &split.examples;
+        let n = ex.len();
+        let mut keep: std::collections::HashSet<(Vec<String>, bool)> =
+            std::collections::HashSet::new();
+        for &i in &indices {
+            let j = usize::try_from(i).ok().filter(|&j| j < n).ok_or_else(|| {
+                value_error(format!(
+                    "index {i}: {target} has {n} examples (indices 0..{n})"
+                ))
+            })?;
+            let args = ex
+                .args(j)
+                .iter()
+                .map(|&c| split.db.constant_name(c).to_owned())
+                .collect();
+            keep.insert((args, ex.labels()[j]));
+        }
+        let tpred = ex.pred.clone();
+        let pick = |atoms: &[Atom], label: bool| -> Vec<Atom> {
+            atoms
+                .iter()
+                .filter(|a| {
+                    a.pred != tpred
+                        || keep.contains(&(a.args.clone(), label))
+                        // a conflicting atom (in pos and neg) is a positive example
+                        || (!label && keep.contains(&(a.args.clone(), true)))
+                })
+                .cloned()
+                .collect()
+        };
+        Ok(Self {
+            data: DbData {
+                pos: pick(&self.data.pos, true),
+                neg: pick(&self.data.neg, false),
+                facts: self.data.facts.clone(),
+                bk: self.data.bk.clone(),
+                source: self.data.source.clone(),
+                facts_path: self.data.facts_path.clone(),
+            },
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "srl.Database({} pos, {} neg, {} facts, {} modes; {})",

@@ -194,3 +194,41 @@ def test_every_rust_backed_object_pickles_and_deep_copies(data):
     state = mrf.__reduce__()[1][0].replace('"num_states":[2,2,2]', '"num_states":[2,2]')
     with pytest.raises(ValueError, match="pickled srl.PairwiseMRF"):
         srl._srl._pairwise_mrf_from_state(state)
+
+
+@pytest.mark.parametrize("cls,extra", BOOSTED)
+def test_boosting_estimators_cross_validate_over_examples(data, cls, extra):
+    """Issue 34: cross_val_score / GridSearchCV for the boosting estimators: X holds
+    indices into database.examples(target), the database goes in whole through
+    params={"database": db} and each fold learns from its examples only (facts and
+    background whole), equal to fitting on db.select(target, train indices)."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+
+    db = srl.Database.from_folder(data / "boost" / "train")
+    atoms, y = db.examples("cancer")
+    X = np.arange(len(y)).reshape(-1, 1)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    m = cls(target="cancer", n_estimators=3, min_leaf_examples=1, random_state=7, **extra)
+    scores = cross_val_score(m, X, y, cv=cv, params={"database": db})
+    assert scores.shape == (3,) and ((0 <= scores) & (scores <= 1)).all()
+    for s, (tr, te) in zip(scores, cv.split(X, y)):
+        fold = clone(m).fit(db.select("cancer", list(tr)))
+        p = fold.predict_proba(db.select("cancer", list(te)))
+        # predictions come back in X's order: the selection is sorted, te is sorted too
+        assert np.array_equal(clone(m).fit(X[tr], y[tr], database=db)
+                              .predict_proba(X[te], database=db), p)
+        assert s == pytest.approx(float(((p >= 0.5) == y[te]).mean()))
+    # any order and repeats of X map back
+    full = clone(m).fit(db)
+    order = np.array([5, 0, 5, 2])
+    assert np.array_equal(full.predict_proba(order, database=db),
+                          full.predict_proba(db)[order])
+    assert np.array_equal(full.predict(order, database=db),
+                          full.predict(db)[order])
+    grid = GridSearchCV(m, {"n_estimators": [1, 2]}, cv=cv).fit(X, y, database=db)
+    assert grid.best_params_["n_estimators"] in (1, 2)
+    with pytest.raises(ValueError, match="index"):
+        full.predict_proba([len(y)], database=db)
+    with pytest.raises(ValueError, match="example indices"):
+        full.predict_proba(np.array([0.5]), database=db)
+    assert atoms[0].startswith("cancer(")

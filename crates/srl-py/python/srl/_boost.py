@@ -59,7 +59,7 @@ class _Boosted:
 
         def __sklearn_is_fitted__(self) -> bool: ...
 
-        def predict(self, database: Any, threshold: float = 0.5) -> np.ndarray: ...
+        target: Optional[str]
 
         def to_json(self, path: Any = None, *, overwrite: bool = False) -> Optional[str]: ...
 
@@ -110,20 +110,88 @@ class _Boosted:
         self._store(params)
         return self
 
-    def fit(self, database, y=None):
-        """Learns ``n_estimators`` relational regression trees for ``target`` on
-        ``database`` (an :class:`srl.Database`; ``y`` is ignored: the labels are the
-        database's positive and negative examples). Releases the GIL. Returns ``self``.
+    def _fold(self, X, database, target: Optional[str] = None):
+        """``(database.select(target, unique indices), inverse)`` for scikit-learn's
+        ``X`` of example indices (shape (n,) or (n, 1)) with ``database=``; ``inverse``
+        maps the selection's order back to ``X``'s."""
+        if database is None:
+            database = getattr(self, "_fit_database", None)
+            if database is None:
+                raise ValueError("X is not an srl.Database: pass database=db to give "
+                                 "example indices")
+        idx = np.asarray(X).reshape(-1)
+        if idx.dtype.kind not in "iu":
+            raise ValueError("with database=..., X holds example indices (integers) into "
+                             "database.examples(target)")
+        uniq, inverse = np.unique(idx, return_inverse=True)
+        tgt = target if target is not None else self.target_
+        return database.select(str(tgt), [int(i) for i in uniq]), inverse
+
+    def fit(self, X=None, y=None, *, database=None):
+        """Learns ``n_estimators`` relational regression trees for ``target``. Releases
+        the GIL. Returns ``self``.
+
+        Two ways to give the data:
+
+        * ``fit(database)``: an :class:`srl.Database` (``y`` is ignored: the labels are
+          the database's positive and negative examples);
+        * ``fit(X, y, database=db)``: ``X`` holds indices into ``db.examples(target)``
+          (shape (n,) or (n, 1)) and only those examples are learned from (facts and
+          background whole): the form scikit-learn's ``cross_val_score`` /
+          ``GridSearchCV`` use with ``params={"database": db}``. The estimator keeps
+          ``db`` for ``predict`` / ``score`` on indices without ``database=`` (scikit-learn's
+          scorers pass none); it is not pickled.
 
         Raises
         ------
         ValueError
-            No target, no positive or negative example, bad parameters, or a predicate
-            used with two arities.
+            No target, no positive or negative example, bad parameters, an index out of
+            range, or a predicate used with two arities.
         """
+        self.__dict__.pop("_fit_database", None)
+        if database is not None:
+            if self.target is None:  # type: ignore[attr-defined]
+                raise ValueError("target is None: give the target predicate")
+            X, _ = self._fold(X, database, self.target)  # type: ignore[attr-defined]
+        elif X is None:
+            raise ValueError("fit needs a database: fit(database) or fit(X, y, database=db)")
         base = _srl_base(type(self))
         base.set_params(self, **self.get_params())
-        return base.fit(self, database)
+        out = base.fit(self, X)
+        if database is not None:
+            # predict / score with indices and no database= use it (scikit-learn's
+            # scorers pass no fit parameters); not pickled
+            object.__setattr__(self, "_fit_database", database)
+        return out
+
+    def predict_proba(self, X, *, database=None) -> np.ndarray:
+        """P(target atom is true) for each example: of ``X`` (an :class:`srl.Database`, in
+        the order of ``X.examples(target_)``), or, with ``database=db``, of the examples
+        at the indices ``X`` in ``db.examples(target_)``, in ``X``'s order. float64 (n,).
+        Raises srl.NotFittedError before ``fit``."""
+        base = _srl_base(type(self))
+        if database is None and isinstance(X, _srl.Database):
+            return base.predict_proba(self, X)
+        sub, inverse = self._fold(X, database)
+        return base.predict_proba(self, sub)[inverse]
+
+    def decision_function(self, X, *, database=None) -> np.ndarray:
+        """The log-odds ψ(x) = ψ₀ + step·Σ trees (nats), shape (n,); ``X`` and
+        ``database`` as :meth:`predict_proba`."""
+        base = _srl_base(type(self))
+        if database is None and isinstance(X, _srl.Database):
+            return base.decision_function(self, X)
+        sub, inverse = self._fold(X, database)
+        return base.decision_function(self, sub)[inverse]
+
+    def predict(self, X, threshold: float = 0.5, *, database=None) -> np.ndarray:
+        """``predict_proba(X, database=database) >= threshold``: bool array (n,).
+        Raises ValueError for a threshold outside [0, 1]."""
+        base = _srl_base(type(self))
+        if database is None and isinstance(X, _srl.Database):
+            return base.predict(self, X, threshold)
+        sub, inverse = self._fold(X, database)
+        return base.predict(self, sub, threshold)[inverse]
 
     @property
     def classes_(self) -> np.ndarray:
@@ -132,10 +200,11 @@ class _Boosted:
             raise AttributeError("classes_: the estimator is not fitted")
         return np.array([False, True])
 
-    def score(self, database, y=None) -> float:
-        """Accuracy of ``predict(database)`` (threshold 0.5) against the database's
-        labels of the target (scikit-learn's classifier ``score``); ``y``, if given, is
-        used instead of the database's labels.
+    def score(self, X, y=None, *, database=None) -> float:
+        """Accuracy of ``predict`` (threshold 0.5) against the labels (scikit-learn's
+        classifier ``score``): ``score(database, y=None)`` uses the database's labels of
+        the target unless ``y`` is given; ``score(X, y, database=db)`` scores the
+        examples at the indices ``X`` against ``y`` (their labels when ``y`` is None).
 
         Returns
         -------
@@ -145,9 +214,14 @@ class _Boosted:
         ------
         srl.NotFittedError before ``fit``; ValueError for a ``y`` of the wrong length.
         """
-        pred = np.asarray(self.predict(database))
+        pred = np.asarray(self.predict(X, database=database))
         if y is None:
-            _, y = database.examples(self.target_)
+            if isinstance(X, _srl.Database):
+                _, y = X.examples(self.target_)
+            else:
+                db = database if database is not None else getattr(self, "_fit_database")
+                _, labels = db.examples(self.target_)
+                y = np.asarray(labels)[np.asarray(X).reshape(-1)]
         y = np.asarray(y, dtype=bool).ravel()
         if y.shape != pred.shape:
             raise ValueError(f"y has {y.shape[0]} labels, the database {pred.shape[0]} examples")
@@ -213,7 +287,10 @@ class _Boosted:
         return _srl_base(type(self)).__repr__(self)
 
 
-class BoostedRDN(_Boosted, _srl.BoostedRDN):
+# The Python fit / predict / predict_proba / decision_function widen the Rust methods
+# (X of example indices with database=..., for scikit-learn's cross-validation), which
+# mypy reports as a conflict between the two bases.
+class BoostedRDN(_Boosted, _srl.BoostedRDN):  # type: ignore[misc]
     """RFGB: a boosted relational dependency network for one target predicate
     (Natarajan et al. 2012; srlearn's ``BoostedRDNClassifier``), learned by srl-boost.
 
@@ -260,7 +337,7 @@ class BoostedRDN(_Boosted, _srl.BoostedRDN):
         self._store({k: v for k, v in locals().items() if k != "self"})
 
 
-class BoostedMLN(_Boosted, _srl.BoostedMLN):
+class BoostedMLN(_Boosted, _srl.BoostedMLN):  # type: ignore[misc]
     """MLN-Boost (Khot et al. 2011), tree-based: each tree path is a clause weighted per
     true grounding (BoostSRL ``-mln``). Parameters and attributes as
     :class:`BoostedRDN`."""
@@ -270,7 +347,7 @@ class BoostedMLN(_Boosted, _srl.BoostedMLN):
     __init__ = BoostedRDN.__init__
 
 
-class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):
+class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):  # type: ignore[misc]
     """Soft-RFGB (Yang et al. 2014): false negatives cost ``alpha``, false positives
     ``beta`` (Eq. 3); ``alpha = beta = 0`` is RFGB. Other parameters and attributes as
     :class:`BoostedRDN`.

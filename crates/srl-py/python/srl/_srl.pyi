@@ -46,6 +46,9 @@ class Database:
     def modes(self) -> List[str]: ...
     @property
     def settings(self) -> List[Tuple[str, str]]: ...
+    def select(self, target: str, indices: Sequence[int]) -> "Database":
+        """The same facts and background with only the examples of ``target`` at
+        ``indices`` (positions in ``examples(target)``), in that order."""
     def examples(self, target: str) -> Tuple[List[str], npt.NDArray[np.bool_]]:
         """Atoms of ``target`` in scoring order and their labels, shape (n,)."""
 
