@@ -263,6 +263,54 @@ pub fn _write_model_text(path: PathBuf, text: &str, overwrite: bool) -> PyResult
     model_file::write_atomic(Path::new(&path), text, overwrite)
 }
 
+/// `_select_regression(database, target, indices)`: the database with the same facts and
+/// background and only the regression examples of `target` at `indices` (positions in
+/// the regression split's order; repeats count once), in that order; for
+/// `BoostedRDNRegressor`'s cross-validation. Raises ValueError for an index outside
+/// `0..n`.
+#[pyfunction]
+pub fn _select_regression(
+    database: &PyDatabase,
+    target: &str,
+    indices: Vec<i64>,
+) -> PyResult<PyDatabase> {
+    let data = &database.data;
+    let split = data.regression_split(target).map_err(errors::boost)?;
+    let ex = &split.examples;
+    let n = ex.len();
+    let mut keep = std::collections::HashSet::new();
+    for &i in &indices {
+        let j = usize::try_from(i)
+            .ok()
+            .filter(|&j| j < n)
+            .ok_or_else(|| value_error(format!("index {i}: {target} has {n} examples")))?;
+        let args: Vec<String> = ex
+            .args(j)
+            .iter()
+            .map(|&c| split.db.constant_name(c).to_owned())
+            .collect();
+        keep.insert(args);
+    }
+    let parsed = srl_boost::regression_examples(&data.pos).map_err(errors::boost)?;
+    let pos = data
+        .pos
+        .iter()
+        .zip(&parsed)
+        .filter(|(_, (inner, _))| inner.pred != ex.pred || keep.contains(&inner.args))
+        .map(|(a, _)| a.clone())
+        .collect();
+    Ok(PyDatabase {
+        data: DbData {
+            pos,
+            neg: Vec::new(),
+            facts: data.facts.clone(),
+            bk: data.bk.clone(),
+            source: data.source.clone(),
+            facts_path: data.facts_path.clone(),
+        },
+    })
+}
+
 /// `rmse, mae, r2 = _regression_metrics(predicted, truth)`: srl-eval's RMSE, MAE and R²
 /// of two float sequences of the same length.
 ///
@@ -285,5 +333,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_rdn_regression_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(_write_model_text, m)?)?;
     m.add_function(wrap_pyfunction!(_regression_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(_select_regression, m)?)?;
     Ok(())
 }

@@ -119,3 +119,25 @@ def test_srlearn_regressor_runs_srlearns_flow():
     assert len(reg.estimators_) == 5
     with pytest.raises(AttributeError):
         reg.predict_proba(test)
+
+
+def test_regressor_cross_validates_over_examples():
+    pytest.importorskip("sklearn")
+    from sklearn.model_selection import KFold, cross_val_score
+
+    train, _ = world()
+    m = srl.BoostedRDNRegressor(target="salary", n_estimators=2)
+    y = m.fit(train).values(train)
+    X = np.arange(len(y)).reshape(-1, 1)
+    cv = KFold(3, shuffle=True, random_state=0)
+    scores = cross_val_score(m, X, y, cv=cv, params={"database": train})
+    assert scores.shape == (3,) and (scores > 0.5).all()
+    for s, (tr, te) in zip(scores, cv.split(X)):
+        f = srl.BoostedRDNRegressor(target="salary", n_estimators=2).fit(
+            srl._srl._select_regression(train, "salary", list(tr)))
+        sub = srl._srl._select_regression(train, "salary", list(te))
+        assert s == pytest.approx(f.score(sub), abs=1e-12)
+    order = np.array([3, 1, 3])
+    assert np.array_equal(m.predict(order, database=train), m.predict(train)[order])
+    with pytest.raises(ValueError, match="index"):
+        m.predict([999], database=train)

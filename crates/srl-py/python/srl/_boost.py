@@ -472,19 +472,43 @@ class BoostedRDNRegressor:
         text = self.to_json() if hasattr(self, "_model") else None
         return (_rebuild_regressor, (self.get_params(), text))
 
-    def fit(self, database: Any, y: Any = None) -> "BoostedRDNRegressor":
-        """Learns the trees from ``database`` (an :class:`srl.Database` whose positives
-        are ``regressionExample(...)`` atoms; ``y`` is ignored: the values are in the
-        examples). Releases the GIL. Returns ``self``."""
+    def _fold(self, X, database, target: Optional[str] = None):
+        if database is None:
+            database = getattr(self, "_fit_database", None)
+            if database is None:
+                raise ValueError("X is not an srl.Database: pass database=db to give "
+                                 "example indices")
+        idx = np.asarray(X).reshape(-1)
+        if idx.dtype.kind not in "iu":
+            raise ValueError("with database=..., X holds example indices (integers)")
+        uniq, inverse = np.unique(idx, return_inverse=True)
+        tgt = target if target is not None else self.target_
+        return _srl._select_regression(database, str(tgt), [int(i) for i in uniq]), inverse
+
+    def fit(self, X: Any = None, y: Any = None, *,
+            database: Any = None) -> "BoostedRDNRegressor":
+        """Learns the trees (releases the GIL); returns ``self``. ``fit(database)``: an
+        :class:`srl.Database` whose positives are ``regressionExample(...)`` atoms (``y``
+        ignored: the values are in the examples); ``fit(X, y, database=db)``: only the
+        examples at the indices ``X`` of the regression split (the form of scikit-learn's
+        cross-validation with ``params={"database": db}``; ``db`` is kept for ``predict``
+        / ``score`` on indices, not pickled)."""
         _check_whole({k: getattr(self, k) for k in _REG_PARAMS if k in _WHOLE})
         if self.target is None:
             raise ValueError("target is None: give the target predicate, e.g. "
                              "BoostedRDNRegressor(target=\"medv\")")
         self.__dict__.pop("_model", None)
+        self.__dict__.pop("_fit_database", None)
+        if database is not None:
+            X, _ = self._fold(X, database, self.target)
+        elif X is None:
+            raise ValueError("fit needs a database: fit(database) or fit(X, y, database=db)")
         self._model = _srl._fit_rdn_regression(
-            database, str(self.target), int(self.n_estimators), float(self.step),
+            X, str(self.target), int(self.n_estimators), float(self.step),
             str(self.preset), self.max_tree_depth, self.node_size, self.max_leaves,
             self.min_leaf_examples, bool(self.use_setparam))
+        if database is not None:
+            self._fit_database = database
         return self
 
     def _fitted(self):
@@ -493,21 +517,28 @@ class BoostedRDNRegressor:
                                       "fit(database) or load it with from_json")
         return self._model
 
-    def predict(self, database: Any) -> np.ndarray:
-        """Predicted values of the database's regression examples of ``target_``, float64
-        of shape (n,), in the database's order (target units)."""
-        _, pred = self._fitted().predict(database)
-        return pred
+    def _values_and_predictions(self, X: Any, database: Any):
+        model = self._fitted()
+        if database is None and isinstance(X, _srl.Database):
+            return model.predict(X)
+        sub, inverse = self._fold(X, database)
+        values, pred = model.predict(sub)
+        return values[inverse], pred[inverse]
 
-    def values(self, database: Any) -> np.ndarray:
-        """The true values written in the database's regression examples, float64 (n,)."""
-        values, _ = self._fitted().predict(database)
-        return values
+    def predict(self, X: Any, *, database: Any = None) -> np.ndarray:
+        """Predicted values of the database's regression examples of ``target_`` (or of
+        the examples at the indices ``X`` with ``database=``, in ``X``'s order), float64
+        of shape (n,), target units."""
+        return self._values_and_predictions(X, database)[1]
 
-    def score(self, database: Any, y: Any = None) -> float:
+    def values(self, X: Any, *, database: Any = None) -> np.ndarray:
+        """The true values written in the regression examples, float64 (n,)."""
+        return self._values_and_predictions(X, database)[0]
+
+    def score(self, X: Any, y: Any = None, *, database: Any = None) -> float:
         """R² of :meth:`predict` against the examples' values, or against ``y`` (shape
         (n,)) when given (scikit-learn's regressor ``score``; srl-eval's ``r2_score``)."""
-        values, pred = self._fitted().predict(database)
+        values, pred = self._values_and_predictions(X, database)
         truth = values if y is None else np.asarray(y, dtype=np.float64)
         return _srl._regression_metrics(list(pred), list(truth))[2]
 
