@@ -135,6 +135,14 @@ pub struct PredictArgs {
     /// Per-atom probabilities (TSV: atom, label, probability); default: not written.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Score only R negatives per positive, drawn uniformly without replacement with
+    /// `--seed` (BoostSRL `-testNegPosRatio R`, whose default is 2); `-1`, as in
+    /// BoostSRL, and srl's default score every negative.
+    #[arg(long, allow_hyphen_values = true)]
+    pub test_neg_pos_ratio: Option<f64>,
+    /// Seed of `--test-neg-pos-ratio`'s draw.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// `srl boost show`.
@@ -547,11 +555,15 @@ pub struct Scored {
 ///
 /// # Errors
 /// As the readers; a model of another target.
+/// With `test_neg_pos_ratio = Some(r)`, only `round(r · #pos)` negatives drawn with
+/// `seed` are scored (BoostSRL `-testNegPosRatio`).
 pub fn score(
     model: &Boosted,
     dir: &Path,
     prefix: &str,
     bk: &Background,
+    test_neg_pos_ratio: Option<f64>,
+    seed: u64,
     ui: Ui,
 ) -> anyhow::Result<Scored> {
     let split = srl_boost::load_split(
@@ -562,8 +574,19 @@ pub fn score(
         OtherTargets::PositivesAsFacts,
     )?;
     warn_split(ui, "srl boost predict", &split.summary);
-    let probs = model.predict_proba(&split.db, &split.examples)?;
-    let ex = &split.examples;
+    let sampled;
+    let ex = match test_neg_pos_ratio {
+        Some(r) => {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let idx = NegativeSampling::Once(r)
+                .tree_sets(&split.examples, 1, &mut rng)
+                .swap_remove(0);
+            sampled = split.examples.subset(&idx);
+            &sampled
+        }
+        None => &split.examples,
+    };
+    let probs = model.predict_proba(&split.db, ex)?;
     let atoms = (0..ex.len()).map(|i| ex.atom(i, &split.db)).collect();
     Ok(Scored {
         atoms,
@@ -579,6 +602,12 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     if !(a.f_beta.is_finite() && a.f_beta > 0.0) {
         bail!("--f-beta {}: must be a positive number", a.f_beta);
     }
+    if let Some(r) = a.test_neg_pos_ratio
+        && !(r == -1.0 || (r.is_finite() && r > 0.0))
+    {
+        bail!("--test-neg-pos-ratio {r}: must be a positive number, or -1 to score every negative");
+    }
+    let test_neg_pos_ratio = a.test_neg_pos_ratio.filter(|&r| r != -1.0);
     if let Some(out) = &a.out {
         let mut inputs = folder_files(&a.test);
         inputs.push(a.model.clone());
@@ -593,9 +622,20 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     warn_notes(ui, "srl boost predict", &bk);
     let (model, _) = Boosted::load(&a.model)?;
     if let Boosted::Reg(m) = &model {
+        if test_neg_pos_ratio.is_some() {
+            bail!("--test-neg-pos-ratio: a regression model's test folder has no negatives");
+        }
         return predict_regression(a, m, &bk, ui);
     }
-    let s = score(&model, &a.test, &a.prefix, &bk, ui)?;
+    let s = score(
+        &model,
+        &a.test,
+        &a.prefix,
+        &bk,
+        test_neg_pos_ratio,
+        a.seed,
+        ui,
+    )?;
     let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
     let auc_roc = metric(srl_eval::metrics::auc_roc(&s.probs, &s.labels));
     let auc_pr = metric(srl_eval::metrics::auc_pr(&s.probs, &s.labels));
@@ -625,6 +665,7 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
         "auc_pr": auc_pr,
         "cll": cll,
         "threshold": a.threshold,
+        "test_neg_pos_ratio": test_neg_pos_ratio,
         "fnr": fnr,
         "f_beta": fb,
         "beta": a.f_beta,
