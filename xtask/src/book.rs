@@ -1775,6 +1775,7 @@ pub fn build(root: &Path) -> anyhow::Result<()> {
     }
     copy_dir(&doc, &api)?;
     write_api_index(root, &api)?;
+    write_python_reference(root, &out)?;
     let pages = count_pages(&out, &api)?;
     log(&format!(
         "book: {} chapter page(s) and the API docs in {}; open {}",
@@ -1782,6 +1783,57 @@ pub fn build(root: &Path) -> anyhow::Result<()> {
         out.display(),
         out.join("index.html").display()
     ));
+    Ok(())
+}
+
+/// The Python API reference, `python/srl.html` (and `python/srl/srlearn.html`), generated
+/// by pdoc from the docstrings of the installed `srl` package: with the Python of
+/// `SRL_BOOK_PYTHON`, else `target/srl-py-venv/bin/python` (the venv `.ci/run` builds the
+/// wheel into, with pdoc installed). Without a Python that imports `srl` and `pdoc`, it
+/// writes `python/index.html` saying how to generate the reference (the browser check
+/// fails on that page, so CI always has the real one).
+///
+/// # Errors
+/// A failing pdoc run or file write.
+fn write_python_reference(root: &Path, out: &Path) -> anyhow::Result<()> {
+    let dir = out.join("python");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    let python = std::env::var_os("SRL_BOOK_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir(root).join("srl-py-venv/bin/python"));
+    let usable = Command::new(&python)
+        .args(["-c", "import pdoc, srl, srl.srlearn"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !usable {
+        log(&format!(
+            "book: no Python reference ({} cannot import pdoc and srl); wrote python/index.html saying how to make it",
+            python.display()
+        ));
+        let html = "<!doctype html><html><head><meta charset=\"utf-8\"><title>srl Python API</title></head>\
+            <body><h1>srl Python API reference: not generated</h1><p>Build the wheel into a venv \
+            with pdoc (<code>pip install maturin pdoc; cd crates/srl-py; maturin develop \
+            --release</code>) and run <code>SRL_BOOK_PYTHON=/path/to/venv/bin/python cargo \
+            xtask book</code>.</p><p><a href=\"../python.html\">The Python guide</a></p>\
+            </body></html>\n";
+        std::fs::write(dir.join("index.html"), html)?;
+        return Ok(());
+    }
+    log(&format!(
+        "book: pdoc srl srl.srlearn with {}",
+        python.display()
+    ));
+    let status = Command::new(&python)
+        .args(["-m", "pdoc", "srl", "srl.srlearn", "-o"])
+        .arg(&dir)
+        .status()
+        .context("running pdoc")?;
+    if !status.success() {
+        bail!("pdoc failed ({status})");
+    }
     Ok(())
 }
 
