@@ -561,7 +561,7 @@ class BoostedRDNRegressor:
     @property
     def feature_importances_(self):
         """How often each predicate is a splitting criterion over all trees, a
-        ``collections.Counter`` (see :attr:`BoostedRDN.feature_importances_`)."""
+        ``collections.Counter`` (as the boosting classifiers' ``feature_importances_``)."""
         from collections import Counter
 
         return Counter(self._fitted().feature_counts())
