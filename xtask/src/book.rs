@@ -493,8 +493,26 @@ fn block(key: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
                 t.seed
             ))
         }
+        "soft-rfgb/runtime" => {
+            let t = table("soft-rfgb")?;
+            let note = t
+                .notes
+                .iter()
+                .find_map(|n| n.strip_prefix(crate::RUN_TIME_NOTE))
+                .context("block \"soft-rfgb/runtime\": the published run has no run-time note")?;
+            Ok(format!(
+                "Seed {}; the published run took {} (the run-time note of \
+                 `docs/results/soft-rfgb/results.json`; this sentence is generated from it by \
+                 `cargo xtask book`).",
+                t.seed,
+                note.trim()
+            ))
+        }
+        "soft-rfgb/table2" => Ok(soft_rfgb_table2(table("soft-rfgb")?)),
+        "soft-rfgb/mln" => Ok(soft_rfgb_mln(table("soft-rfgb")?)),
+        "soft-rfgb/other" => Ok(soft_rfgb_other(table("soft-rfgb")?)),
         _ => bail!(
-            "unknown generated block {key:?} (known: trimming/table6, collective-classification/table3, collective-classification/seconds, collective-classification/rs)"
+            "unknown generated block {key:?} (known: trimming/table6, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/runtime, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other)"
         ),
     }
 }
@@ -1285,6 +1303,185 @@ fn soft_rfgb(inp: &Inputs<'_>, out: &mut String) {
             out.push('\n');
         }
     }
+}
+
+/// A Soft-RFGB result row of the main protocol (not a learning-curve point).
+fn rfgb_row<'a>(
+    t: &'a ResultsTable,
+    d: &str,
+    m: &str,
+    a: f64,
+    b: f64,
+    metric: &str,
+) -> Option<&'a ResultRow> {
+    find(t, |r| {
+        r.dataset == d
+            && r.method == m
+            && r.metric == metric
+            && same(num(r, "alpha"), a)
+            && same(num(r, "beta"), b)
+            && !r.extra.contains_key("train_fraction")
+    })
+}
+
+/// `lo–hi` of `xs` at three decimals, one number when both ends print the same, `—` if empty.
+fn range3(xs: &[f64]) -> String {
+    if xs.is_empty() {
+        return "—".to_owned();
+    }
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = (fixed(lo, 3), fixed(hi, 3));
+    if lo == hi { lo } else { format!("{lo}–{hi}") }
+}
+
+/// The srl-boost guide's compact Table II: per domain and measure, No Boosting, RFGB and
+/// the range of Soft-RFGB over the paper's 12 (α, β), each **ours (paper)**.
+fn soft_rfgb_table2(t: &ResultsTable) -> String {
+    let mut rows = Vec::new();
+    for (d, title) in RFGB_DOMAINS {
+        for (metric, label) in [("fnr", "FNR"), ("f5", "F5"), ("wauc", "WAUC")] {
+            let c = |m: &str| {
+                let r = rfgb_row(t, d, m, 0.0, 0.0, metric);
+                cell(r.map(|r| r.value), r.and_then(|r| r.paper), 3)
+            };
+            let soft: Vec<&ResultRow> = RFGB_ALPHAS
+                .iter()
+                .flat_map(|&a| RFGB_BETAS.iter().map(move |&b| (a, b)))
+                .filter_map(|(a, b)| rfgb_row(t, d, "Soft-RFGB", a, b, metric))
+                .collect();
+            if soft.is_empty() && rfgb_row(t, d, "RFGB", 0.0, 0.0, metric).is_none() {
+                continue;
+            }
+            let ours: Vec<f64> = soft.iter().map(|r| r.value).collect();
+            let paper: Vec<f64> = soft.iter().filter_map(|r| r.paper).collect();
+            let range = if paper.is_empty() {
+                range3(&ours)
+            } else {
+                format!("{} ({})", range3(&ours), range3(&paper))
+            };
+            rows.push(vec![
+                title.to_owned(),
+                label.to_owned(),
+                c("No Boosting"),
+                c("RFGB"),
+                range,
+            ]);
+        }
+    }
+    format!(
+        "{}\n(means over folds, each cell **ours (paper)**; generated from \
+         `docs/results/soft-rfgb/results.json` by `cargo xtask book`; the full table is in \
+         `docs/results/soft-rfgb/results.md` and, in the paper's layout, in the Soft-RFGB \
+         chapter.)",
+        md_table(
+            &[
+                "domain",
+                "measure",
+                "No Boosting",
+                "RFGB",
+                "Soft-RFGB range over the 12 (α, β)",
+            ],
+            &[false, false, true, true, true],
+            &rows,
+        )
+    )
+}
+
+/// The srl-boost guide's MLN column of Table II, with RFGB's numbers beside it.
+fn soft_rfgb_mln(t: &ResultsTable) -> String {
+    let mut rows = Vec::new();
+    for (d, title) in RFGB_DOMAINS {
+        let mln = |metric: &str| rfgb_row(t, d, "MLN", 0.0, 0.0, metric);
+        if mln("fnr").is_none() {
+            continue;
+        }
+        let mut row = vec![title.to_owned()];
+        for metric in ["fnr", "f5", "wauc", "auc_roc"] {
+            let r = mln(metric);
+            row.push(cell(r.map(|r| r.value), r.and_then(|r| r.paper), 3));
+        }
+        let rfgb: Vec<String> = ["fnr", "f5", "wauc"]
+            .iter()
+            .map(|m| {
+                rfgb_row(t, d, "RFGB", 0.0, 0.0, m)
+                    .map_or_else(|| "—".to_owned(), |r| fixed(r.value, 3))
+            })
+            .collect();
+        row.push(rfgb.join(" / "));
+        rows.push(row);
+    }
+    format!(
+        "{}\n(means over folds, **ours (paper)**; generated from \
+         `docs/results/soft-rfgb/results.json` by `cargo xtask book`.)",
+        md_table(
+            &[
+                "domain",
+                "FNR",
+                "F5",
+                "WAUC",
+                "AUC-ROC",
+                "RFGB FNR / F5 / WAUC (ours)",
+            ],
+            &[false, true, true, true, true, true],
+            &rows,
+        )
+    )
+}
+
+/// The srl-boost guide's paragraph on Sec. IV-C's other claims and Fig. 1(b)(c).
+fn soft_rfgb_other(t: &ResultsTable) -> String {
+    let v = |d: &str, m: &str, a: f64, b: f64, metric: &str| {
+        rfgb_row(t, d, m, a, b, metric).map_or_else(|| "—".to_owned(), |r| fixed(r.value, 3))
+    };
+    let p = |d: &str, m: &str, a: f64, b: f64, metric: &str| {
+        rfgb_row(t, d, m, a, b, metric)
+            .and_then(|r| r.paper)
+            .map_or_else(|| "—".to_owned(), |x| format!("{x}"))
+    };
+    let curve = |d: &str, m: &str| {
+        let at = |f: f64| {
+            find(t, |r| {
+                r.dataset == d
+                    && r.method == m
+                    && r.metric == "fnr"
+                    && same(num(r, "train_fraction"), f)
+            })
+        };
+        let fr = distinct(t, "train_fraction", |r| r.dataset == d && r.method == m);
+        match (fr.first(), fr.last()) {
+            (Some(&lo), Some(&hi)) => {
+                format!("{} → {}", mean_se(at(lo), 3), mean_se(at(hi), 3))
+            }
+            _ => "—".to_owned(),
+        }
+    };
+    format!(
+        "Other claims (**ours (paper)**): WebKB α = 100, β = −100 WAUC {} ({}; RFGB {} ({})); \
+         RFGB 1:1 re-sampling on WebKB WAUC {} / F5 {} ({} / {}); Heart with over-sampled \
+         positives WAUC {} / F5 {} ({} / {}). Learning curves (FNR, mean ± s.e. over the \
+         runs, smallest → full training set): Heart RFGB {}, Soft-RFGB {}, No Boosting {}; \
+         WebKB RFGB {}, Soft-RFGB {}, No Boosting {}. (Generated from \
+         `docs/results/soft-rfgb/results.json` by `cargo xtask book`.)",
+        v("webkb", "Soft-RFGB", 100.0, -100.0, "wauc"),
+        p("webkb", "Soft-RFGB", 100.0, -100.0, "wauc"),
+        v("webkb", "RFGB", 0.0, 0.0, "wauc"),
+        p("webkb", "RFGB", 0.0, 0.0, "wauc"),
+        v("webkb", "RFGB 1:1 re-sampling", 0.0, 0.0, "wauc"),
+        v("webkb", "RFGB 1:1 re-sampling", 0.0, 0.0, "f5"),
+        p("webkb", "RFGB 1:1 re-sampling", 0.0, 0.0, "wauc"),
+        p("webkb", "RFGB 1:1 re-sampling", 0.0, 0.0, "f5"),
+        v("heart", "RFGB positives over-sampled 1:1", 0.0, 0.0, "wauc"),
+        v("heart", "RFGB positives over-sampled 1:1", 0.0, 0.0, "f5"),
+        p("heart", "RFGB positives over-sampled 1:1", 0.0, 0.0, "wauc"),
+        p("heart", "RFGB positives over-sampled 1:1", 0.0, 0.0, "f5"),
+        curve("heart", "curve: RFGB"),
+        curve("heart", "curve: Soft-RFGB"),
+        curve("heart", "curve: No Boosting"),
+        curve("webkb", "curve: RFGB"),
+        curve("webkb", "curve: Soft-RFGB"),
+        curve("webkb", "curve: No Boosting"),
+    )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2352,6 +2549,42 @@ mod tests {
         }
         let flat = "<polyline fill=\"none\" stroke-width=\"2\" points=\"1,5 2,5 3,5 \"/>";
         assert!(series_ys(flat)[0].iter().all(|y| y == "5"));
+    }
+
+    #[test]
+    fn soft_rfgb_blocks_quote_the_published_run() {
+        let root = crate::repo_root();
+        let mut tables = BTreeMap::new();
+        let p = root.join("docs/results/soft-rfgb/results.json");
+        let t =
+            ResultsTable::from_json(&std::fs::read_to_string(p).expect("results")).expect("parses");
+        let note = t
+            .notes
+            .iter()
+            .find_map(|n| n.strip_prefix(crate::RUN_TIME_NOTE))
+            .expect("run-time note")
+            .trim()
+            .to_owned();
+        tables.insert("soft-rfgb".to_owned(), t);
+        let inp = Inputs { tables: &tables };
+        let runtime = block("soft-rfgb/runtime", &inp).expect("runtime");
+        assert!(runtime.contains(&note), "{runtime}");
+        let table2 = block("soft-rfgb/table2", &inp).expect("table2");
+        // 5 domains x 3 measures, each with the paper's number beside ours
+        let rows: Vec<&str> = table2
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| domain"))
+            .collect();
+        assert_eq!(rows.len(), 15, "{table2}");
+        assert!(rows.iter().all(|r| r.matches('(').count() == 3), "{table2}");
+        assert!(
+            table2.contains("| Cora | FNR | 1.000 (0.136) |"),
+            "{table2}"
+        );
+        let mln = block("soft-rfgb/mln", &inp).expect("mln");
+        assert!(mln.contains("| WebKB |"), "{mln}");
+        let other = block("soft-rfgb/other", &inp).expect("other");
+        assert!(!other.contains('—'), "{other}");
     }
 
     #[test]
