@@ -18,6 +18,27 @@ pub mod getting_started {}
 #[doc = include_str!("../docs/cookbook.md")]
 pub mod cookbook {}
 
+#[doc = include_str!("../docs/cookbook/boost-boostsrl-folder.md")]
+pub mod cookbook_boost_boostsrl_folder {}
+
+#[doc = include_str!("../docs/cookbook/classify-graph-csv.md")]
+pub mod cookbook_classify_graph_csv {}
+
+#[doc = include_str!("../docs/cookbook/bp-uai-file.md")]
+pub mod cookbook_bp_uai_file {}
+
+#[doc = include_str!("../docs/cookbook/trim-bif-classifier.md")]
+pub mod cookbook_trim_bif_classifier {}
+
+#[doc = include_str!("../docs/cookbook/distribute-bp.md")]
+pub mod cookbook_distribute_bp {}
+
+#[doc = include_str!("../docs/cookbook/python.md")]
+pub mod cookbook_python {}
+
+#[doc = include_str!("../docs/cookbook/reproduce-paper.md")]
+pub mod cookbook_reproduce_paper {}
+
 #[doc = include_str!("../docs/srl-cli.md")]
 pub mod srl_cli {}
 
