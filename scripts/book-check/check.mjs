@@ -3,6 +3,10 @@
 // book page), a missing image, a failed request or a console error. The API docs under
 // api/ are checked at their front pages (api/CRATE/index.html) and as link targets.
 // Saves a full-page PNG of each paper chapter (papers/*.html) in the screenshot directory.
+// Also fails when a paper chapter lacks its `cargo xtask reproduce NAME` command (every
+// experiment under results/ must be reproduced by some chapter, and a chapter must name
+// each experiment whose results it shows), and when an embedded SVG figure has data series
+// that are all constant (a flat, broken plot).
 //
 // Usage: node check.mjs BOOK_DIR SCREENSHOT_DIR
 import fs from "node:fs";
@@ -88,6 +92,47 @@ function walk(dir, rel = "") {
   return out;
 }
 
+/// The y coordinates of each data series of an SVG figure: the `stroke-width="2"`
+/// polylines plotters draws (as xtask's `no_published_figure_is_flat` test reads them), and
+/// unfilled `stroke-width="2"` paths made only of absolute M/L commands.
+function seriesYs(svg) {
+  const out = [];
+  const attr = (tag, name) => {
+    const m = tag.match(new RegExp(`\\s${name}\\s*=\\s*"([^"]*)"`));
+    return m ? m[1] : null;
+  };
+  for (const m of svg.matchAll(/<polyline\b[^>]*>/g)) {
+    if (attr(m[0], "stroke-width") !== "2") continue;
+    const pts = attr(m[0], "points");
+    if (pts === null) continue;
+    out.push(
+      pts
+        .trim()
+        .split(/\s+/)
+        .map((p) => p.split(",")[1])
+        .filter((y) => y !== undefined),
+    );
+  }
+  for (const m of svg.matchAll(/<path\b[^>]*>/g)) {
+    if (attr(m[0], "stroke-width") !== "2" || attr(m[0], "fill") !== "none") continue;
+    const d = attr(m[0], "d");
+    if (d === null || /[^MLml0-9.,\s+eE-]/.test(d) || /[ml]/.test(d)) continue;
+    const nums = d.match(/-?[0-9.]+(?:[eE][-+]?[0-9]+)?/g) ?? [];
+    const ys = [];
+    for (let i = 1; i < nums.length; i += 2) ys.push(nums[i]);
+    out.push(ys);
+  }
+  return out;
+}
+
+/// Whether every data series of an SVG is constant. Legend swatches (2 points) are not
+/// series; a figure without series (a scatter plot of markers) is not flat.
+function isFlat(svg) {
+  const lines = seriesYs(svg).filter((ys) => ys.length > 2);
+  if (lines.length === 0) return false;
+  return lines.every((ys) => ys.every((y) => Number(y) === Number(ys[0])));
+}
+
 const pages = walk(bookDir).sort();
 const apiDir = path.join(bookDir, "api");
 const apiFronts = fs.existsSync(apiDir)
@@ -138,6 +183,8 @@ const problems = [];
 const ids = new Map(); // book page path -> Set of element ids
 const links = []; // { from, url }
 const shots = [];
+const svgsChecked = new Set(); // figure files already read
+const reproduced = new Set(); // experiments some paper chapter shows the command of
 let external = 0;
 
 for (const rel of [...pages, ...apiFronts]) {
@@ -165,6 +212,7 @@ for (const rel of [...pages, ...apiFronts]) {
     })),
     links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
     ids: [...document.querySelectorAll("[id]")].map((e) => e.id),
+    text: document.querySelector("main")?.innerText ?? document.body.innerText,
     // Tables wider than their box must scroll (overflow-x auto/scroll on the table or an
     // ancestor inside the content), never be clipped at the page edge.
     clipped: [...document.querySelectorAll(".content table")]
@@ -181,6 +229,37 @@ for (const rel of [...pages, ...apiFronts]) {
   for (const c of info.clipped) problems.push(`${rel}: table "${c}" is wider than the page without a scroll container`);
   for (const img of info.images) {
     if (!img.ok) problems.push(`${rel}: image did not load: ${img.src}`);
+    // A figure whose data series are all constant is broken (issue 31).
+    if (!img.src.startsWith(origin)) continue;
+    const imgPath = new URL(img.src).pathname;
+    if (!imgPath.endsWith(".svg")) continue;
+    const f = fileFor(imgPath);
+    if (!f || svgsChecked.has(f)) continue;
+    svgsChecked.add(f);
+    if (isFlat(fs.readFileSync(f, "utf8")))
+      problems.push(`${rel}: figure ${imgPath} has every data series constant`);
+  }
+  // Every paper chapter shows the command that reproduces it: at least one
+  // `cargo xtask reproduce NAME` of a published experiment, and one for each experiment
+  // whose results (figures, results files) it links to.
+  if (/^papers\/(?!index\.html$)[^/]+\.html$/.test(rel)) {
+    const named = new Set(
+      [...info.text.matchAll(/cargo xtask reproduce ([a-z0-9][a-z0-9-]*)/g)].map((m) => m[1]),
+    );
+    if (named.size === 0) problems.push(`${rel}: no \`cargo xtask reproduce NAME\` command`);
+    for (const n of named) {
+      if (!fs.existsSync(path.join(bookDir, "results", n, "results.json")))
+        problems.push(`${rel}: \`cargo xtask reproduce ${n}\` names no published experiment (results/${n}/results.json)`);
+      reproduced.add(n);
+    }
+    const shown = new Set();
+    for (const u of [...info.images.map((i) => i.src), ...info.links]) {
+      if (!u.startsWith(origin)) continue;
+      const m = new URL(u).pathname.match(/^\/results\/([^/]+)\//);
+      if (m) shown.add(m[1]);
+    }
+    for (const n of shown)
+      if (!named.has(n)) problems.push(`${rel}: shows results/${n}/ but not \`cargo xtask reproduce ${n}\``);
   }
   if (rel.startsWith("python/")) {
     // pdoc's generated Python reference: its anchors are link targets; of its own links
@@ -206,6 +285,20 @@ for (const rel of [...pages, ...apiFronts]) {
     shots.push(shot);
   }
   await page.close();
+}
+
+// Every published experiment is reproduced from some paper chapter.
+{
+  const resultsDir = path.join(bookDir, "results");
+  const published = fs.existsSync(resultsDir)
+    ? fs
+        .readdirSync(resultsDir, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && fs.existsSync(path.join(resultsDir, e.name, "results.json")))
+        .map((e) => e.name)
+    : [];
+  for (const n of published)
+    if (!reproduced.has(n))
+      problems.push(`papers/: no paper chapter shows \`cargo xtask reproduce ${n}\` (results/${n}/ is published)`);
 }
 
 const checked = new Set();
@@ -238,7 +331,8 @@ server.close();
 
 console.log(
   `book-check: ${pages.length} book pages and ${apiFronts.length} API front pages loaded, ` +
-    `${checked.size} internal links checked, ${external} external links not followed`,
+    `${checked.size} internal links checked, ${external} external links not followed, ` +
+    `${svgsChecked.size} SVG figures checked for flat series, ${reproduced.size} experiments' reproduce commands found`,
 );
 for (const s of shots) console.log(`book-check: screenshot ${path.relative(process.cwd(), s)}`);
 if (problems.length > 0) {
