@@ -385,6 +385,32 @@ fn log_likelihood(labels: &[bool], psi: &[f64]) -> f64 {
         / n
 }
 
+/// The model-file checks shared by the boosted models: a step finite and `> 0`, every tree
+/// over the model's target (ignoring ASCII case) and arity.
+///
+/// # Errors
+/// A message naming the step or the tree at fault.
+pub(crate) fn check_step_and_trees(
+    step: f64,
+    trees: &[RelationalRegressionTree],
+    target: &str,
+    arity: usize,
+) -> Result<(), String> {
+    if !(step.is_finite() && step > 0.0) {
+        return Err(format!("step = {step} must be a positive number"));
+    }
+    for (i, t) in trees.iter().enumerate() {
+        if !t.target().eq_ignore_ascii_case(target) || t.arity() != arity {
+            return Err(format!(
+                "tree {i} is over {}/{}, the model over {target}/{arity}",
+                t.target(),
+                t.arity(),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A fitted (Soft-)RFGB model: `P(target | x) = sigmoid(ψ₀ + step · Σ_m tree_m(x))`.
 ///
 /// Serialises with serde (trees store predicate and constant names, so a model can be
@@ -488,21 +514,7 @@ impl SoftRfgb {
                 return Err(format!("{name} = {v} is not finite"));
             }
         }
-        if !(self.step.is_finite() && self.step > 0.0) {
-            return Err(format!("step = {} must be a positive number", self.step));
-        }
-        for (i, t) in self.trees.iter().enumerate() {
-            if !t.target().eq_ignore_ascii_case(&self.target) || t.arity() != self.arity {
-                return Err(format!(
-                    "tree {i} is over {}/{}, the model over {}/{}",
-                    t.target(),
-                    t.arity(),
-                    self.target,
-                    self.arity
-                ));
-            }
-        }
-        Ok(())
+        check_step_and_trees(self.step, &self.trees, &self.target, self.arity)
     }
 
     /// The trees, in learning order.

@@ -398,21 +398,7 @@ impl RegressionRfgb {
                 self.initial_value
             ));
         }
-        if !(self.step.is_finite() && self.step > 0.0) {
-            return Err(format!("step = {} must be a positive number", self.step));
-        }
-        for (i, t) in self.trees.iter().enumerate() {
-            if !t.target().eq_ignore_ascii_case(&self.target) || t.arity() != self.arity {
-                return Err(format!(
-                    "tree {i} is over {}/{}, the model over {}/{}",
-                    t.target(),
-                    t.arity(),
-                    self.target,
-                    self.arity
-                ));
-            }
-        }
-        Ok(())
+        crate::boost::check_step_and_trees(self.step, &self.trees, &self.target, self.arity)
     }
 
     /// The trees, in boosting order.

@@ -741,16 +741,7 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
         m.initial_log_odds(),
         m.trees().len()
     );
-    let mut trees = Vec::new();
-    for (i, t) in m.trees().iter().enumerate() {
-        text.push_str(&format!("% Tree {}\n", i + 1));
-        let clauses = t.clauses();
-        for c in &clauses {
-            text.push_str(c);
-            text.push('\n');
-        }
-        trees.push(json!({ "clauses": clauses }));
-    }
+    let trees = tree_clauses(m.trees(), &mut text);
     let summary = json!({
         "command": "boost show",
         "model_type": SoftRfgb::KIND,
@@ -820,6 +811,25 @@ fn show_mln(
     ui.summary(&summary, &text)
 }
 
+/// Appends each tree's clauses to `text` under a `% Tree N` line and returns them as the
+/// JSON `trees` list (one `{"clauses": [...]}` object per tree).
+fn tree_clauses(
+    trees: &[srl_boost::RelationalRegressionTree],
+    text: &mut String,
+) -> Vec<serde_json::Value> {
+    let mut out = Vec::with_capacity(trees.len());
+    for (i, t) in trees.iter().enumerate() {
+        text.push_str(&format!("% Tree {}\n", i + 1));
+        let clauses = t.clauses();
+        for c in &clauses {
+            text.push_str(c);
+            text.push('\n');
+        }
+        out.push(json!({ "clauses": clauses }));
+    }
+    out
+}
+
 /// `show` for a regression model: each tree's clauses (leaf values in the target's units).
 fn show_regression(
     a: &ShowArgs,
@@ -835,16 +845,7 @@ fn show_regression(
         m.step(),
         m.trees().len()
     );
-    let mut trees = Vec::new();
-    for (i, t) in m.trees().iter().enumerate() {
-        text.push_str(&format!("% Tree {}\n", i + 1));
-        let clauses = t.clauses();
-        for c in &clauses {
-            text.push_str(c);
-            text.push('\n');
-        }
-        trees.push(json!({ "clauses": clauses }));
-    }
+    let trees = tree_clauses(m.trees(), &mut text);
     let summary = json!({
         "command": "boost show",
         "model_type": RegressionRfgb::KIND,

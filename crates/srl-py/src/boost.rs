@@ -338,6 +338,20 @@ impl Default for BoostConfig {
     }
 }
 
+/// The tree limits a `preset` argument names: `"boostsrl"` or `"two_literal"`.
+///
+/// # Errors
+/// `ValueError` for any other name.
+pub(crate) fn preset_tree(preset: &str) -> PyResult<TreeParams> {
+    match preset {
+        "boostsrl" => Ok(TreeParams::boostsrl()),
+        "two_literal" => Ok(TreeParams::two_literal()),
+        other => Err(value_error(format!(
+            "preset {other:?}: expected \"boostsrl\" or \"two_literal\""
+        ))),
+    }
+}
+
 /// The keys of `get_params` in order; `soft` adds alpha and beta.
 fn param_names(soft: bool) -> Vec<&'static str> {
     let mut v = vec!["target", "n_estimators"];
@@ -363,15 +377,7 @@ impl BoostConfig {
     /// The library parameters: the preset, then the background's `setParam:` lines
     /// (`use_setparam`), then the explicit arguments, in the order of `srl boost learn`.
     fn params(&self, bk: &Background) -> PyResult<(SoftRfgbParams, Option<String>)> {
-        let tree = match self.preset.as_str() {
-            "boostsrl" => TreeParams::boostsrl(),
-            "two_literal" => TreeParams::two_literal(),
-            other => {
-                return Err(value_error(format!(
-                    "preset {other:?}: expected \"boostsrl\" or \"two_literal\""
-                )));
-            }
-        };
+        let tree = preset_tree(&self.preset)?;
         let mut p = SoftRfgbParams {
             tree,
             ..SoftRfgbParams::default()

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use numpy::{IntoPyArray as _, PyArray1};
 use pyo3::prelude::*;
 use srl_boost::model_file::KIND_RDN_REGRESSION;
-use srl_boost::{RegressionRfgb, RegressionRfgbParams, RegressionSplit, TreeParams};
+use srl_boost::{RegressionRfgb, RegressionRfgbParams, RegressionSplit};
 
 use crate::boost::{DbData, PyDatabase};
 use crate::errors::{self, value_error};
@@ -73,15 +73,7 @@ pub fn _fit_rdn_regression(
     min_leaf_examples: Option<usize>,
     use_setparam: bool,
 ) -> PyResult<PyRdnRegression> {
-    let tree = match preset {
-        "boostsrl" => TreeParams::boostsrl(),
-        "two_literal" => TreeParams::two_literal(),
-        other => {
-            return Err(value_error(format!(
-                "preset {other:?}: expected \"boostsrl\" or \"two_literal\""
-            )));
-        }
-    };
+    let tree = crate::boost::preset_tree(preset)?;
     let db = &database.data;
     // the preset, then setParam (through RFGB's settings), then the explicit arguments
     let mut soft = srl_boost::SoftRfgbParams {

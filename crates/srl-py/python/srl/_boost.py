@@ -33,6 +33,25 @@ def _check_whole(params: Dict[str, Any]) -> None:
             raise ValueError(f"{k} = {v!r}: expected a whole number >= 0")
 
 
+def _fold_indices(est, X, database, target: Optional[str], select):
+    """``(select(database, target, sorted unique indices), inverse)`` for scikit-learn's
+    ``X`` of example indices (shape (n,) or (n, 1)); without ``database`` the one given to
+    ``fit`` (kept as ``est._fit_database``). ``inverse`` maps the selection's order back
+    to ``X``'s. Raises ValueError for non-integer ``X`` or no database."""
+    if database is None:
+        database = getattr(est, "_fit_database", None)
+        if database is None:
+            raise ValueError("X is not an srl.Database: pass database=db to give "
+                             "example indices")
+    idx = np.asarray(X).reshape(-1)
+    if idx.dtype.kind not in "iu":
+        raise ValueError("with database=..., X holds example indices (integers) into "
+                         "database.examples(target)")
+    uniq, inverse = np.unique(idx, return_inverse=True)
+    tgt = target if target is not None else est.target_
+    return select(database, str(tgt), [int(i) for i in uniq]), inverse
+
+
 def _rebuild(cls, params: Dict[str, Any], model_text: Optional[str]):
     """Unpickles a boosting estimator: ``cls(**params)``, then the fitted model, if any,
     from its model-file text."""
@@ -114,18 +133,8 @@ class _Boosted:
         """``(database.select(target, unique indices), inverse)`` for scikit-learn's
         ``X`` of example indices (shape (n,) or (n, 1)) with ``database=``; ``inverse``
         maps the selection's order back to ``X``'s."""
-        if database is None:
-            database = getattr(self, "_fit_database", None)
-            if database is None:
-                raise ValueError("X is not an srl.Database: pass database=db to give "
-                                 "example indices")
-        idx = np.asarray(X).reshape(-1)
-        if idx.dtype.kind not in "iu":
-            raise ValueError("with database=..., X holds example indices (integers) into "
-                             "database.examples(target)")
-        uniq, inverse = np.unique(idx, return_inverse=True)
-        tgt = target if target is not None else self.target_
-        return database.select(str(tgt), [int(i) for i in uniq]), inverse
+        return _fold_indices(self, X, database, target,
+                             lambda db, t, idx: db.select(t, idx))
 
     def fit(self, X=None, y=None, *, database=None):
         """Learns ``n_estimators`` relational regression trees for ``target``. Releases
@@ -473,17 +482,7 @@ class BoostedRDNRegressor:
         return (_rebuild_regressor, (self.get_params(), text))
 
     def _fold(self, X, database, target: Optional[str] = None):
-        if database is None:
-            database = getattr(self, "_fit_database", None)
-            if database is None:
-                raise ValueError("X is not an srl.Database: pass database=db to give "
-                                 "example indices")
-        idx = np.asarray(X).reshape(-1)
-        if idx.dtype.kind not in "iu":
-            raise ValueError("with database=..., X holds example indices (integers)")
-        uniq, inverse = np.unique(idx, return_inverse=True)
-        tgt = target if target is not None else self.target_
-        return _srl._select_regression(database, str(tgt), [int(i) for i in uniq]), inverse
+        return _fold_indices(self, X, database, target, _srl._select_regression)
 
     def fit(self, X: Any = None, y: Any = None, *,
             database: Any = None) -> "BoostedRDNRegressor":
