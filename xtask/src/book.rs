@@ -508,11 +508,29 @@ fn block(key: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
                 note.trim()
             ))
         }
+        "sen-getoor-intel/runtime" => {
+            let t = table("sen-getoor-intel")?;
+            let note = t
+                .notes
+                .iter()
+                .find_map(|n| n.strip_prefix(crate::RUN_TIME_NOTE))
+                .context(
+                    "block \"sen-getoor-intel/runtime\": the published run has no run-time note",
+                )?;
+            Ok(format!(
+                "Seed {}; the published run took {} (the run-time note of \
+                 `docs/results/sen-getoor-intel/results.json`; this sentence is generated from it \
+                 by `cargo xtask book`).",
+                t.seed,
+                note.trim()
+            ))
+        }
+        "sen-getoor-intel/table" => Ok(intel_table(table("sen-getoor-intel")?)),
         "soft-rfgb/table2" => Ok(soft_rfgb_table2(table("soft-rfgb")?)),
         "soft-rfgb/mln" => Ok(soft_rfgb_mln(table("soft-rfgb")?)),
         "soft-rfgb/other" => Ok(soft_rfgb_other(table("soft-rfgb")?)),
         _ => bail!(
-            "unknown generated block {key:?} (known: trimming/table6, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/runtime, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other)"
+            "unknown generated block {key:?} (known: trimming/table6, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/runtime, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other, sen-getoor-intel/runtime, sen-getoor-intel/table)"
         ),
     }
 }
@@ -799,6 +817,61 @@ fn cell(ours: Option<f64>, paper: Option<f64>, decimals: usize) -> String {
         (None, Some(p)) => format!("— ({})", fixed(p, decimals)),
         (None, None) => "—".to_owned(),
     }
+}
+
+/// The Intel-lab table of docs/srl-learn.md (Sen & Getoor 2006, Fig. 3's numbers): per γ,
+/// cost per test snapshot (mean ± standard error over the folds) and accuracy of LOGREG, MN,
+/// CSMN and CSMN without cost-sensitive inference, and CSMN's cost reduction against LOGREG
+/// and MN with the paper's figure where it states one.
+fn intel_table(t: &ResultsTable) -> String {
+    let cell = |method: &str, metric: &str, gamma: f64| {
+        t.rows.iter().find(|r| {
+            r.dataset == "intel_lab"
+                && r.method == method
+                && r.metric == metric
+                && same(num(r, "gamma"), gamma)
+                && text(r, "edge_costs").is_none()
+        })
+    };
+    let mut gammas: Vec<f64> = t
+        .rows
+        .iter()
+        .filter(|r| {
+            r.dataset == "intel_lab" && r.metric == "cost" && text(r, "edge_costs").is_none()
+        })
+        .filter_map(|r| num(r, "gamma"))
+        .collect();
+    gammas.sort_by(f64::total_cmp);
+    gammas.dedup();
+    let methods = ["LOGREG", "MN", "CSMN", "CSMN w/o CSINF"];
+    let mut out = String::from(
+        "| γ | LOGREG | MN | CSMN | CSMN w/o CSINF | acc LOGREG | acc MN | acc CSMN | acc w/o | CSMN vs LOGREG | CSMN vs MN |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for g in gammas {
+        let mut cols = vec![format!("{g:.1}")];
+        for m in methods {
+            cols.push(
+                cell(m, "cost", g).map_or("—".into(), |r| match num(r, "stderr") {
+                    Some(se) => format!("{:.2} ± {se:.2}", r.value),
+                    None => format!("{:.2}", r.value),
+                }),
+            );
+        }
+        for m in methods {
+            cols.push(cell(m, "accuracy", g).map_or("—".into(), |r| format!("{:.3}", r.value)));
+        }
+        for metric in ["cost_reduction_vs_logreg_pct", "cost_reduction_vs_mn_pct"] {
+            cols.push(
+                cell("CSMN", metric, g).map_or("—".into(), |r| match r.paper {
+                    Some(p) => format!("{:.1} % (paper {p})", r.value),
+                    None => format!("{:.1} %", r.value),
+                }),
+            );
+        }
+        out.push_str(&format!("| {} |\n", cols.join(" | ")));
+    }
+    out
 }
 
 fn num(r: &ResultRow, key: &str) -> Option<f64> {
@@ -2549,6 +2622,45 @@ mod tests {
         }
         let flat = "<polyline fill=\"none\" stroke-width=\"2\" points=\"1,5 2,5 3,5 \"/>";
         assert!(series_ys(flat)[0].iter().all(|y| y == "5"));
+    }
+
+    #[test]
+    fn intel_blocks_quote_the_published_run() {
+        let root = crate::repo_root();
+        let p = root.join("docs/results/sen-getoor-intel/results.json");
+        let t =
+            ResultsTable::from_json(&std::fs::read_to_string(p).expect("results")).expect("parses");
+        let mn = |g: f64| {
+            t.rows
+                .iter()
+                .find(|r| r.method == "MN" && r.metric == "cost" && same(num(r, "gamma"), g))
+                .map(|r| format!("{:.2}", r.value))
+                .expect("MN cost")
+        };
+        let (m05, m1) = (mn(0.5), mn(1.0));
+        let mut tables = BTreeMap::new();
+        tables.insert("sen-getoor-intel".to_owned(), t);
+        let inp = Inputs { tables: &tables };
+        let table = block("sen-getoor-intel/table", &inp).expect("table");
+        let rows: Vec<&str> = table
+            .lines()
+            .filter(|l| l.starts_with("| 0") || l.starts_with("| 1"))
+            .collect();
+        assert_eq!(rows.len(), 3, "{table}");
+        assert!(
+            rows[0].starts_with("| 0.5 |") && rows[0].contains(&m05),
+            "{table}"
+        );
+        assert!(
+            rows[1].contains(&m1) && rows[1].contains("(paper 30.15)"),
+            "{table}"
+        );
+        assert!(
+            !rows.iter().any(|r| r.contains('—')),
+            "every cell filled: {table}"
+        );
+        let runtime = block("sen-getoor-intel/runtime", &inp).expect("runtime");
+        assert!(runtime.contains("s wall"), "{runtime}");
     }
 
     #[test]
