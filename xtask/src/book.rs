@@ -493,44 +493,30 @@ fn block(key: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
                 t.seed
             ))
         }
-        "soft-rfgb/runtime" => {
-            let t = table("soft-rfgb")?;
+        "sen-getoor-intel/table" => Ok(intel_table(table("sen-getoor-intel")?)),
+        "soft-rfgb/table2" => Ok(soft_rfgb_table2(table("soft-rfgb")?)),
+        "soft-rfgb/mln" => Ok(soft_rfgb_mln(table("soft-rfgb")?)),
+        "soft-rfgb/other" => Ok(soft_rfgb_other(table("soft-rfgb")?)),
+        k if k.ends_with("/runtime") => {
+            let name = k.trim_end_matches("/runtime");
+            let t = table(name)?;
             let note = t
                 .notes
                 .iter()
                 .find_map(|n| n.strip_prefix(crate::RUN_TIME_NOTE))
-                .context("block \"soft-rfgb/runtime\": the published run has no run-time note")?;
+                .with_context(|| {
+                    format!("block {key:?}: the published run has no run-time note")
+                })?;
             Ok(format!(
                 "Seed {}; the published run took {} (the run-time note of \
-                 `docs/results/soft-rfgb/results.json`; this sentence is generated from it by \
+                 `docs/results/{name}/results.json`; this sentence is generated from it by \
                  `cargo xtask book`).",
                 t.seed,
                 note.trim()
             ))
         }
-        "sen-getoor-intel/runtime" => {
-            let t = table("sen-getoor-intel")?;
-            let note = t
-                .notes
-                .iter()
-                .find_map(|n| n.strip_prefix(crate::RUN_TIME_NOTE))
-                .context(
-                    "block \"sen-getoor-intel/runtime\": the published run has no run-time note",
-                )?;
-            Ok(format!(
-                "Seed {}; the published run took {} (the run-time note of \
-                 `docs/results/sen-getoor-intel/results.json`; this sentence is generated from it \
-                 by `cargo xtask book`).",
-                t.seed,
-                note.trim()
-            ))
-        }
-        "sen-getoor-intel/table" => Ok(intel_table(table("sen-getoor-intel")?)),
-        "soft-rfgb/table2" => Ok(soft_rfgb_table2(table("soft-rfgb")?)),
-        "soft-rfgb/mln" => Ok(soft_rfgb_mln(table("soft-rfgb")?)),
-        "soft-rfgb/other" => Ok(soft_rfgb_other(table("soft-rfgb")?)),
         _ => bail!(
-            "unknown generated block {key:?} (known: trimming/table6, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/runtime, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other, sen-getoor-intel/runtime, sen-getoor-intel/table)"
+            "unknown generated block {key:?} (known: trimming/table6, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other, sen-getoor-intel/table, and NAME/runtime for any published experiment NAME)"
         ),
     }
 }

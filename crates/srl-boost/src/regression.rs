@@ -224,6 +224,21 @@ impl Default for RegressionRfgbParams {
 }
 
 impl RegressionRfgbParams {
+    /// The regression parameters sharing RFGB's tree limits, number of trees, step and
+    /// `apply_background_settings` (F₀ = 0), so that a front-end builds them as it builds
+    /// RFGB's (preset, `setParam:` lines, explicit options) and converts once, as
+    /// [`crate::MlnBoostParams::from_rfgb`] does for MLN-Boost.
+    #[must_use]
+    pub fn from_rfgb(p: &SoftRfgbParams) -> Self {
+        Self {
+            n_trees: p.n_trees,
+            tree: p.tree.clone(),
+            step: p.step,
+            initial_value: 0.0,
+            apply_background_settings: p.apply_background_settings,
+        }
+    }
+
     /// Learns M relational regression trees by least-squares functional gradient
     /// boosting: `F = F₀` for every example; for m = 1..M fit a
     /// [`RelationalRegressionTree`] to the residuals `r_i = y_i − F(x_i)` of all examples
@@ -255,6 +270,7 @@ impl RegressionRfgbParams {
     ) -> Result<RegressionRfgb, BoostError> {
         let mut params = self.clone();
         let settings = if self.apply_background_settings {
+            // RFGB's setParam handling, on the fields the two share
             let mut soft = SoftRfgbParams {
                 n_trees: params.n_trees,
                 tree: params.tree.clone(),
@@ -262,9 +278,10 @@ impl RegressionRfgbParams {
                 ..SoftRfgbParams::default()
             };
             let report = soft.apply_settings(bk);
-            params.n_trees = soft.n_trees;
-            params.tree = soft.tree;
-            params.step = soft.step;
+            params = Self {
+                initial_value: params.initial_value,
+                ..Self::from_rfgb(&soft)
+            };
             report
         } else {
             SettingsReport::default()

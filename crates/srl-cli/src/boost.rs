@@ -410,13 +410,8 @@ fn learn_regression(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
         ui.note(&format!("srl boost learn: setParam: {r}"));
     }
-    let params = RegressionRfgbParams {
-        n_trees: rfgb.n_trees,
-        tree: rfgb.tree,
-        step: rfgb.step,
-        initial_value: 0.0,
-        apply_background_settings: false,
-    };
+    // applied in `params`, in the order of the classification options
+    let params = RegressionRfgbParams::from_rfgb(&rfgb);
     let split = srl_boost::load_regression_split(&a.train, &a.prefix, &a.target, &bk)?;
     warn_split(ui, "srl boost learn", &split.summary);
     ui.note(&format!(

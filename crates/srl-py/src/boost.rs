@@ -301,20 +301,20 @@ impl PyDatabase {
 /// Constructor arguments shared by the boosting estimators.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoostConfig {
-    target: Option<String>,
-    n_estimators: usize,
-    alpha: f64,
-    beta: f64,
-    neg_pos_ratio: Option<f64>,
-    resample_negatives: bool,
-    step: f64,
-    preset: String,
-    max_tree_depth: Option<usize>,
-    node_size: Option<usize>,
-    max_leaves: Option<usize>,
-    min_leaf_examples: Option<usize>,
-    use_setparam: bool,
-    random_state: u64,
+    pub(crate) target: Option<String>,
+    pub(crate) n_estimators: usize,
+    pub(crate) alpha: f64,
+    pub(crate) beta: f64,
+    pub(crate) neg_pos_ratio: Option<f64>,
+    pub(crate) resample_negatives: bool,
+    pub(crate) step: f64,
+    pub(crate) preset: String,
+    pub(crate) max_tree_depth: Option<usize>,
+    pub(crate) node_size: Option<usize>,
+    pub(crate) max_leaves: Option<usize>,
+    pub(crate) min_leaf_examples: Option<usize>,
+    pub(crate) use_setparam: bool,
+    pub(crate) random_state: u64,
 }
 
 impl Default for BoostConfig {
@@ -342,7 +342,7 @@ impl Default for BoostConfig {
 ///
 /// # Errors
 /// `ValueError` for any other name.
-pub(crate) fn preset_tree(preset: &str) -> PyResult<TreeParams> {
+fn preset_tree(preset: &str) -> PyResult<TreeParams> {
     match preset {
         "boostsrl" => Ok(TreeParams::boostsrl()),
         "two_literal" => Ok(TreeParams::two_literal()),
@@ -376,7 +376,7 @@ fn param_names(soft: bool) -> Vec<&'static str> {
 impl BoostConfig {
     /// The library parameters: the preset, then the background's `setParam:` lines
     /// (`use_setparam`), then the explicit arguments, in the order of `srl boost learn`.
-    fn params(&self, bk: &Background) -> PyResult<(SoftRfgbParams, Option<String>)> {
+    pub(crate) fn params(&self, bk: &Background) -> PyResult<(SoftRfgbParams, Option<String>)> {
         let tree = preset_tree(&self.preset)?;
         let mut p = SoftRfgbParams {
             tree,

@@ -73,41 +73,23 @@ pub fn _fit_rdn_regression(
     min_leaf_examples: Option<usize>,
     use_setparam: bool,
 ) -> PyResult<PyRdnRegression> {
-    let tree = crate::boost::preset_tree(preset)?;
     let db = &database.data;
-    // the preset, then setParam (through RFGB's settings), then the explicit arguments
-    let mut soft = srl_boost::SoftRfgbParams {
-        tree,
-        ..srl_boost::SoftRfgbParams::default()
-    };
-    let settings = use_setparam.then(|| soft.apply_settings(&db.bk).to_string());
-    if n_estimators == 0 {
-        return Err(value_error("n_estimators = 0: must be at least 1"));
-    }
-    if !(step.is_finite() && step > 0.0) {
-        return Err(value_error(format!(
-            "step = {step}: must be a positive number"
-        )));
-    }
-    let mut params = RegressionRfgbParams {
-        n_trees: n_estimators,
-        tree: soft.tree,
+    // the parameters of the boosting classifiers (preset, then setParam, then the explicit
+    // arguments), converted once by the library
+    let cfg = crate::boost::BoostConfig {
+        target: Some(target.to_owned()),
+        n_estimators,
         step,
-        initial_value: 0.0,
-        apply_background_settings: false,
+        preset: preset.to_owned(),
+        max_tree_depth,
+        node_size,
+        max_leaves,
+        min_leaf_examples,
+        use_setparam,
+        ..crate::boost::BoostConfig::default()
     };
-    if let Some(d) = max_tree_depth {
-        params.tree.max_depth = d;
-    }
-    if let Some(n) = node_size {
-        params.tree.max_node_literals = n;
-    }
-    if let Some(l) = max_leaves {
-        params.tree.max_leaves = l;
-    }
-    if let Some(m) = min_leaf_examples {
-        params.tree.min_leaf_examples = m;
-    }
+    let (soft, settings) = cfg.params(&db.bk)?;
+    let params = RegressionRfgbParams::from_rfgb(&soft);
     let model = py
         .detach(|| {
             let split = db.regression_split(target)?;
