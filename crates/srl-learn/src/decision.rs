@@ -306,6 +306,98 @@ pub fn min_expected_cost(
     })
 }
 
+/// The realised cost of each decision against the truth: `C_i[labels[i], truth[i]]` with
+/// the cost matrices of [`min_expected_cost`] (rows predicted, columns true), in the
+/// costs' units; its mean is the misclassification cost Sen & Getoor (2006, §3) report,
+/// for node cliques.
+///
+/// # Errors
+/// [`LearnError::InvalidParameter`] for `k = 0`; [`LearnError::DimensionMismatch`] when
+/// `labels` and `truth` differ in length or the costs are not `k²` / `n·k²` values;
+/// [`LearnError::LabelOutOfRange`] for a label or true class `>= k`;
+/// [`LearnError::InvalidValue`] for a non-finite cost.
+///
+/// # Example
+/// ```
+/// use srl_learn::{ExampleCosts, realised_costs};
+/// let costs = [0.0, 10.0, 1.0, 0.0];
+/// let c = realised_costs(&[0, 1, 1], &[1, 0, 1], 2, ExampleCosts::Shared(&costs))?;
+/// assert_eq!(c, vec![10.0, 1.0, 0.0]);
+/// # Ok::<(), srl_learn::LearnError>(())
+/// ```
+pub fn realised_costs(
+    labels: &[u32],
+    truth: &[u32],
+    k: usize,
+    costs: ExampleCosts<'_>,
+) -> Result<Vec<f64>, LearnError> {
+    if k == 0 {
+        return Err(LearnError::InvalidParameter {
+            name: "k",
+            message: "0: need at least one class".into(),
+        });
+    }
+    let n = labels.len();
+    if truth.len() != n {
+        return Err(LearnError::DimensionMismatch {
+            what: "truth",
+            expected: n,
+            found: truth.len(),
+        });
+    }
+    let kk = k
+        .checked_mul(k)
+        .ok_or_else(|| LearnError::InvalidParameter {
+            name: "k",
+            message: format!("{k}: k² overflows"),
+        })?;
+    let (values, per_example) = match costs {
+        ExampleCosts::Shared(c) => (c, false),
+        ExampleCosts::PerExample(c) => (c, true),
+    };
+    let want = if per_example {
+        n.checked_mul(kk)
+            .ok_or_else(|| LearnError::InvalidParameter {
+                name: "costs",
+                message: format!("{n} examples x {k}² overflows"),
+            })?
+    } else {
+        kk
+    };
+    if values.len() != want {
+        return Err(LearnError::DimensionMismatch {
+            what: "cost matrices",
+            expected: want,
+            found: values.len(),
+        });
+    }
+    if let Some(index) = values.iter().position(|c| !c.is_finite()) {
+        return Err(LearnError::InvalidValue {
+            what: "cost (finite)",
+            index,
+            value: values[index],
+        });
+    }
+    labels
+        .iter()
+        .zip(truth)
+        .enumerate()
+        .map(|(i, (&a, &t))| {
+            for (index, l) in [(i, a), (i, t)] {
+                if l as usize >= k {
+                    return Err(LearnError::LabelOutOfRange {
+                        index,
+                        label: l as usize,
+                        num_labels: k,
+                    });
+                }
+            }
+            let base = if per_example { i * kk } else { 0 };
+            Ok(values[base + a as usize * k + t as usize])
+        })
+        .collect()
+}
+
 /// A MAP solver for the energies of this crate: max-product loopy BP, then ICM started from
 /// its decoding, and ICM from the unary argmax; the assignment with the highest log-score
 /// wins. ICM never lowers the score of its start, so the result is at least as good as
@@ -629,5 +721,61 @@ mod tests {
                 .labels
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn realised_costs_index_the_matrices_and_check_input() {
+        let shared = [0.0, 10.0, 1.0, 0.0];
+        let c = realised_costs(
+            &[0, 1, 1, 0],
+            &[1, 0, 1, 0],
+            2,
+            ExampleCosts::Shared(&shared),
+        )
+        .unwrap();
+        assert_eq!(c, vec![10.0, 1.0, 0.0, 0.0]);
+        let per = [0.0, 2.0, 3.0, 0.0, 0.0, 5.0, 7.0, 0.0];
+        let c = realised_costs(&[1, 0], &[0, 1], 2, ExampleCosts::PerExample(&per)).unwrap();
+        assert_eq!(c, vec![3.0, 5.0]);
+        let e = |r: Result<Vec<f64>, LearnError>| r.unwrap_err();
+        assert!(matches!(
+            e(realised_costs(
+                &[0],
+                &[0, 1],
+                2,
+                ExampleCosts::Shared(&shared)
+            )),
+            LearnError::DimensionMismatch { .. }
+        ));
+        assert!(matches!(
+            e(realised_costs(&[2], &[0], 2, ExampleCosts::Shared(&shared))),
+            LearnError::LabelOutOfRange { .. }
+        ));
+        assert!(matches!(
+            e(realised_costs(&[0], &[3], 2, ExampleCosts::Shared(&shared))),
+            LearnError::LabelOutOfRange { .. }
+        ));
+        assert!(matches!(
+            e(realised_costs(
+                &[0],
+                &[0],
+                2,
+                ExampleCosts::PerExample(&shared[..3])
+            )),
+            LearnError::DimensionMismatch { .. }
+        ));
+        assert!(matches!(
+            e(realised_costs(
+                &[0],
+                &[0],
+                2,
+                ExampleCosts::Shared(&[0.0, f64::NAN, 1.0, 0.0])
+            )),
+            LearnError::InvalidValue { .. }
+        ));
+        assert!(matches!(
+            e(realised_costs(&[0], &[0], 0, ExampleCosts::Shared(&[]))),
+            LearnError::InvalidParameter { .. }
+        ));
     }
 }

@@ -51,7 +51,7 @@ pub use csmn::{
 };
 pub use decision::{
     CostCliques, CostDecisions, Decision, ExampleCosts, PolishedMaxProduct, expected_cost_decision,
-    min_expected_cost,
+    min_expected_cost, realised_costs,
 };
 pub use error::LearnError;
 pub use logreg::{Lambda, LocalLogisticRegression, LogisticRegression, LogisticRegressionParams};

@@ -5,7 +5,7 @@
 use numpy::PyUntypedArrayMethods as _;
 use numpy::{IntoPyArray as _, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3};
 use pyo3::prelude::*;
-use srl_learn::{ExampleCosts, min_expected_cost};
+use srl_learn::{ExampleCosts, min_expected_cost, realised_costs};
 
 use crate::errors::value_error;
 use crate::infer::{check_ndim, contiguous};
@@ -54,6 +54,38 @@ pub fn _min_expected_cost<'py>(
         labels.into_pyarray(py),
         decisions.expected_costs.into_pyarray(py),
     ))
+}
+
+/// `_realised_costs(labels, truth, costs)`: srl-learn's `realised_costs`, the cost
+/// `C_i[labels[i], truth[i]]` of each decision (int `(n,)` class indices both; `costs`
+/// float `(k, k)` or `(n, k, k)` as `_min_expected_cost`'s), float64 `(n,)`.
+///
+/// Raises ValueError for shapes that disagree, classes out of range or non-finite costs.
+#[pyfunction]
+pub fn _realised_costs<'py>(
+    py: Python<'py>,
+    labels: Vec<u32>,
+    truth: Vec<u32>,
+    costs: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let costs = contiguous(costs, "float64")?;
+    let nd = check_ndim(&costs, "costs", &[2, 3])?;
+    let shape: Vec<usize> = costs.getattr("shape")?.extract()?;
+    let k = shape[shape.len() - 1];
+    if shape[shape.len() - 2] != k {
+        return Err(value_error(format!(
+            "costs: expected square (k, k) matrices, got shape {shape:?}"
+        )));
+    }
+    let out = if nd == 2 {
+        let c: PyReadonlyArray2<'_, f64> = costs.extract()?;
+        realised_costs(&labels, &truth, k, ExampleCosts::Shared(c.as_slice()?))
+    } else {
+        let c: PyReadonlyArray3<'_, f64> = costs.extract()?;
+        realised_costs(&labels, &truth, k, ExampleCosts::PerExample(c.as_slice()?))
+    }
+    .map_err(value_error)?;
+    Ok(out.into_pyarray(py))
 }
 
 /// `brier, ece, lower, upper, count, mean_predicted, observed = _calibration_report(proba,
@@ -131,5 +163,6 @@ pub fn _calibration_report<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_min_expected_cost, m)?)?;
     m.add_function(wrap_pyfunction!(_calibration_report, m)?)?;
+    m.add_function(wrap_pyfunction!(_realised_costs, m)?)?;
     Ok(())
 }

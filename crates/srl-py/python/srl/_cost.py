@@ -283,9 +283,8 @@ class CostSensitiveClassifier:
         scikit-learn ``scoring`` to tune for cost."""
         labels, _ = self._decide(X, costs)
         t = self._label_index(y)
-        n = len(t)
-        c = self._costs(costs, n)
-        realised = c[labels, t] if c.ndim == 2 else c[np.arange(n), labels, t]
+        realised = _srl._realised_costs([int(a) for a in labels], [int(b) for b in t],
+                                        self._costs(costs, len(t)))
         return float(np.mean(realised))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:

@@ -285,6 +285,9 @@ def _bayesian_network_from_state(state: str) -> BayesianNetwork: ...
 def _min_expected_cost(
     proba: npt.ArrayLike, costs: npt.ArrayLike
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+def _realised_costs(
+    labels: Sequence[int], truth: Sequence[int], costs: npt.ArrayLike
+) -> npt.NDArray[np.float64]: ...
 def _calibration_report(
     proba: npt.ArrayLike, y: npt.ArrayLike, n_bins: int, class_index: int
 ) -> Tuple[
