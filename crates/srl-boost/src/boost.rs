@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::BoostError;
+use crate::advice::{Advice, AdviceUse, advice_gradient};
 use crate::logic::{Background, Database, Examples};
 use crate::settings::SettingsReport;
 use crate::tree::{RelationalRegressionTree, TreeParams};
@@ -270,11 +271,62 @@ impl SoftRfgbParams {
         examples: &Examples,
         rng: &mut R,
     ) -> Result<SoftRfgb, BoostError> {
-        self.fit_with(db, bk, examples, rng, false)
+        self.fit_with(db, bk, examples, rng, false, None)
+    }
+
+    /// [`fit`](Self::fit) with expert advice (knowledge-based RFGB, Odom et al. 2015;
+    /// BoostSRL `-adviceFile FILE -adviceWt W`): each example's gradient is
+    /// [`advice_gradient`]`(data gradient, n_t − n_f, weight)`, the data gradient being
+    /// [`soft_gradient`] (so with α = β = 0 it is `w·(n_t − n_f) + (1 − w)·(I − p)`), and
+    /// `n_t − n_f` the example's [`Advice::counts`]. The model records the advice used
+    /// ([`SoftRfgb::advice`]).
+    ///
+    /// # Arguments
+    /// * `db`, `bk`, `examples`, `rng` — as [`fit`](Self::fit).
+    /// * `advice` — the advice file read by [`Advice::read`]; pieces naming other
+    ///   targets are left out.
+    /// * `weight` — `w` in [0, 1] (BoostSRL's default
+    ///   [`BOOSTSRL_ADVICE_WEIGHT`](crate::BOOSTSRL_ADVICE_WEIGHT) = 0.5).
+    ///
+    /// # Errors
+    /// As [`fit`](Self::fit); [`BoostError::InvalidParam`] (`advice_weight`) for a
+    /// weight outside [0, 1]; the errors of [`Advice::counts`].
+    ///
+    /// # References
+    /// Odom, Khot, Porter & Natarajan (2015), "Knowledge-based probabilistic logic
+    /// learning", AAAI; BoostSRL `LearnBoostedRDN.buildDataSet`.
+    pub fn fit_with_advice<R: rand::Rng + ?Sized>(
+        &self,
+        db: &Database,
+        bk: &Background,
+        examples: &Examples,
+        advice: &Advice,
+        weight: f64,
+        rng: &mut R,
+    ) -> Result<SoftRfgb, BoostError> {
+        if !(0.0..=1.0).contains(&weight) {
+            return Err(BoostError::InvalidParam {
+                name: "advice_weight",
+                message: format!("{weight} is not a number in [0, 1]"),
+            });
+        }
+        let counts = advice.counts(db, bk, examples)?;
+        let record = AdviceUse {
+            file: advice.file.display().to_string(),
+            weight,
+            pieces: advice.pieces_for(&examples.pred),
+            preferred_examples: counts.iter().filter(|&&c| c > 0.0).count(),
+            avoided_examples: counts.iter().filter(|&&c| c < 0.0).count(),
+        };
+        let mut model = self.fit_with(db, bk, examples, rng, false, Some((&counts, weight)))?;
+        model.advice = Some(record);
+        Ok(model)
     }
 
     /// [`fit`](Self::fit) with RFGB's trees (`per_grounding` false) or MLN-Boost's
     /// ([`TreeParams::fit_mln`], `per_grounding` true); everything else is shared.
+    /// `advice`: each example's `n_t − n_f` and the weight `w` ([`advice_gradient`]);
+    /// `None` leaves the gradients untouched (bit for bit).
     pub(crate) fn fit_with<R: rand::Rng + ?Sized>(
         &self,
         db: &Database,
@@ -282,6 +334,7 @@ impl SoftRfgbParams {
         examples: &Examples,
         rng: &mut R,
         per_grounding: bool,
+        advice: Option<(&[f64], f64)>,
     ) -> Result<SoftRfgb, BoostError> {
         let mut params = self.clone();
         let settings = if self.apply_background_settings {
@@ -332,11 +385,16 @@ impl SoftRfgbParams {
             if m == 0 {
                 history.push(log_likelihood(&tl, &tpsi));
             }
-            let grad: Vec<f64> = tl
+            let mut grad: Vec<f64> = tl
                 .iter()
                 .zip(&tpsi)
                 .map(|(&l, &s)| soft_gradient(l, sigmoid(s), params.alpha, params.beta))
                 .collect();
+            if let Some((counts, w)) = advice {
+                for (g, &i) in grad.iter_mut().zip(idx) {
+                    *g = advice_gradient(*g, counts[i], w);
+                }
+            }
             let (tree, values) =
                 params
                     .tree
@@ -362,6 +420,7 @@ impl SoftRfgbParams {
             train_log_likelihood: history,
             settings,
             tree_sets: sets,
+            advice: None,
         })
     }
 }
@@ -438,6 +497,10 @@ pub struct SoftRfgb {
     settings: SettingsReport,
     #[serde(skip)]
     tree_sets: Vec<Vec<usize>>,
+    /// The advice the model was learned with; absent (and not written) without advice,
+    /// so model files of older versions load unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    advice: Option<AdviceUse>,
 }
 
 impl PartialEq for SoftRfgb {
@@ -452,6 +515,7 @@ impl PartialEq for SoftRfgb {
             && self.n_train == o.n_train
             && self.train_log_likelihood == o.train_log_likelihood
             && self.settings == o.settings
+            && self.advice == o.advice
     }
 }
 
@@ -470,6 +534,8 @@ struct SoftRfgbRepr {
     train_log_likelihood: Vec<f64>,
     #[serde(default)]
     settings: SettingsReport,
+    #[serde(default)]
+    advice: Option<AdviceUse>,
 }
 
 impl TryFrom<SoftRfgbRepr> for SoftRfgb {
@@ -488,6 +554,7 @@ impl TryFrom<SoftRfgbRepr> for SoftRfgb {
             train_log_likelihood: r.train_log_likelihood,
             settings: r.settings,
             tree_sets: Vec::new(),
+            advice: r.advice,
         };
         m.validate()?;
         Ok(m)
@@ -514,7 +581,16 @@ impl SoftRfgb {
                 return Err(format!("{name} = {v} is not finite"));
             }
         }
+        if let Some(a) = &self.advice {
+            a.validate()?;
+        }
         check_step_and_trees(self.step, &self.trees, &self.target, self.arity)
+    }
+
+    /// The advice the model was learned with ([`SoftRfgbParams::fit_with_advice`]),
+    /// `None` for a model learned from the data alone.
+    pub fn advice(&self) -> Option<&AdviceUse> {
+        self.advice.as_ref()
     }
 
     /// The trees, in learning order.

@@ -52,6 +52,7 @@
 //! assert!(p[0] > 0.5 && p[5] < 0.5);
 //! ```
 
+pub mod advice;
 pub mod boost;
 pub mod error;
 pub mod logic;
@@ -64,6 +65,9 @@ pub mod rules;
 pub mod settings;
 pub mod tree;
 
+pub use advice::{
+    Advice, AdviceClause, AdvicePiece, AdviceUse, BOOSTSRL_ADVICE_WEIGHT, advice_gradient,
+};
 pub use boost::{
     BOOSTSRL_LOG_PRIOR, NegativeSampling, Rfgb, RfgbParams, SoftRfgb, SoftRfgbParams, sigmoid,
     soft_gradient,

@@ -127,7 +127,7 @@ impl MlnBoostParams {
         examples: &Examples,
         rng: &mut R,
     ) -> Result<MlnBoost, BoostError> {
-        let model = self.as_rfgb().fit_with(db, bk, examples, rng, true)?;
+        let model = self.as_rfgb().fit_with(db, bk, examples, rng, true, None)?;
         Ok(MlnBoost { model })
     }
 }

@@ -127,7 +127,7 @@ fn clean_lines(text: &str) -> Vec<(usize, String)> {
 /// The text of a BoostSRL file: a regular file (a device such as `/dev/zero` would be
 /// read forever), UTF-8 (like every other reader of srl), without control bytes other
 /// than tab, carriage return and newline.
-fn read_text(path: &Path) -> Result<String, BoostError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, BoostError> {
     let io = |source| BoostError::Io {
         path: path.to_owned(),
         source,
@@ -161,7 +161,7 @@ fn read_text(path: &Path) -> Result<String, BoostError> {
     })
 }
 
-fn parse_err(path: &Path, line: usize, message: impl Into<String>) -> BoostError {
+pub(crate) fn parse_err(path: &Path, line: usize, message: impl Into<String>) -> BoostError {
     BoostError::Parse {
         file: path.to_owned(),
         line,
@@ -204,7 +204,7 @@ pub fn parse_atoms(text: &str, path: &Path) -> Result<Vec<Atom>, BoostError> {
     Ok(out)
 }
 
-fn unquote(a: &str) -> &str {
+pub(crate) fn unquote(a: &str) -> &str {
     let a = a.trim();
     if a.len() >= 2
         && ((a.starts_with('"') && a.ends_with('"')) || (a.starts_with('\'') && a.ends_with('\'')))

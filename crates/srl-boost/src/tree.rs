@@ -848,6 +848,26 @@ fn compile_test(db: &Database, test: &[Literal], width: usize) -> Vec<CLit> {
         .collect()
 }
 
+/// Whether the conjunction `body` has a solution in `db` with the clause variables
+/// `0..bound.len()` bound to the constant ids `bound` (variables numbered from
+/// `bound.len()` are existential; `n_vars` is one more than the largest variable
+/// number). The same compiled join as a node test ([`conj_exists`]): a literal of an
+/// unknown predicate or constant, or of another arity than the facts, is false.
+///
+/// A variable must not occur twice in the literal that introduces it (the join binds
+/// each argument position independently); [`crate::advice`] refuses such clauses.
+pub(crate) fn conjunction_holds(
+    db: &Database,
+    body: &[Literal],
+    bound: &[u32],
+    n_vars: usize,
+) -> bool {
+    let lits = compile_test(db, body, bound.len());
+    let mut b = vec![0u32; n_vars.max(bound.len())];
+    b[..bound.len()].copy_from_slice(bound);
+    conj_exists(db, &lits, 0, &mut b)
+}
+
 /// The facts of `rel` that can match `lit` under binding `b`: the shortest posting
 /// list among the bound arguments, or every row if none is bound.
 #[inline]
