@@ -33,6 +33,12 @@
 //!   tree's paths are weighted clauses, an example's regression value is the clause
 //!   weight times its number of true groundings ([`TreeParams::fit_mln`]), and
 //!   `Display` prints the clauses in Alchemy's MLN syntax.
+//! * Advice ([`advice`]): knowledge-based RFGB (Odom et al. 2015, BoostSRL
+//!   `-adviceFile`): [`Advice::read`] reads the advice and clause files,
+//!   [`SoftRfgbParams::fit_with_advice`] learns with the gradient
+//!   `w·(n_t − n_f) + (1 − w)·(I − p)` ([`advice_gradient`]).
+//! * Several targets ([`joint`]): BoostSRL's `-target a,b,c`, one model per target
+//!   ([`fit_targets`] over [`FolderAtoms`]), the other targets' positives as facts.
 //!
 //! ```
 //! use rand::SeedableRng as _;
@@ -55,6 +61,7 @@
 pub mod advice;
 pub mod boost;
 pub mod error;
+pub mod joint;
 pub mod logic;
 pub mod mln;
 pub mod model_file;
@@ -73,6 +80,7 @@ pub use boost::{
     soft_gradient,
 };
 pub use error::BoostError;
+pub use joint::{FolderAtoms, TargetFit, fit_targets, parse_targets, target_path};
 pub use logic::{
     ArgKind, Background, Database, DatabaseBuilder, Examples, Interner, ModeArg, ModeDecl, PredId,
     Relation,
