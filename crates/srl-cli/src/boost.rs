@@ -73,9 +73,21 @@ pub struct LearnArgs {
     /// BoostSRL training folder (holds PREFIX_pos.txt, PREFIX_neg.txt, PREFIX_facts.txt).
     #[arg(long)]
     pub train: PathBuf,
-    /// Target predicate (matched exactly, else ignoring case).
+    /// Target predicate (matched exactly, else ignoring case), or a comma-separated
+    /// list `a,b,c` (BoostSRL `-target a,b,c`): one model per target, each learned with
+    /// the other targets' positives as facts, written to `--model` with `.TARGET`
+    /// before its extension (`out.json` → `out.a.json`, `out.b.json`, ...).
     #[arg(long)]
     pub target: String,
+    /// Advice file (BoostSRL `-adviceFile`; knowledge-based RFGB, Odom et al. 2015):
+    /// pieces of three lines (preferred labels, avoided labels, clause file). RDN models
+    /// only.
+    #[arg(long)]
+    pub advice: Option<PathBuf>,
+    /// Weight w of the advice in the gradient `w·(n_t − n_f) + (1 − w)·(I − p)`, in
+    /// [0, 1] (BoostSRL `-adviceWt`, default 0.5); needs `--advice`.
+    #[arg(long, allow_hyphen_values = true)]
+    pub advice_weight: Option<f64>,
     /// Number of boosted trees (BoostSRL `-trees`).
     #[arg(long, default_value_t = 10)]
     pub trees: usize,
@@ -106,7 +118,8 @@ pub struct LearnArgs {
     /// File-name prefix inside the folder.
     #[arg(long, default_value = "train")]
     pub prefix: String,
-    /// Where to write the model (JSON).
+    /// Where to write the model (JSON); with several targets, the template of their
+    /// files (`out.json` → `out.TARGET.json`).
     #[arg(long)]
     pub model: PathBuf,
 }
@@ -114,9 +127,16 @@ pub struct LearnArgs {
 /// `srl boost predict`.
 #[derive(Args, Debug)]
 pub struct PredictArgs {
-    /// Model file written by `srl boost learn`.
+    /// Model file written by `srl boost learn`; with several `--target`s, the template
+    /// given to `srl boost learn --model` (`out.json` reads `out.TARGET.json`).
     #[arg(long)]
     pub model: PathBuf,
+    /// The target(s) to score (BoostSRL `-target a,b,c`): one name checks that the model
+    /// is of that target; a comma-separated list scores each target's model (files named
+    /// from the `--model` template) and prints the metrics per target. Default: the
+    /// model's target.
+    #[arg(long)]
+    pub target: Option<String>,
     /// BoostSRL test folder.
     #[arg(long)]
     pub test: PathBuf,
@@ -133,6 +153,7 @@ pub struct PredictArgs {
     #[arg(long, default_value_t = 1.0)]
     pub f_beta: f64,
     /// Per-atom probabilities (TSV: atom, label, probability); default: not written.
+    /// With several targets, a template as `--model` (`p.tsv` → `p.TARGET.tsv`).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Score only R negatives per positive, drawn uniformly without replacement with
@@ -285,9 +306,29 @@ fn check_learn_flags(a: &LearnArgs) -> anyhow::Result<()> {
 
 fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     check_learn_flags(a)?;
-    if a.regression || a.model_type == ModelType::Regression {
+    let targets = srl_boost::parse_targets(&a.target).context("--target")?;
+    let regression = a.regression || a.model_type == ModelType::Regression;
+    if a.advice.is_some() && (regression || a.model_type == ModelType::Mln) {
+        bail!(
+            "--advice: knowledge-based RFGB learns an RDN (--model-type rdn), as BoostSRL's -adviceFile does"
+        );
+    }
+    if a.advice_weight.is_some() && a.advice.is_none() {
+        bail!("--advice-weight weighs the advice of --advice FILE; give the advice file too");
+    }
+    let advice_weight = a.advice_weight.unwrap_or(srl_boost::BOOSTSRL_ADVICE_WEIGHT);
+    if !(0.0..=1.0).contains(&advice_weight) {
+        bail!("--advice-weight {advice_weight}: must be a number in [0, 1]");
+    }
+    if regression {
         if a.regression && !matches!(a.model_type, ModelType::Rdn | ModelType::Regression) {
             bail!("--regression learns a regression model; it does not go with --model-type mln");
+        }
+        if targets.len() > 1 {
+            bail!(
+                "--target {}: a regression model is learned for one target at a time",
+                a.target
+            );
         }
         return learn_regression(a, ui);
     }
@@ -298,96 +339,146 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
             a.beta
         );
     }
+    // one target: --model as given; several: --model is the template of their files
+    let outputs: Vec<PathBuf> = if targets.len() == 1 {
+        vec![a.model.clone()]
+    } else {
+        targets
+            .iter()
+            .map(|t| srl_boost::target_path(&a.model, t))
+            .collect()
+    };
     let mut inputs = folder_files(&a.train);
     inputs.extend(a.bk.clone());
-    check_outputs(ui, &paths(&inputs), &[&a.model])?;
+    inputs.extend(a.advice.clone());
+    check_outputs(ui, &paths(&inputs), &paths(&outputs))?;
     let bk = background(&a.train, &a.prefix, a.bk.as_deref())?;
     // the background's imports are inputs too
-    check_outputs(ui, &paths(&bk.files), &[&a.model])?;
+    check_outputs(ui, &paths(&bk.files), &paths(&outputs))?;
     warn_notes(ui, "srl boost learn", &bk);
+    let advice = match &a.advice {
+        Some(path) => {
+            let adv = srl_boost::Advice::read(path)?;
+            let clause_files: Vec<PathBuf> =
+                adv.pieces.iter().map(|p| p.clause_file.clone()).collect();
+            check_outputs(ui, &paths(&clause_files), &paths(&outputs))?;
+            let names: Vec<&str> = targets.iter().map(String::as_str).collect();
+            adv.check_targets(&names)?;
+            Some(adv)
+        }
+        None => None,
+    };
     let (params, settings) = params(a, &bk)?;
     if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
         ui.note(&format!("srl boost learn: setParam: {r}"));
     }
-    let split = srl_boost::load_split(
-        &a.train,
-        &a.prefix,
-        &a.target,
-        &bk,
-        OtherTargets::PositivesAsFacts,
-    )?;
-    warn_split(ui, "srl boost learn", &split.summary);
-    ui.note(&format!(
-        "srl boost learn: {} positives, {} negatives of {}, {} facts, {} trees",
-        split.summary.pos,
-        split.summary.neg,
-        split.summary.target,
-        split.db.n_facts(),
-        params.n_trees
-    ));
+    let atoms = srl_boost::FolderAtoms::read(&a.train, &a.prefix)?;
     let pb = ui.spinner("learning trees");
-    let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
     let t0 = std::time::Instant::now();
-    let provenance = Provenance::now(&a.train, Some(a.seed));
-    let model = match a.model_type {
-        ModelType::Regression => unreachable!("learn_regression handles regression"),
-        ModelType::Rdn => {
-            let m = params
-                .fit(&split.db, &bk, &split.examples, &mut rng)
-                .context("learning the model")?;
-            let file = ModelFile::new(m, serde_json::to_value(&params)?, provenance);
-            file.save(ui, &a.model)?;
-            Boosted::Rdn(file.model)
-        }
-        ModelType::Mln => {
-            let mp = MlnBoostParams::from_rfgb(&params);
-            let m = mp
-                .fit(&split.db, &bk, &split.examples, &mut rng)
-                .context("learning the model")?;
-            let file = ModelFile::new(m, serde_json::to_value(&mp)?, provenance);
-            file.save(ui, &a.model)?;
-            Boosted::Mln(file.model)
-        }
-    };
+    let mlnp = MlnBoostParams::from_rfgb(&params);
+    let fits = srl_boost::fit_targets(&atoms, &targets, &bk, |split| {
+        warn_split(ui, "srl boost learn", &split.summary);
+        ui.note(&format!(
+            "srl boost learn: {} positives, {} negatives of {}, {} facts, {} trees",
+            split.summary.pos,
+            split.summary.neg,
+            split.summary.target,
+            split.db.n_facts(),
+            params.n_trees
+        ));
+        // a fresh generator per target: each model is the one `--target T` alone learns
+        let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
+        Ok(match (a.model_type, &advice) {
+            (ModelType::Mln, _) => {
+                Boosted::Mln(mlnp.fit(&split.db, &bk, &split.examples, &mut rng)?)
+            }
+            (_, Some(adv)) => Boosted::Rdn(params.fit_with_advice(
+                &split.db,
+                &bk,
+                &split.examples,
+                adv,
+                advice_weight,
+                &mut rng,
+            )?),
+            (_, None) => Boosted::Rdn(params.fit(&split.db, &bk, &split.examples, &mut rng)?),
+        })
+    })
+    .context("learning the model")?;
     pb.finish_and_clear();
     let secs = t0.elapsed().as_secs_f64();
-    let (trees, n_train, ll, psi0) = match &model {
-        Boosted::Rdn(m) => (
-            m.trees().len(),
-            m.n_train(),
-            m.train_log_likelihood().last().copied(),
-            m.initial_log_odds(),
-        ),
-        Boosted::Mln(m) => (
-            m.trees().len(),
-            m.n_train(),
-            m.train_log_likelihood().last().copied(),
-            m.initial_log_odds(),
-        ),
-        Boosted::Reg(_) => unreachable!("learn_regression handles regression"),
+    let provenance = Provenance::now(&a.train, Some(a.seed));
+    let mut summaries = Vec::with_capacity(fits.len());
+    let mut text = String::new();
+    for (fit, out) in fits.into_iter().zip(&outputs) {
+        let (trees, n_train, ll, psi0, advice_use) = match &fit.model {
+            Boosted::Rdn(m) => {
+                let mut p = serde_json::to_value(&params)?;
+                if let (Some(adv), Some(obj)) = (m.advice(), p.as_object_mut()) {
+                    obj.insert("advice_weight".into(), json!(adv.weight));
+                }
+                let file = ModelFile::new(m.clone(), p, provenance.clone());
+                file.save(ui, out)?;
+                (
+                    m.trees().len(),
+                    m.n_train(),
+                    m.train_log_likelihood().last().copied(),
+                    m.initial_log_odds(),
+                    m.advice().cloned(),
+                )
+            }
+            Boosted::Mln(m) => {
+                let file =
+                    ModelFile::new(m.clone(), serde_json::to_value(&mlnp)?, provenance.clone());
+                file.save(ui, out)?;
+                (
+                    m.trees().len(),
+                    m.n_train(),
+                    m.train_log_likelihood().last().copied(),
+                    m.initial_log_odds(),
+                    None,
+                )
+            }
+            Boosted::Reg(_) => unreachable!("learn_regression handles regression"),
+        };
+        let model = &fit.model;
+        let mut summary = json!({
+            "command": "boost learn",
+            "model_type": model.kind(),
+            "target": model.target(),
+            "positives": fit.summary.pos,
+            "negatives": fit.summary.neg,
+            "derived_facts": fit.summary.derived,
+            "trees": trees,
+            "train_examples_used": n_train,
+            "train_log_likelihood": ll,
+            "initial_log_odds": psi0,
+            "settings": settings.as_ref().map(ToString::to_string),
+            "seconds": secs,
+            "model": out.display().to_string(),
+        });
+        if let (Some(adv), Some(obj)) = (&advice_use, summary.as_object_mut()) {
+            obj.insert("advice".into(), serde_json::to_value(adv)?);
+        }
+        summaries.push(summary);
+        let advised = advice_use.map_or_else(String::new, |u| {
+            format!(
+                " with advice (weight {}; {} training examples preferred, {} avoided)",
+                u.weight, u.preferred_examples, u.avoided_examples
+            )
+        });
+        text.push_str(&format!(
+            "learned {trees} {} trees for {}{advised} in {secs:.2} s; mean training log-likelihood {:.4}; model written to {}\n",
+            model.kind(),
+            model.target(),
+            ll.unwrap_or(f64::NAN),
+            out.display()
+        ));
+    }
+    let summary = if summaries.len() == 1 {
+        summaries.swap_remove(0)
+    } else {
+        json!({ "command": "boost learn", "targets": summaries, "seconds": secs })
     };
-    let summary = json!({
-        "command": "boost learn",
-        "model_type": model.kind(),
-        "target": model.target(),
-        "positives": split.summary.pos,
-        "negatives": split.summary.neg,
-        "derived_facts": split.summary.derived,
-        "trees": trees,
-        "train_examples_used": n_train,
-        "train_log_likelihood": ll,
-        "initial_log_odds": psi0,
-        "settings": settings.as_ref().map(ToString::to_string),
-        "seconds": secs,
-        "model": a.model.display().to_string(),
-    });
-    let text = format!(
-        "learned {trees} {} trees for {} in {secs:.2} s; mean training log-likelihood {:.4}; model written to {}\n",
-        model.kind(),
-        model.target(),
-        ll.unwrap_or(f64::NAN),
-        a.model.display()
-    );
     ui.summary(&summary, &text)
 }
 
@@ -603,30 +694,91 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
         bail!("--test-neg-pos-ratio {r}: must be a positive number, or -1 to score every negative");
     }
     let test_neg_pos_ratio = a.test_neg_pos_ratio.filter(|&r| r != -1.0);
-    if let Some(out) = &a.out {
+    let targets = a
+        .target
+        .as_deref()
+        .map(srl_boost::parse_targets)
+        .transpose()
+        .context("--target")?;
+    // (target to check, model file, per-atom output) of each model scored
+    let jobs: Vec<(Option<String>, PathBuf, Option<PathBuf>)> = match targets {
+        Some(ts) if ts.len() > 1 => ts
+            .into_iter()
+            .map(|t| {
+                let model = srl_boost::target_path(&a.model, &t);
+                let out = a.out.as_deref().map(|o| srl_boost::target_path(o, &t));
+                (Some(t), model, out)
+            })
+            .collect(),
+        ts => vec![(ts.and_then(|mut v| v.pop()), a.model.clone(), a.out.clone())],
+    };
+    let outs: Vec<PathBuf> = jobs.iter().filter_map(|j| j.2.clone()).collect();
+    if !outs.is_empty() {
         let mut inputs = folder_files(&a.test);
-        inputs.push(a.model.clone());
+        inputs.extend(jobs.iter().map(|j| j.1.clone()));
         inputs.extend(a.bk.clone());
-        check_outputs(ui, &paths(&inputs), &[out])?;
+        check_outputs(ui, &paths(&inputs), &paths(&outs))?;
     }
     let bk = background(&a.test, &a.prefix, a.bk.as_deref())?;
-    if let Some(out) = &a.out {
+    if !outs.is_empty() {
         // the background's imports are inputs too
-        check_outputs(ui, &paths(&bk.files), &[out])?;
+        check_outputs(ui, &paths(&bk.files), &paths(&outs))?;
     }
     warn_notes(ui, "srl boost predict", &bk);
-    let (model, _) = Boosted::load(&a.model)?;
-    if let Boosted::Reg(m) = &model {
+    let models = jobs
+        .iter()
+        .map(|(t, path, _)| {
+            let (model, _) = Boosted::load(path)?;
+            if let Some(t) = t
+                && !model.target().eq_ignore_ascii_case(t)
+            {
+                bail!(
+                    "{}: the model is of target {}, not {t}",
+                    path.display(),
+                    model.target()
+                );
+            }
+            Ok(model)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let [Boosted::Reg(m)] = models.as_slice() {
         if test_neg_pos_ratio.is_some() {
             bail!("--test-neg-pos-ratio: a regression model's test folder has no negatives");
         }
         return predict_regression(a, m, &bk, ui);
     }
+    if models.iter().any(|m| matches!(m, Boosted::Reg(_))) {
+        bail!("--target: a regression model is scored one target at a time");
+    }
+    let mut summaries = Vec::with_capacity(models.len());
+    let mut text = String::new();
+    for (model, (_, _, out)) in models.iter().zip(&jobs) {
+        let (summary, t) = predict_one(a, model, &bk, test_neg_pos_ratio, out.as_deref(), ui)?;
+        summaries.push(summary);
+        text.push_str(&t);
+    }
+    let summary = if summaries.len() == 1 {
+        summaries.swap_remove(0)
+    } else {
+        json!({ "command": "boost predict", "targets": summaries })
+    };
+    ui.summary(&summary, &text)
+}
+
+/// Scores the test folder with one classification model: its JSON summary and text.
+fn predict_one(
+    a: &PredictArgs,
+    model: &Boosted,
+    bk: &Background,
+    test_neg_pos_ratio: Option<f64>,
+    out: Option<&Path>,
+    ui: Ui,
+) -> anyhow::Result<(serde_json::Value, String)> {
     let s = score(
-        &model,
+        model,
         &a.test,
         &a.prefix,
-        &bk,
+        bk,
         test_neg_pos_ratio,
         a.seed,
         ui,
@@ -640,7 +792,7 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     let conf = srl_eval::metrics::Confusion::at_threshold(&s.probs, &s.labels, a.threshold)?;
     let fnr = metric(conf.false_negative_rate());
     let fb = metric(conf.f_beta(a.f_beta));
-    if let Some(out) = &a.out {
+    if let Some(out) = out {
         write_to(ui, Some(out), |w| {
             writeln!(w, "atom\tlabel\tprobability")?;
             for ((atom, &y), p) in s.atoms.iter().zip(&s.labels).zip(&s.probs) {
@@ -664,7 +816,7 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
         "fnr": fnr,
         "f_beta": fb,
         "beta": a.f_beta,
-        "out": a.out.as_ref().map(|p| p.display().to_string()),
+        "out": out.map(|p| p.display().to_string()),
     });
     let text = format!(
         "{} test atoms of {} ({pos} positive)\nAUC-ROC  {auc_roc:.6}\nAUC-PR   {auc_pr:.6}\nCLL      {cll:.6}\nat threshold {}: FNR {fnr:.6}, F{} {fb:.6}\n",
@@ -673,7 +825,7 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
         a.threshold,
         a.f_beta
     );
-    ui.summary(&summary, &text)
+    Ok((summary, text))
 }
 
 /// `predict` for a regression model: values for the folder's `regressionExample(...)`
