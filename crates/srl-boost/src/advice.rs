@@ -205,9 +205,7 @@ fn labels(text: &str, path: &Path, line: usize) -> Result<Vec<String>, BoostErro
             return Err(parse_err(
                 path,
                 line,
-                format!(
-                    "`{l}` is not a label (a target name, or `!name` for the target false)"
-                ),
+                format!("`{l}` is not a label (a target name, or `!name` for the target false)"),
             ));
         }
         out.push(if l.starts_with('!') {
@@ -254,7 +252,11 @@ impl Advice {
     pub fn parse(text: &str, path: &Path) -> Result<Advice, BoostError> {
         let lines = content_lines(text);
         if lines.is_empty() {
-            return Err(parse_err(path, 1, "no advice: the file has no piece of advice (three lines: preferred labels, avoided labels, clause file)"));
+            return Err(parse_err(
+                path,
+                1,
+                "no advice: the file has no piece of advice (three lines: preferred labels, avoided labels, clause file)",
+            ));
         }
         let folder = path.parent().unwrap_or(Path::new("."));
         let mut pieces = Vec::new();
@@ -418,10 +420,7 @@ impl Advice {
             }
             for (i, o) in out.iter_mut().enumerate() {
                 let args = examples.args(i);
-                let first = piece
-                    .clauses
-                    .iter()
-                    .find(|c| clause_matches(c, db, args));
+                let first = piece.clauses.iter().find(|c| clause_matches(c, db, args));
                 if first.is_some_and(|c| c.weight > 0.0) {
                     *o += f64::from(sign);
                 }

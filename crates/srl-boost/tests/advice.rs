@@ -101,7 +101,8 @@ fn counts_follow_the_clauses() -> Result<(), BoostError> {
     assert_eq!(counts, [1.0, -1.0, 1.0, -1.0, 0.0]);
     assert_eq!(advice.pieces_for("cancer"), 2);
     advice.check_targets(&["cancer"])?;
-    let (_, line, message) = parse_error(advice.check_targets(&["smokes"]).map(|()| advice.clone()));
+    let (_, line, message) =
+        parse_error(advice.check_targets(&["smokes"]).map(|()| advice.clone()));
     assert_eq!(line, 1);
     assert!(message.contains("names no target"), "{message}");
     Ok(())
@@ -162,12 +163,18 @@ fn gradient_is_the_equation() -> Result<(), BoostError> {
     }
     let rec = m.advice().expect("advice recorded");
     assert_eq!(rec.weight, w);
-    assert_eq!((rec.pieces, rec.preferred_examples, rec.avoided_examples), (1, 2, 0));
+    assert_eq!(
+        (rec.pieces, rec.preferred_examples, rec.avoided_examples),
+        (1, 2, 0)
+    );
     // without advice: the plain RFGB gradient's mean
     let plain = params.fit(&split.db, &bk, &split.examples, &mut rng)?;
     assert!(plain.advice().is_none());
-    let plain_mean =
-        labels.iter().map(|&y| f64::from(u8::from(y)) - p0).sum::<f64>() / labels.len() as f64;
+    let plain_mean = labels
+        .iter()
+        .map(|&y| f64::from(u8::from(y)) - p0)
+        .sum::<f64>()
+        / labels.len() as f64;
     for v in plain.decision_function(&split.db, &split.examples)? {
         assert!((v - (psi0 + plain_mean)).abs() < 1e-12);
     }
@@ -337,7 +344,10 @@ fn bad_advice_files_name_file_and_line() {
         (
             &[
                 ("advice.txt", "cancer\n!cancer\nc.txt\n"),
-                ("c.txt", "4.0 cancer(A) :- smokes(A).\nNaN cancer(A) :- !.\n"),
+                (
+                    "c.txt",
+                    "4.0 cancer(A) :- smokes(A).\nNaN cancer(A) :- !.\n",
+                ),
             ],
             "c.txt",
             2,
@@ -433,7 +443,11 @@ fn clauses_are_checked_against_the_data() -> Result<(), BoostError> {
             "no fact and no mode",
         ),
         ("4.0 cancer(A, B) :- smokes(A).\n", 1, "another arity"),
-        ("4.0 cancer(A) :- smokes(A, A).\n", 1, "arity 1 in the facts"),
+        (
+            "4.0 cancer(A) :- smokes(A, A).\n",
+            1,
+            "arity 1 in the facts",
+        ),
     ] {
         let (_dir, advice) = advice_in(&[
             ("advice.txt", "cancer\n!cancer\nc.txt\n"),

@@ -90,9 +90,11 @@ fn targets_are_checked_before_learning() -> Result<(), BoostError> {
     assert_eq!(calls, 0);
     // two names of one predicate
     let twice: Vec<String> = ["cancer", "smokes", "CANCER"].map(String::from).to_vec();
-    let e = fit_targets(&atoms, &twice, &bk, |_| Ok(()))
-    .expect_err("cancer twice");
-    assert!(e.to_string().contains("both name the predicate cancer"), "{e}");
+    let e = fit_targets(&atoms, &twice, &bk, |_| Ok(())).expect_err("cancer twice");
+    assert!(
+        e.to_string().contains("both name the predicate cancer"),
+        "{e}"
+    );
     for bad in ["", "a,,b", "a, A", " , "] {
         assert!(parse_targets(bad).is_err(), "{bad}");
     }
