@@ -313,7 +313,9 @@ fn advice_helps_scarce_data() -> Result<(), Box<dyn std::error::Error>> {
 #[test]
 fn bad_advice_files_name_file_and_line() {
     let clauses = ("c.txt", "4.0 cancer(A) :- smokes(A).\n");
-    let cases: &[(&[(&str, &str)], &str, usize, &str)] = &[
+    // (files, file at fault, its line, text of the message)
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, usize, &'a str);
+    let cases: &[Case<'_>] = &[
         (
             &[("advice.txt", "cancer\n!cancer\n"), clauses],
             "advice.txt",
