@@ -888,8 +888,19 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
         m.initial_log_odds(),
         m.trees().len()
     );
+    if let Some(adv) = m.advice() {
+        text.push_str(&format!(
+            "% learned with advice {} (weight {}; {} piece(s) on {}; {} training examples preferred, {} avoided)\n",
+            adv.file,
+            adv.weight,
+            adv.pieces,
+            m.target(),
+            adv.preferred_examples,
+            adv.avoided_examples
+        ));
+    }
     let trees = tree_clauses(m.trees(), &mut text);
-    let summary = json!({
+    let mut summary = json!({
         "command": "boost show",
         "model_type": SoftRfgb::KIND,
         "target": m.target(),
@@ -900,6 +911,9 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
         "provenance": file.provenance,
         "trees": trees,
     });
+    if let (Some(adv), Some(obj)) = (m.advice(), summary.as_object_mut()) {
+        obj.insert("advice".into(), serde_json::to_value(adv)?);
+    }
     ui.summary(&summary, &text)
 }
 

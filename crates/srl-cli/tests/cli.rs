@@ -1105,6 +1105,12 @@ fn boost_learn_with_advice() {
         ]);
         json(&o)["auc_roc"].as_f64().expect("auc")
     };
+    let shown = ok(&srl(&["boost", "show", "--model", &with]));
+    assert!(shown.contains("% learned with advice"), "{shown}");
+    let sj = json(&srl(&["boost", "show", "--model", &with, "--json"]));
+    assert_eq!(sj["advice"]["weight"], 0.5);
+    let sj = json(&srl(&["boost", "show", "--model", &without, "--json"]));
+    assert!(sj.get("advice").is_none());
     let (a, b) = (auc(&with), auc(&without));
     assert!(a > b + 0.3, "with advice {a}, without {b}");
     // a weight of 0 gives the data-only trees
@@ -1231,6 +1237,25 @@ fn boost_joint_targets() {
         text.contains("of cancer") && text.contains("of smokes"),
         "{text}"
     );
+    // MLN-Boost models too
+    let mln = t.path().join("mln.json").display().to_string();
+    let j = json(&srl(&[
+        "boost",
+        "learn",
+        "--train",
+        &train,
+        "--target",
+        "cancer,smokes",
+        "--trees",
+        "2",
+        "--model-type",
+        "mln",
+        "--model",
+        &mln,
+        "--json",
+    ]));
+    assert_eq!(j["targets"][1]["model_type"], "mln-boost", "{j}");
+    assert!(t.path().join("mln.smokes.json").is_file());
     // one target: the model must be of it
     let cancer = t.path().join("out.cancer.json").display().to_string();
     fails(
