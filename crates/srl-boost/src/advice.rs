@@ -37,8 +37,9 @@
 //! the advice file's folder (BoostSRL: to the working directory; the same when BoostSRL
 //! is run from the advice file's folder, as its Toy-Advice example is).
 //!
-//! A **clause file** lists weighted clauses over one of the piece's labels, read as an
-//! ordered decision list (the BoostSRL wiki, "Learning with Advice"): the first clause
+//! A **clause file** lists weighted clauses over one of the piece's labels (for every
+//! target the piece names, the head stands for that target, as BoostSRL renames it),
+//! read as an ordered decision list (the BoostSRL wiki, "Learning with Advice"): the first clause
 //! whose head matches the example and whose body holds decides; a positive weight means
 //! the advice covers the example, a negative one that it does not; an example no clause
 //! matches is not covered.
@@ -352,7 +353,9 @@ impl Advice {
     }
 
     /// Checks that every label names one of `targets` (ignoring ASCII case): a label of
-    /// no target would be silently ignored (a typo).
+    /// no predicate would be silently ignored (a typo). `srl boost learn` passes the
+    /// targets learned and the other predicates of the pos/neg files (advice on those is
+    /// not used in that run, and reported).
     ///
     /// # Errors
     /// [`BoostError::Parse`] naming the advice file, the piece's line and the label.
@@ -365,7 +368,7 @@ impl Advice {
                         &p.file,
                         p.line,
                         format!(
-                            "label `{l}` names no target learned here ({})",
+                            "label `{l}` names none of the targets ({})",
                             targets.join(", ")
                         ),
                     ));

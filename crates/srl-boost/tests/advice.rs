@@ -104,7 +104,7 @@ fn counts_follow_the_clauses() -> Result<(), BoostError> {
     let (_, line, message) =
         parse_error(advice.check_targets(&["smokes"]).map(|()| advice.clone()));
     assert_eq!(line, 1);
-    assert!(message.contains("names no target"), "{message}");
+    assert!(message.contains("names none of the targets"), "{message}");
     Ok(())
 }
 

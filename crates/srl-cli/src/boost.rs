@@ -362,8 +362,6 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
             let clause_files: Vec<PathBuf> =
                 adv.pieces.iter().map(|p| p.clause_file.clone()).collect();
             check_outputs(ui, &paths(&clause_files), &paths(&outputs))?;
-            let names: Vec<&str> = targets.iter().map(String::as_str).collect();
-            adv.check_targets(&names)?;
             Some(adv)
         }
         None => None,
@@ -373,6 +371,24 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
         ui.note(&format!("srl boost learn: setParam: {r}"));
     }
     let atoms = srl_boost::FolderAtoms::read(&a.train, &a.prefix)?;
+    if let Some(adv) = &advice {
+        // a label must name a predicate of the pos/neg files (else a typo); advice on a
+        // predicate that is not a --target here is not used, and said so
+        let mut known: Vec<&str> = targets.iter().map(String::as_str).collect();
+        for at in atoms.pos.iter().chain(&atoms.neg) {
+            if !known.iter().any(|k| k.eq_ignore_ascii_case(&at.pred)) {
+                known.push(&at.pred);
+            }
+        }
+        adv.check_targets(&known)?;
+        for l in adv.labels() {
+            if !targets.iter().any(|t| t.eq_ignore_ascii_case(&l)) {
+                ui.note(&format!(
+                    "srl boost learn: warning: the advice on {l} is not used: {l} is not a --target of this run"
+                ));
+            }
+        }
+    }
     let pb = ui.spinner("learning trees");
     let t0 = std::time::Instant::now();
     let mlnp = MlnBoostParams::from_rfgb(&params);

@@ -1256,6 +1256,34 @@ fn boost_joint_targets() {
     ]));
     assert_eq!(j["targets"][1]["model_type"], "mln-boost", "{j}");
     assert!(t.path().join("mln.smokes.json").is_file());
+    // advice over both targets: each model gets the pieces naming it
+    let adv = t.path().join("a.txt");
+    std::fs::write(&adv, "cancer\n!cancer\nc.txt\nsmokes\n!smokes\ns.txt\n").expect("write");
+    std::fs::write(t.path().join("c.txt"), "4.0 cancer(A) :- stress(A).\n").expect("write");
+    std::fs::write(
+        t.path().join("s.txt"),
+        "-4.0 smokes(A) :- stress(A).\n4.0 smokes(A).\n",
+    )
+    .expect("write");
+    let advised = t.path().join("adv.json").display().to_string();
+    let j = json(&srl(&[
+        "boost",
+        "learn",
+        "--train",
+        &train,
+        "--target",
+        "cancer,smokes",
+        "--trees",
+        "2",
+        "--advice",
+        &adv.display().to_string(),
+        "--model",
+        &advised,
+        "--json",
+    ]));
+    // stress(a), stress(c), stress(g): cancer's advice covers them, smokes's the 4 others
+    assert_eq!(j["targets"][0]["advice"]["preferred_examples"], 3, "{j}");
+    assert_eq!(j["targets"][1]["advice"]["preferred_examples"], 4, "{j}");
     // one target: the model must be of it
     let cancer = t.path().join("out.cancer.json").display().to_string();
     fails(
