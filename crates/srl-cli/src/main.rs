@@ -17,9 +17,11 @@
 //! Every subcommand takes `--quiet` (no messages on stderr) and `--json` (the summary on
 //! stdout as one JSON object, also on failure), and `--force` (replace existing outputs).
 //! Errors print one line `srl: error: ...` naming the file and line at fault and exit with
-//! status 1. Outputs are checked before the work (an output that is an input is refused,
-//! an existing one needs `--force`, the folder must be writable), written under a
-//! temporary name, renamed only on success, and removed on an interrupt (srl-io).
+//! status 1; a stdout closed early by its reader (`srl ... --json | head -1`) ends the run
+//! quietly with status 141 (128 + SIGPIPE, as a Unix tool). Outputs are checked before
+//! the work (an output that is an input is refused, an existing one needs `--force`, the
+//! folder must be writable), written under a temporary name, renamed only on success, and
+//! removed on an interrupt (srl-io).
 
 mod boost;
 mod classify;
@@ -28,6 +30,8 @@ mod model;
 mod mrf;
 mod trim;
 mod ui;
+
+use std::io::Write as _;
 
 use clap::{Parser, Subcommand};
 
@@ -118,19 +122,25 @@ fn json_error(ui: &Ui, e: &anyhow::Error) -> serde_json::Value {
     }))
 }
 
-#[allow(clippy::print_stderr, clippy::print_stdout)]
+#[allow(clippy::print_stderr)]
 fn main() -> std::process::ExitCode {
     // An interrupt removes every half-written output before the process exits (130).
     srl_io::install_interrupt_cleanup();
     let cli = Cli::parse();
     match run(&cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // the reader of stdout went away (`srl ... | head -1`): it wanted no more; end
+        // quietly, with the status of a Unix tool ended by SIGPIPE
+        Err(e) if ui::is_stdout_closed(&e) => std::process::ExitCode::from(ui::EXIT_STDOUT_CLOSED),
         Err(e) => {
             eprintln!("srl: error: {e:#}");
             if cli.json {
                 let ui = ui_of(&cli);
                 if let Ok(text) = serde_json::to_string_pretty(&json_error(&ui, &e)) {
-                    println!("{text}");
+                    // a closed stdout loses the JSON copy of the error printed above;
+                    // the status stays the error's
+                    let mut out = ui::stdout();
+                    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
                 }
             }
             std::process::ExitCode::FAILURE

@@ -2,7 +2,10 @@
 //! stdout (text, or one JSON object with `--json`), progress bars only on a terminal, and
 //! output files through srl-io: checked before the work (never an input, an existing file
 //! only with `--force`, a writable folder), written under a temporary name and renamed
-//! into place on success, removed on an interrupt.
+//! into place on success, removed on an interrupt. Everything written to stdout goes
+//! through [`stdout`]: a reader that went away (`srl ... | head -1`) makes the write fail
+//! with [`StdoutClosed`], on which `main` ends the process quietly with status
+//! [`EXIT_STDOUT_CLOSED`].
 
 use std::io::{IsTerminal as _, Write};
 use std::path::Path;
@@ -42,7 +45,7 @@ impl Ui {
     /// # Errors
     /// If stdout cannot be written (a closed pipe).
     pub fn summary(&self, json: &serde_json::Value, text: &str) -> anyhow::Result<()> {
-        let mut out = std::io::stdout().lock();
+        let mut out = stdout();
         if self.json {
             writeln!(
                 out,
@@ -55,6 +58,7 @@ impl Ui {
                 writeln!(out)?;
             }
         }
+        out.flush()?;
         Ok(())
     }
 
@@ -146,12 +150,73 @@ pub fn write_to(
     match out {
         Some(p) => write_atomic(ui, p, fill),
         None => {
-            let mut stdout = std::io::stdout().lock();
-            fill(&mut stdout)?;
-            stdout.flush()?;
+            let mut out = stdout();
+            fill(&mut out)?;
+            out.flush()?;
             Ok(())
         }
     }
+}
+
+/// The error of a write to stdout whose reader has gone away (a closed pipe, as in
+/// `srl data list --json | head -1`): not a failure of the command, the reader wanted no
+/// more. `main` ends the process on it without a message, with status
+/// [`EXIT_STDOUT_CLOSED`] ([`is_stdout_closed`]).
+#[derive(Debug)]
+pub struct StdoutClosed;
+
+impl std::fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stdout was closed by its reader (broken pipe)")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
+
+/// Exit status of a run whose stdout was closed early: 141 = 128 + SIGPIPE, the status a
+/// shell reports for a Unix tool ended by a closed pipe (`seq 1000000 | head -1` under
+/// `set -o pipefail`).
+pub const EXIT_STDOUT_CLOSED: u8 = 141;
+
+/// The process's stdout (locked) for every write of `srl`: a write or flush that finds
+/// the pipe closed fails with an `io::Error` of kind `BrokenPipe` carrying
+/// [`StdoutClosed`]; other errors pass unchanged.
+pub struct Stdout(std::io::StdoutLock<'static>);
+
+/// stdout through [`Stdout`].
+pub fn stdout() -> Stdout {
+    Stdout(std::io::stdout().lock())
+}
+
+/// `e`, marked as [`StdoutClosed`] when it is a broken pipe.
+fn mark_closed(e: std::io::Error) -> std::io::Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
+    } else {
+        e
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf).map_err(mark_closed)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush().map_err(mark_closed)
+    }
+}
+
+/// Whether `e` or one of its causes is a write to a closed stdout ([`StdoutClosed`]),
+/// however the command wrapped it (`?`, `.context(...)`). A broken pipe elsewhere (a
+/// network socket) is not.
+pub fn is_stdout_closed(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.is::<StdoutClosed>()
+            || c.downcast_ref::<std::io::Error>()
+                .and_then(std::io::Error::get_ref)
+                .is_some_and(|inner| inner.is::<StdoutClosed>())
+    })
 }
 
 #[cfg(test)]
