@@ -1,5 +1,7 @@
-//! `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN`: RFGB and Soft-RFGB
-//! (srl-boost) with srlearn's names and scikit-learn's methods.
+//! `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN`, `srl.BoostedMLN`: RFGB,
+//! Soft-RFGB and MLN-Boost (srl-boost) with srlearn's names and scikit-learn's methods;
+//! expert advice (`advice=`, srl-boost's `fit_with_advice`) and several targets in one
+//! run (`_fit_targets`, srl-boost's `fit_targets`, behind `srl.fit_targets`).
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +11,8 @@ use pyo3::types::PyDict;
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use srl_boost::{
-    Atom, Background, MlnBoost, MlnBoostParams, NegativeSampling, OtherTargets,
-    RelationalRegressionTree, SoftRfgb, SoftRfgbParams, Split, TreeParams,
+    Advice, AdviceUse, Atom, Background, FolderAtoms, MlnBoost, MlnBoostParams, NegativeSampling,
+    OtherTargets, RelationalRegressionTree, SoftRfgb, SoftRfgbParams, Split, TreeParams,
 };
 
 use crate::errors::{self, value_error};
@@ -315,6 +317,10 @@ pub struct BoostConfig {
     pub(crate) min_leaf_examples: Option<usize>,
     pub(crate) use_setparam: bool,
     pub(crate) random_state: u64,
+    /// The advice file (BoostSRL `-adviceFile`; `BoostedRDN`, `SoftBoostedRDN` only).
+    pub(crate) advice: Option<PathBuf>,
+    /// The advice weight w (BoostSRL `-adviceWt`), checked by `fit`.
+    pub(crate) advice_weight: f64,
 }
 
 impl Default for BoostConfig {
@@ -334,6 +340,8 @@ impl Default for BoostConfig {
             min_leaf_examples: None,
             use_setparam: true,
             random_state: 1,
+            advice: None,
+            advice_weight: srl_boost::BOOSTSRL_ADVICE_WEIGHT,
         }
     }
 }
@@ -352,8 +360,9 @@ fn preset_tree(preset: &str) -> PyResult<TreeParams> {
     }
 }
 
-/// The keys of `get_params` in order; `soft` adds alpha and beta.
-fn param_names(soft: bool) -> Vec<&'static str> {
+/// The keys of `get_params` in order; `soft` adds alpha and beta, `advice` (the RDN
+/// estimators, not `BoostedMLN`) advice and advice_weight.
+fn param_names(soft: bool, advice: bool) -> Vec<&'static str> {
     let mut v = vec!["target", "n_estimators"];
     if soft {
         v.extend(["alpha", "beta"]);
@@ -370,6 +379,9 @@ fn param_names(soft: bool) -> Vec<&'static str> {
         "use_setparam",
         "random_state",
     ]);
+    if advice {
+        v.extend(["advice", "advice_weight"]);
+    }
     v
 }
 
@@ -420,12 +432,28 @@ impl BoostConfig {
         if let Some(m) = self.min_leaf_examples {
             p.tree.min_leaf_examples = m;
         }
+        if !(0.0..=1.0).contains(&self.advice_weight) {
+            return Err(value_error(format!(
+                "advice_weight = {}: must be a number in [0, 1] (BoostSRL -adviceWt; 0: the data alone, 1: the advice alone)",
+                self.advice_weight
+            )));
+        }
         Ok((p, report))
     }
 
-    fn to_dict<'py>(&self, py: Python<'py>, soft: bool) -> PyResult<Bound<'py, PyDict>> {
+    /// The advice file as a string (lossy for a path that is not UTF-8).
+    fn advice_str(&self) -> Option<String> {
+        self.advice.as_ref().map(|p| p.display().to_string())
+    }
+
+    fn to_dict<'py>(
+        &self,
+        py: Python<'py>,
+        soft: bool,
+        advice: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for k in param_names(soft) {
+        for k in param_names(soft, advice) {
             match k {
                 "target" => d.set_item(k, self.target.clone())?,
                 "n_estimators" => d.set_item(k, self.n_estimators)?,
@@ -441,40 +469,55 @@ impl BoostConfig {
                 "min_leaf_examples" => d.set_item(k, self.min_leaf_examples)?,
                 "use_setparam" => d.set_item(k, self.use_setparam)?,
                 "random_state" => d.set_item(k, self.random_state)?,
+                "advice" => d.set_item(k, self.advice_str())?,
+                "advice_weight" => d.set_item(k, self.advice_weight)?,
                 _ => {}
             }
         }
         Ok(d)
     }
 
-    fn set(&mut self, key: &str, v: &Bound<'_, PyAny>, soft: bool) -> PyResult<()> {
-        if !param_names(soft).contains(&key) {
+    fn set(&mut self, key: &str, v: &Bound<'_, PyAny>, soft: bool, advice: bool) -> PyResult<()> {
+        if !param_names(soft, advice).contains(&key) {
             return Err(value_error(format!(
                 "invalid parameter {key:?}; valid parameters: {}",
-                param_names(soft).join(", ")
+                param_names(soft, advice).join(", ")
             )));
         }
-        match key {
-            "target" => self.target = v.extract()?,
-            "n_estimators" => self.n_estimators = v.extract()?,
-            "alpha" => self.alpha = v.extract()?,
-            "beta" => self.beta = v.extract()?,
-            "neg_pos_ratio" => self.neg_pos_ratio = v.extract()?,
-            "resample_negatives" => self.resample_negatives = v.extract()?,
-            "step" => self.step = v.extract()?,
-            "preset" => self.preset = v.extract()?,
-            "max_tree_depth" => self.max_tree_depth = v.extract()?,
-            "node_size" => self.node_size = v.extract()?,
-            "max_leaves" => self.max_leaves = v.extract()?,
-            "min_leaf_examples" => self.min_leaf_examples = v.extract()?,
-            "use_setparam" => self.use_setparam = v.extract()?,
-            "random_state" => self.random_state = v.extract()?,
-            _ => {}
-        }
-        Ok(())
+        let mut assign = || -> PyResult<()> {
+            match key {
+                "target" => self.target = v.extract()?,
+                "n_estimators" => self.n_estimators = v.extract()?,
+                "alpha" => self.alpha = v.extract()?,
+                "beta" => self.beta = v.extract()?,
+                "neg_pos_ratio" => self.neg_pos_ratio = v.extract()?,
+                "resample_negatives" => self.resample_negatives = v.extract()?,
+                "step" => self.step = v.extract()?,
+                "preset" => self.preset = v.extract()?,
+                "max_tree_depth" => self.max_tree_depth = v.extract()?,
+                "node_size" => self.node_size = v.extract()?,
+                "max_leaves" => self.max_leaves = v.extract()?,
+                "min_leaf_examples" => self.min_leaf_examples = v.extract()?,
+                "use_setparam" => self.use_setparam = v.extract()?,
+                "random_state" => self.random_state = v.extract()?,
+                "advice" => self.advice = v.extract()?,
+                "advice_weight" => self.advice_weight = v.extract()?,
+                _ => {}
+            }
+            Ok(())
+        };
+        // a value of the wrong type: a TypeError naming the parameter
+        assign().map_err(|e| {
+            let py = v.py();
+            if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+                pyo3::exceptions::PyTypeError::new_err(format!("{key}: {}", e.value(py)))
+            } else {
+                e
+            }
+        })
     }
 
-    fn to_json(&self, soft: bool) -> serde_json::Value {
+    fn to_json(&self, soft: bool, advice: bool) -> serde_json::Value {
         let mut m = serde_json::Map::new();
         let put = |m: &mut serde_json::Map<String, serde_json::Value>, k: &str, v| {
             m.insert(k.to_owned(), v);
@@ -511,6 +554,14 @@ impl BoostConfig {
         );
         put(&mut m, "use_setparam", serde_json::json!(self.use_setparam));
         put(&mut m, "random_state", serde_json::json!(self.random_state));
+        if advice {
+            put(&mut m, "advice", serde_json::json!(self.advice_str()));
+            put(
+                &mut m,
+                "advice_weight",
+                serde_json::json!(self.advice_weight),
+            );
+        }
         serde_json::Value::Object(m)
     }
 
@@ -524,6 +575,10 @@ impl BoostConfig {
             alpha,
             beta,
             random_state: file.provenance.seed.unwrap_or(1),
+            advice: model.advice().map(|a| PathBuf::from(&a.file)),
+            advice_weight: model
+                .advice()
+                .map_or(srl_boost::BOOSTSRL_ADVICE_WEIGHT, |a| a.weight),
             ..Self::default()
         };
         let Some(p) = file
@@ -558,6 +613,12 @@ impl BoostConfig {
         if let Some(r) = p.get("random_state").and_then(serde_json::Value::as_u64) {
             c.random_state = r;
         }
+        if let Some(a) = s("advice") {
+            c.advice = Some(PathBuf::from(a));
+        }
+        if let Some(w) = f("advice_weight") {
+            c.advice_weight = w;
+        }
         c
     }
 
@@ -575,6 +636,10 @@ impl BoostConfig {
             parts.push(format!("neg_pos_ratio={r}"));
         }
         parts.push(format!("random_state={}", self.random_state));
+        if let Some(a) = &self.advice {
+            parts.push(format!("advice={:?}", a.display().to_string()));
+            parts.push(format!("advice_weight={}", self.advice_weight));
+        }
         format!("srl.{class}({})", parts.join(", "))
     }
 }
@@ -605,6 +670,13 @@ impl Model {
         match self {
             Self::Rdn(m) => (m.alpha(), m.beta()),
             Self::Mln(_) => (0.0, 0.0),
+        }
+    }
+    /// The advice an RDN was learned with (None for MLN-Boost, which takes none).
+    fn advice(&self) -> Option<&AdviceUse> {
+        match self {
+            Self::Rdn(m) => m.advice(),
+            Self::Mln(_) => None,
         }
     }
     fn train_log_likelihood(&self) -> &[f64] {
@@ -658,6 +730,30 @@ pub struct BoostCore {
     fitted: Option<Fitted>,
 }
 
+/// Learns the model of one target's `split` from a generator seeded by `seed`: MLN-Boost
+/// (`mln`), RFGB with advice (`advice`: the advice and its weight; srl-boost's
+/// `fit_with_advice`) or RFGB / Soft-RFGB.
+fn fit_split(
+    params: &SoftRfgbParams,
+    mln: bool,
+    seed: u64,
+    bk: &Background,
+    split: &Split,
+    advice: Option<(&Advice, f64)>,
+) -> Result<Model, srl_boost::BoostError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (db, ex) = (&split.db, &split.examples);
+    match advice {
+        _ if mln => MlnBoostParams::from_rfgb(params)
+            .fit(db, bk, ex, &mut rng)
+            .map(Model::Mln),
+        Some((a, w)) => params
+            .fit_with_advice(db, bk, ex, a, w, &mut rng)
+            .map(Model::Rdn),
+        None => params.fit(db, bk, ex, &mut rng).map(Model::Rdn),
+    }
+}
+
 impl BoostCore {
     fn fit(&mut self, py: Python<'_>, db: &DbData) -> PyResult<()> {
         let target = self.cfg.target.clone().ok_or_else(|| {
@@ -666,21 +762,13 @@ impl BoostCore {
             )
         })?;
         let (params, settings) = self.cfg.params(&db.bk)?;
-        let seed = self.cfg.random_state;
-        let mln = self.mln;
+        let advice = self.advice(py, db, std::slice::from_ref(&target))?;
+        let (seed, mln, weight) = (self.cfg.random_state, self.mln, self.cfg.advice_weight);
         let model = py
             .detach(|| {
                 let split = db.split(&target)?;
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                if mln {
-                    MlnBoostParams::from_rfgb(&params)
-                        .fit(&split.db, &db.bk, &split.examples, &mut rng)
-                        .map(Model::Mln)
-                } else {
-                    params
-                        .fit(&split.db, &db.bk, &split.examples, &mut rng)
-                        .map(Model::Rdn)
-                }
+                let advice = advice.as_ref().map(|a| (a, weight));
+                fit_split(&params, mln, seed, &db.bk, &split, advice)
             })
             .map_err(errors::boost)?;
         self.fitted = Some(Fitted {
@@ -690,6 +778,81 @@ impl BoostCore {
             settings,
         });
         Ok(())
+    }
+
+    /// One fitted model per target of `targets` with these parameters (srl-boost's
+    /// `fit_targets`, BoostSRL `-target a,b,c`): every target is checked before any is
+    /// learned, then each is learned in order from its own split (the other targets'
+    /// positives as facts) with a generator seeded by `random_state`, so each model is
+    /// the one `fit` with that target alone learns.
+    fn fit_targets(
+        &self,
+        py: Python<'_>,
+        db: &DbData,
+        targets: &[String],
+    ) -> PyResult<Vec<Fitted>> {
+        let (params, settings) = self.cfg.params(&db.bk)?;
+        let advice = self.advice(py, db, targets)?;
+        let (seed, mln, weight) = (self.cfg.random_state, self.mln, self.cfg.advice_weight);
+        let fits = py
+            .detach(|| {
+                let atoms = FolderAtoms {
+                    facts: db.facts.clone(),
+                    pos: db.pos.clone(),
+                    neg: db.neg.clone(),
+                    facts_path: db.facts_path.clone(),
+                };
+                srl_boost::fit_targets(&atoms, targets, &db.bk, |split| {
+                    let advice = advice.as_ref().map(|a| (a, weight));
+                    fit_split(&params, mln, seed, &db.bk, split, advice)
+                })
+            })
+            .map_err(errors::boost)?;
+        Ok(fits
+            .into_iter()
+            .map(|f| Fitted {
+                model: f.model,
+                params: params.clone(),
+                data: db.source.clone(),
+                settings: settings.clone(),
+            })
+            .collect())
+    }
+
+    /// The advice file of `advice`, read (with its clause files) and checked against `db`
+    /// for a fit of `targets`, as `srl boost learn --advice` does: every label must name
+    /// a predicate of the positive or negative examples (else a typo: srl.ParseError with
+    /// the advice file and line); advice on a predicate that is not one of `targets` is
+    /// not used, and a `UserWarning` says so. None without `advice`.
+    fn advice(&self, py: Python<'_>, db: &DbData, targets: &[String]) -> PyResult<Option<Advice>> {
+        let Some(path) = &self.cfg.advice else {
+            return Ok(None);
+        };
+        if self.mln {
+            return Err(value_error(
+                "advice: knowledge-based RFGB learns an RDN (BoostedRDN, SoftBoostedRDN), as BoostSRL's -adviceFile does",
+            ));
+        }
+        let advice = py.detach(|| Advice::read(path)).map_err(errors::boost)?;
+        let mut known: Vec<&str> = targets.iter().map(String::as_str).collect();
+        for at in db.pos.iter().chain(&db.neg) {
+            if !known.iter().any(|k| k.eq_ignore_ascii_case(&at.pred)) {
+                known.push(&at.pred);
+            }
+        }
+        advice.check_targets(&known).map_err(errors::boost)?;
+        for l in advice.labels() {
+            if !targets.iter().any(|t| t.eq_ignore_ascii_case(&l)) {
+                let msg = format!(
+                    "the advice on {l} in {} is not used: {l} is not a target of this fit",
+                    path.display()
+                );
+                let msg = std::ffi::CString::new(msg).unwrap_or_default();
+                let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                PyErr::warn(py, &category, &msg, 2)?;
+            }
+        }
+        Ok(Some(advice))
     }
 
     fn fitted(&self) -> PyResult<&Fitted> {
@@ -718,9 +881,13 @@ impl BoostCore {
         }
         .map_err(value_error)?;
         if let serde_json::Value::Object(m) = &mut parameters {
+            // as `srl boost learn --advice` writes it
+            if let Some(a) = f.model.advice() {
+                m.insert("advice_weight".to_owned(), serde_json::json!(a.weight));
+            }
             m.insert(
                 "estimator".to_owned(),
-                serde_json::json!({ "class": class, "params": self.cfg.to_json(soft) }),
+                serde_json::json!({ "class": class, "params": self.cfg.to_json(soft, !self.mln) }),
             );
         }
         Ok(ModelFile {
@@ -853,7 +1020,7 @@ macro_rules! boost_methods {
                 deep: bool,
             ) -> PyResult<Bound<'py, PyDict>> {
                 let _ = deep;
-                self.core.cfg.to_dict(py, $soft)
+                self.core.cfg.to_dict(py, $soft, !Self::MLN)
             }
 
             /// Sets constructor arguments by name; returns `self`. A fitted model is kept
@@ -867,7 +1034,7 @@ macro_rules! boost_methods {
                     let mut cfg = slf.core.cfg.clone();
                     for (k, v) in p.iter() {
                         let k: String = k.extract()?;
-                        cfg.set(&k, &v, $soft)?;
+                        cfg.set(&k, &v, $soft, !Self::MLN)?;
                     }
                     slf.core.cfg = cfg;
                 }
@@ -977,6 +1144,51 @@ macro_rules! boost_methods {
                     .into_pyarray(py))
             }
 
+            /// The advice the fitted model was learned with (`advice=`; Odom et al. 2015),
+            /// as the model file records it: `{"file", "weight", "pieces" (pieces of
+            /// advice naming the target), "preferred_examples", "avoided_examples"
+            /// (training examples with n_t − n_f > 0, < 0)}`; None without advice (always
+            /// for BoostedMLN).
+            #[getter]
+            fn advice_<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+                let Some(a) = self.core.fitted()?.model.advice() else {
+                    return Ok(None);
+                };
+                let d = PyDict::new(py);
+                d.set_item("file", &a.file)?;
+                d.set_item("weight", a.weight)?;
+                d.set_item("pieces", a.pieces)?;
+                d.set_item("preferred_examples", a.preferred_examples)?;
+                d.set_item("avoided_examples", a.avoided_examples)?;
+                Ok(Some(d))
+            }
+
+            /// Learns one model per estimator of `estimators` on `database` with this
+            /// estimator's parameters, each for the `target` of that estimator (unfitted
+            /// instances of this class with the same parameters: what `srl.fit_targets`
+            /// builds), through srl-boost's `fit_targets` (BoostSRL `-target a,b,c`):
+            /// every target is checked before any is learned. Releases the GIL.
+            ///
+            /// Raises ValueError for an estimator without target, a target without
+            /// examples, two names of one predicate, and as `fit`.
+            fn _fit_targets<'py>(
+                &self,
+                py: Python<'py>,
+                database: PyRef<'py, PyDatabase>,
+                estimators: Vec<Bound<'py, Self>>,
+            ) -> PyResult<()> {
+                let mut targets = Vec::with_capacity(estimators.len());
+                for e in &estimators {
+                    let t = e.try_borrow()?.core.cfg.target.clone();
+                    targets.push(t.ok_or_else(|| value_error("an estimator without target"))?);
+                }
+                let fits = self.core.fit_targets(py, &database.data, &targets)?;
+                for (e, f) in estimators.iter().zip(fits) {
+                    e.try_borrow_mut()?.core.fitted = Some(f);
+                }
+                Ok(())
+            }
+
             /// The background's `setParam:` lines applied or ignored in `fit` (None when
             /// `use_setparam=False` or after `from_json`).
             #[getter]
@@ -1008,6 +1220,10 @@ macro_rules! boost_methods {
 /// negPosRatio`, else 2), negatives redrawn for every tree, `random_state=1`. srlearn's
 /// defaults differ (`node_size=2`, `max_tree_depth=3`): pass those two to get srlearn's
 /// limits.
+///
+/// `advice` / `advice_weight` (default 0.5): knowledge-based RFGB (Odom et al. 2015;
+/// BoostSRL `-adviceFile` / `-adviceWt`), srl-boost's `fit_with_advice`; the file is read
+/// and the weight checked (in [0, 1]) by `fit`.
 #[pyclass(module = "srl._srl", name = "BoostedRDN", subclass)]
 pub struct BoostedRdn {
     core: BoostCore,
@@ -1018,10 +1234,69 @@ impl BoostedRdn {
     const MLN: bool = false;
 }
 
-/// `boost_methods!` with the one constructor of the two estimators that have no
-/// `alpha`/`beta` (`BoostedRDN`, `BoostedMLN`: same arguments, `Self::MLN` tells them apart).
+// The constructors' `advice_weight = 0.5` is written as a literal so that Python's
+// signature shows it; it is BoostSRL's default, srl-boost's constant.
+const _: () = assert!(srl_boost::BOOSTSRL_ADVICE_WEIGHT == 0.5);
+
+/// `boost_methods!` with the constructor of the estimators that have no `alpha`/`beta`:
+/// `BoostedRDN` (`advice`: with `advice` and `advice_weight`, knowledge-based RFGB) and
+/// `BoostedMLN` (`no_advice`: MLN-Boost takes no advice, as BoostSRL's `-adviceFile`
+/// applies to RDNs).
 macro_rules! unweighted_boost_methods {
-    ($ty:ident, $name:literal) => {
+    ($ty:ident, $name:literal, advice) => {
+        boost_methods!($ty, $name, false, {
+            #[new]
+            #[pyo3(signature = (
+                                target = None, n_estimators = 10, *, neg_pos_ratio = None,
+                                resample_negatives = true, step = 1.0, preset = "boostsrl",
+                                max_tree_depth = None, node_size = None, max_leaves = None,
+                                min_leaf_examples = None, use_setparam = true, random_state = 1,
+                                advice = None, advice_weight = 0.5
+                            ))]
+            #[allow(clippy::too_many_arguments)]
+            fn new(
+                target: Option<String>,
+                n_estimators: usize,
+                neg_pos_ratio: Option<f64>,
+                resample_negatives: bool,
+                step: f64,
+                preset: &str,
+                max_tree_depth: Option<usize>,
+                node_size: Option<usize>,
+                max_leaves: Option<usize>,
+                min_leaf_examples: Option<usize>,
+                use_setparam: bool,
+                random_state: u64,
+                advice: Option<PathBuf>,
+                advice_weight: f64,
+            ) -> Self {
+                Self {
+                    core: BoostCore {
+                        cfg: BoostConfig {
+                            target,
+                            n_estimators,
+                            neg_pos_ratio,
+                            resample_negatives,
+                            step,
+                            preset: preset.to_owned(),
+                            max_tree_depth,
+                            node_size,
+                            max_leaves,
+                            min_leaf_examples,
+                            use_setparam,
+                            random_state,
+                            advice,
+                            advice_weight,
+                            ..BoostConfig::default()
+                        },
+                        fitted: None,
+                        mln: Self::MLN,
+                    },
+                }
+            }
+        });
+    };
+    ($ty:ident, $name:literal, no_advice) => {
         boost_methods!($ty, $name, false, {
             #[new]
             #[pyo3(signature = (
@@ -1050,8 +1325,6 @@ macro_rules! unweighted_boost_methods {
                         cfg: BoostConfig {
                             target,
                             n_estimators,
-                            alpha: 0.0,
-                            beta: 0.0,
                             neg_pos_ratio,
                             resample_negatives,
                             step,
@@ -1062,6 +1335,7 @@ macro_rules! unweighted_boost_methods {
                             min_leaf_examples,
                             use_setparam,
                             random_state,
+                            ..BoostConfig::default()
                         },
                         fitted: None,
                         mln: Self::MLN,
@@ -1072,7 +1346,7 @@ macro_rules! unweighted_boost_methods {
     };
 }
 
-unweighted_boost_methods!(BoostedRdn, "BoostedRDN");
+unweighted_boost_methods!(BoostedRdn, "BoostedRDN", advice);
 
 /// MLN-Boost: a boosted Markov logic network for one target predicate (Khot et al. 2011,
 /// the tree-based learner of BoostSRL's `-mln`; srlearn's `BoostedMLN`): each leaf is a
@@ -1088,7 +1362,7 @@ impl BoostedMln {
     const MLN: bool = true;
 }
 
-unweighted_boost_methods!(BoostedMln, "BoostedMLN");
+unweighted_boost_methods!(BoostedMln, "BoostedMLN", no_advice);
 
 /// Soft-RFGB (Yang et al. 2014): RFGB whose gradients weigh false negatives by `alpha` and
 /// false positives by `beta` (Eq. 3); `alpha = beta = 0` is RFGB.
@@ -1108,7 +1382,8 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
         target = None, n_estimators = 10, alpha = 0.0, beta = 0.0, *, neg_pos_ratio = None,
         resample_negatives = true, step = 1.0, preset = "boostsrl",
         max_tree_depth = None, node_size = None, max_leaves = None, min_leaf_examples = None,
-        use_setparam = true, random_state = 1
+        use_setparam = true, random_state = 1, advice = None,
+        advice_weight = 0.5
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -1126,6 +1401,8 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
         min_leaf_examples: Option<usize>,
         use_setparam: bool,
         random_state: u64,
+        advice: Option<PathBuf>,
+        advice_weight: f64,
     ) -> PyResult<Self> {
         if !(alpha.is_finite() && beta.is_finite()) {
             return Err(value_error(format!(
@@ -1149,6 +1426,8 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
                     min_leaf_examples,
                     use_setparam,
                     random_state,
+                    advice,
+                    advice_weight,
                 },
                 fitted: None,
                 mln: Self::MLN,
@@ -1156,6 +1435,21 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
         })
     }
 });
+
+/// The target names of `targets`, a comma-separated string (BoostSRL's `-target a,b,c`)
+/// or a sequence of names, through srl-boost's `parse_targets`: trimmed, none empty, none
+/// twice (ignoring ASCII case).
+///
+/// Raises ValueError for an empty list, an empty name or a repeated one; TypeError for
+/// another type.
+#[pyfunction]
+pub fn _parse_targets(targets: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let list = match targets.extract::<String>() {
+        Ok(s) => s,
+        Err(_) => targets.extract::<Vec<String>>()?.join(","),
+    };
+    srl_boost::parse_targets(&list).map_err(errors::boost)
+}
 
 /// Rebuilds a `Database` pickled by `Database.__reduce__` (JSON state text).
 ///

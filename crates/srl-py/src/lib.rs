@@ -9,6 +9,7 @@
 //! | Python | Rust |
 //! |---|---|
 //! | `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN`, `srl.BoostedMLN` | srl-boost `SoftRfgbParams::fit`, `SoftRfgb`, `MlnBoostParams::fit`, `MlnBoost` |
+//! | `advice=` of `srl.BoostedRDN`, `srl.SoftBoostedRDN`; `srl.fit_targets` | srl-boost `Advice::read`, `SoftRfgbParams::fit_with_advice`; `parse_targets`, `fit_targets` |
 //! | `srl.BoostedRDNRegressor` | srl-boost `RegressionRfgbParams::fit`, `RegressionRfgb` |
 //! | `srl.PairwiseMRF` (`loopy_bp`, `mean_field`, `gibbs`, `exact`) | srl-infer `PairwiseMrf`, `LoopyBp`, `MeanField`, `Gibbs`, `Exact` |
 //! | `srl.BayesianNetwork` (`from_bif`, `trim`) | srl-bayes `read_bif`, `JointAgreement`, `BranchAndBound` |
@@ -44,6 +45,7 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<boost::BoostedRdn>()?;
     m.add_class::<boost::SoftBoostedRdn>()?;
     m.add_class::<boost::BoostedMln>()?;
+    m.add_function(wrap_pyfunction!(boost::_parse_targets, m)?)?;
     m.add_class::<infer::PyPairwiseMrf>()?;
     m.add_function(wrap_pyfunction!(infer::_pairwise_mrf_from_state, m)?)?;
     m.add_class::<infer::PyMarginals>()?;

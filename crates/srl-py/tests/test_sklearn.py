@@ -4,6 +4,7 @@ negative whole numbers. Skips without scikit-learn (CI installs it)."""
 
 import copy
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,10 +16,16 @@ from sklearn.base import clone, is_classifier  # noqa: E402
 from sklearn.exceptions import NotFittedError as SkNotFitted  # noqa: E402
 from sklearn.utils.validation import check_is_fitted  # noqa: E402
 
+# knowledge-based RFGB's advice (Odom et al. 2015): the worked example's advice file of
+# srl-boost's tests ("smokers get cancer"), which fits this suite's smokers data as well
+ADVICE = Path(__file__).parents[2] / "srl-boost" / "tests" / "fixtures" / "advice" / "advice.txt"
+
 BOOSTED = [
     (srl.BoostedRDN, {}),
     (srl.SoftBoostedRDN, {"alpha": 1.0, "beta": -0.5}),
     (srl.BoostedMLN, {}),
+    (srl.BoostedRDN, {"advice": ADVICE, "advice_weight": 0.3}),
+    (srl.SoftBoostedRDN, {"alpha": 1.0, "beta": -0.5, "advice": str(ADVICE)}),
 ]
 
 
@@ -57,6 +64,11 @@ def test_boosting_estimators_clone_pickle_score(data, cls, extra):
     # a fitted clone is unfitted
     with pytest.raises(SkNotFitted):
         check_is_fitted(clone(m))
+    # the advice: kept as given by clone and pickle, recorded by the model
+    if "advice" in extra:
+        assert c.get_params()["advice"] == extra["advice"]
+        assert back.advice_ == m.advice_ and m.advice_["pieces"] == 1
+        assert m.get_params()["advice_weight"] == extra.get("advice_weight", 0.5)
 
 
 def test_negative_whole_numbers_are_value_errors():

@@ -6,7 +6,9 @@ Rust; this package converts arguments and results and maps errors):
 
 * Boosting (srl-boost): :class:`Database`, :class:`BoostedRDN`, :class:`SoftBoostedRDN`,
   :class:`BoostedMLN` (srlearn's names, scikit-learn's ``fit`` / ``predict`` / ``predict_proba`` /
-  ``get_params``; model files shared with the ``srl`` command).
+  ``get_params``; model files shared with the ``srl`` command); expert advice through
+  ``advice=`` (Odom et al. 2015, BoostSRL ``-adviceFile``); :func:`fit_targets` for
+  several targets in one run (BoostSRL ``-target a,b,c``).
 * Inference (srl-infer): :class:`PairwiseMRF` with ``loopy_bp``, ``mean_field``,
   ``gibbs``, ``exact`` returning :class:`Marginals`.
 * Bayesian networks (srl-bayes): :class:`BayesianNetwork` (``from_bif``, ``trim``).
@@ -38,7 +40,13 @@ from ._srl import (  # noqa: F401
     ParseError,
     Trimming,
 )
-from ._boost import BoostedMLN, BoostedRDN, BoostedRDNRegressor, SoftBoostedRDN  # noqa: F401
+from ._boost import (  # noqa: F401
+    BoostedMLN,
+    BoostedRDN,
+    BoostedRDNRegressor,
+    SoftBoostedRDN,
+    fit_targets,
+)
 from ._cost import CostSensitiveClassifier  # noqa: F401
 from ._collective import (  # noqa: F401
     CollectiveGibbs,
@@ -74,5 +82,6 @@ __all__ = [
     "SoftBoostedRDN",
     "Trimming",
     "UKNN",
+    "fit_targets",
     "load_linqs",
 ]

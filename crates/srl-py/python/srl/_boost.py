@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -18,6 +18,8 @@ from . import _srl
 
 _COMMON = ("neg_pos_ratio", "resample_negatives", "step", "preset", "max_tree_depth",
            "node_size", "max_leaves", "min_leaf_examples", "use_setparam", "random_state")
+# knowledge-based RFGB (BoostedRDN, SoftBoostedRDN; not BoostedMLN)
+_ADVICE = ("advice", "advice_weight")
 _WHOLE = ("n_estimators", "max_tree_depth", "node_size", "max_leaves", "min_leaf_examples",
           "random_state")
 
@@ -129,6 +131,14 @@ class _Boosted:
         self._store(params)
         return self
 
+    def _sync_params(self) -> None:
+        """Hands the stored constructor arguments to the Rust estimator (``fit`` checks
+        them there): a value of the wrong type is a ValueError, as in ``set_params``."""
+        try:
+            _srl_base(type(self)).set_params(self, **self.get_params())
+        except TypeError as e:
+            raise ValueError(str(e)) from None
+
     def _fold(self, X, database, target: Optional[str] = None):
         """``(database.select(target, unique indices), inverse)`` for scikit-learn's
         ``X`` of example indices (shape (n,) or (n, 1)) with ``database=``; ``inverse``
@@ -165,7 +175,7 @@ class _Boosted:
         elif X is None:
             raise ValueError("fit needs a database: fit(database) or fit(X, y, database=db)")
         base = _srl_base(type(self))
-        base.set_params(self, **self.get_params())
+        self._sync_params()
         out = base.fit(self, X)
         if database is not None:
             # predict / score with indices and no database= use it (scikit-learn's
@@ -327,13 +337,52 @@ class BoostedRDN(_Boosted, _srl.BoostedRDN):  # type: ignore[misc]
     random_state : int, default 1
         Seed of the negative sampling (ChaCha8; same seed, same model; the model equals
         ``srl boost learn``'s with the same settings bit for bit).
+    advice : str or os.PathLike, optional
+        Expert advice: knowledge-based RFGB (Odom, Khot, Porter & Natarajan,
+        "Knowledge-based probabilistic logic learning", AAAI 2015), BoostSRL's
+        ``-adviceFile``, ``srl boost learn --advice``. An advice file in BoostSRL's format
+        (pieces of three lines: preferred labels, avoided labels, clause file; clause-file
+        paths relative to the advice file's folder; docs/srl-boost.md, Advice). Each
+        example's gradient becomes ``w * (n_t - n_f) + (1 - w) * (I - p)``, ``n_t`` /
+        ``n_f`` the pieces covering it that prefer / avoid the target (srl-boost's
+        ``SoftRfgbParams.fit_with_advice``). Read by ``fit``: srl.ParseError (file and
+        line) for a malformed advice or clause file or a label naming no predicate of the
+        examples, OSError for a missing one; advice on a predicate other than ``target``
+        is not used (a ``UserWarning``). None: no advice.
+    advice_weight : float, default 0.5
+        ``w``, the weight of the advice (BoostSRL's ``-adviceWt``, default 0.5;
+        ``--advice-weight``): 0 the data alone, 1 the advice alone. ``fit`` raises
+        ValueError for a value outside [0, 1] (also without ``advice``).
 
     Attributes (after ``fit``)
     --------------------------
     estimators_ : list of list of str, the trees' clauses; target_ : str;
     train_log_likelihood_ : ndarray (n_estimators + 1,); settings_ : str or None;
-    classes_ : ndarray [False, True].
+    advice_ : dict or None, what the model was learned with (``file``, ``weight``,
+    ``pieces``, ``preferred_examples``, ``avoided_examples``); classes_ : ndarray
+    [False, True].
+
+    Several targets: :func:`srl.fit_targets` (BoostSRL ``-target a,b,c``).
     """
+
+    _params = ("target", "n_estimators") + _COMMON + _ADVICE
+
+    def __init__(self, target: Optional[str] = None, n_estimators: int = 10, *,
+                 neg_pos_ratio: Optional[float] = None, resample_negatives: bool = True,
+                 step: float = 1.0, preset: str = "boostsrl",
+                 max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
+                 max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
+                 use_setparam: bool = True, random_state: int = 1,
+                 advice: Optional[Union[str, "os.PathLike[str]"]] = None,
+                 advice_weight: float = 0.5):
+        self._store({k: v for k, v in locals().items() if k != "self"})
+
+
+class BoostedMLN(_Boosted, _srl.BoostedMLN):  # type: ignore[misc]
+    """MLN-Boost (Khot et al. 2011), tree-based: each tree path is a clause weighted per
+    true grounding (BoostSRL ``-mln``). Parameters and attributes as
+    :class:`BoostedRDN`, without ``advice`` / ``advice_weight`` (BoostSRL applies advice
+    to RDNs; ``srl boost learn --advice`` refuses ``--model-type mln``)."""
 
     _params = ("target", "n_estimators") + _COMMON
 
@@ -346,16 +395,6 @@ class BoostedRDN(_Boosted, _srl.BoostedRDN):  # type: ignore[misc]
         self._store({k: v for k, v in locals().items() if k != "self"})
 
 
-class BoostedMLN(_Boosted, _srl.BoostedMLN):  # type: ignore[misc]
-    """MLN-Boost (Khot et al. 2011), tree-based: each tree path is a clause weighted per
-    true grounding (BoostSRL ``-mln``). Parameters and attributes as
-    :class:`BoostedRDN`."""
-
-    _params = ("target", "n_estimators") + _COMMON
-
-    __init__ = BoostedRDN.__init__
-
-
 class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):  # type: ignore[misc]
     """Soft-RFGB (Yang et al. 2014): false negatives cost ``alpha``, false positives
     ``beta`` (Eq. 3); ``alpha = beta = 0`` is RFGB. Other parameters and attributes as
@@ -365,9 +404,12 @@ class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):  # type: ignore[misc]
     ----------
     alpha, beta : float, default 0
         The soft-margin costs of Eq. 3 (finite).
+    advice, advice_weight
+        As :class:`BoostedRDN`: with advice the data term of the gradient is Eq. 3's
+        soft gradient, ``w * (n_t - n_f) + (1 - w) * soft_gradient``.
     """
 
-    _params = ("target", "n_estimators", "alpha", "beta") + _COMMON
+    _params = ("target", "n_estimators", "alpha", "beta") + _COMMON + _ADVICE
 
     def __init__(self, target: Optional[str] = None, n_estimators: int = 10,
                  alpha: float = 0.0, beta: float = 0.0, *,
@@ -375,8 +417,65 @@ class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):  # type: ignore[misc]
                  step: float = 1.0, preset: str = "boostsrl",
                  max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
                  max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
-                 use_setparam: bool = True, random_state: int = 1):
+                 use_setparam: bool = True, random_state: int = 1,
+                 advice: Optional[Union[str, "os.PathLike[str]"]] = None,
+                 advice_weight: float = 0.5):
         self._store({k: v for k, v in locals().items() if k != "self"})
+
+
+_B = TypeVar("_B", BoostedRDN, SoftBoostedRDN, BoostedMLN)
+
+
+def fit_targets(estimator: _B, database: "_srl.Database",
+                targets: Union[str, Sequence[str]]) -> Dict[str, _B]:
+    """Several targets in one run (BoostSRL ``-target a,b,c``; ``srl boost learn --target
+    a,b,c``): one fitted model per target, learned by srl-boost's ``fit_targets``.
+
+    A function rather than a ``target=[...]`` option: an estimator stays one model of
+    one target, so ``predict_proba``, ``score``, ``to_json`` and scikit-learn's
+    cross-validation keep their meaning; the result holds one estimator per target.
+
+    Each target's examples are its atoms in the database's positives and negatives; the
+    other predicates' positives (the other targets' too) are facts its trees may test
+    through their modes, as BoostSRL's joint setting. Every target is checked (it has
+    examples; no two names denote one predicate) before any is learned; then each is
+    learned in list order from a generator seeded by ``random_state``, so each model is
+    the one ``estimator`` with ``target=t`` alone learns (bit for bit). With ``advice``,
+    each model gets the pieces of advice naming its target.
+
+    Parameters
+    ----------
+    estimator : BoostedRDN, SoftBoostedRDN or BoostedMLN
+        The parameters (its own ``target`` is not used; it is left unfitted).
+    database : srl.Database
+    targets : str or sequence of str
+        ``"a,b,c"`` as BoostSRL writes it, or ``["a", "b", "c"]``.
+
+    Returns
+    -------
+    dict of str to estimator
+        ``{target: fitted estimator}`` in the order given: each a new instance of
+        ``estimator``'s class, its parameters ``estimator``'s with ``target`` set.
+
+    Raises
+    ------
+    TypeError
+        ``estimator`` is not a boosting classifier (regression learns one target at a
+        time, as ``srl boost learn --regression``).
+    ValueError
+        An empty list, an empty or repeated name, a target without examples, two names
+        of one predicate, and whatever ``fit`` raises.
+    """
+    if not isinstance(estimator, _Boosted):
+        raise TypeError(f"fit_targets takes BoostedRDN, SoftBoostedRDN or BoostedMLN, "
+                        f"not {type(estimator).__name__} (regression learns one target "
+                        "at a time)")
+    names: List[str] = _srl._parse_targets(targets)
+    params = estimator.get_params()
+    estimator._sync_params()
+    models = {t: type(estimator)(**{**params, "target": t}) for t in names}
+    _srl_base(type(estimator))._fit_targets(estimator, database, list(models.values()))
+    return models
 
 
 _REG_PARAMS = ("target", "n_estimators", "step", "preset", "max_tree_depth", "node_size",

@@ -83,6 +83,18 @@ class _Boosted:
         """Shape (n_estimators + 1,), mean log-likelihood per example (nats)."""
     @property
     def settings_(self) -> Optional[str]: ...
+    @property
+    def advice_(self) -> Optional[Dict[str, Any]]:
+        """The advice the model was learned with (Odom et al. 2015; ``advice=``):
+        ``file``, ``weight``, ``pieces``, ``preferred_examples``, ``avoided_examples``;
+        None without advice."""
+    def _fit_targets(self, database: Database, estimators: Sequence[Any]) -> None:
+        """Fits each estimator of ``estimators`` (same class and parameters, its own
+        ``target``) through srl-boost's ``fit_targets`` (BoostSRL ``-target a,b,c``)."""
+
+def _parse_targets(targets: Union[str, Sequence[str]]) -> List[str]:
+    """srl-boost's ``parse_targets`` on ``"a,b,c"`` or a list of names (ValueError for an
+    empty or repeated name)."""
 
 @disjoint_base
 class BoostedRDN(_Boosted):
@@ -92,7 +104,11 @@ class BoostedRDN(_Boosted):
     ``preset="boostsrl"`` (at most 12 leaves, depth 5, one literal per node),
     ``neg_pos_ratio=None`` (the background's ``setParam: negPosRatio``, else 2),
     ``random_state=1``. srlearn's defaults differ (``node_size=2``,
-    ``max_tree_depth=3``): pass those two to get srlearn's limits."""
+    ``max_tree_depth=3``): pass those two to get srlearn's limits.
+
+    ``advice`` / ``advice_weight``: knowledge-based RFGB (Odom et al. 2015; BoostSRL
+    ``-adviceFile`` / ``-adviceWt``), the advice file read and the weight checked
+    (in [0, 1]) by ``fit``."""
     def __new__(
         cls,
         target: Optional[str] = None,
@@ -108,6 +124,8 @@ class BoostedRDN(_Boosted):
         min_leaf_examples: Optional[int] = None,
         use_setparam: bool = True,
         random_state: int = 1,
+        advice: Optional[_Path] = None,
+        advice_weight: float = 0.5,
     ) -> "BoostedRDN": ...
     @staticmethod
     def from_json(path: _Path) -> "BoostedRDN":
@@ -136,6 +154,8 @@ class SoftBoostedRDN(_Boosted):
         min_leaf_examples: Optional[int] = None,
         use_setparam: bool = True,
         random_state: int = 1,
+        advice: Optional[_Path] = None,
+        advice_weight: float = 0.5,
     ) -> "SoftBoostedRDN": ...
     @staticmethod
     def from_json(path: _Path) -> "SoftBoostedRDN": ...
