@@ -96,7 +96,7 @@ impl Factor {
     }
 
     /// Row-major strides of the scope (last variable stride 1).
-    fn strides(cards: &[usize]) -> Vec<usize> {
+    pub(crate) fn strides(cards: &[usize]) -> Vec<usize> {
         let mut s = vec![1; cards.len()];
         for k in (0..cards.len().saturating_sub(1)).rev() {
             s[k] = s[k + 1] * cards[k + 1];

@@ -38,6 +38,7 @@
 //! # Ok::<(), srl_bayes::BayesError>(())
 //! ```
 
+pub mod compile;
 pub mod data;
 pub mod error;
 pub mod factor;

@@ -217,6 +217,23 @@ pub trait AgreementModel: Sync {
         self.subset_stats(subset, &mut buf);
         info_gain_of(&buf)
     }
+    /// `f` of each subset's statistics (as [`AgreementModel::subset_stats`] writes them, in
+    /// some order of the instantiations; `f` may reorder the buffer), for each of `subsets`,
+    /// in order. Default: one [`AgreementModel::subset_stats`] per subset, in parallel; a
+    /// model may share work between subsets ([`JointAgreement`] walks the subset lattice).
+    fn map_subsets(
+        &self,
+        subsets: &[u64],
+        f: &(dyn Fn(&mut Vec<YStat>) -> f64 + Sync),
+    ) -> Vec<f64> {
+        subsets
+            .par_iter()
+            .map_init(Vec::new, |buf, &m| {
+                self.subset_stats(m, buf);
+                f(buf)
+            })
+            .collect()
+    }
 }
 
 /// `Σ_y max(P⁺, M − P⁺)` (unnormalised).
@@ -282,6 +299,11 @@ pub fn sweep(stats: &mut [YStat]) -> (f64, f64) {
 }
 
 fn info_gain_of(stats: &[YStat]) -> f64 {
+    info_gain_by(stats, |s| (s.pos_class, s.neg_class))
+}
+
+/// `I(D; Y)` from the weights `(Pr(y, d), Pr(y, ¬d))` of each instantiation `y`.
+fn info_gain_by<T>(stats: &[T], w: impl Fn(&T) -> (f64, f64)) -> f64 {
     let h = |a: f64, b: f64| {
         let m = a + b;
         if m <= 0.0 {
@@ -297,16 +319,20 @@ fn info_gain_of(stats: &[YStat]) -> f64 {
     };
     let (mut wd, mut wn) = (0.0, 0.0);
     for s in stats {
-        wd += s.pos_class;
-        wn += s.neg_class;
+        let (a, b) = w(s);
+        wd += a;
+        wn += b;
     }
-    let w = wd + wn;
-    if w <= 0.0 {
+    let total = wd + wn;
+    if total <= 0.0 {
         return 0.0;
     }
     let cond: f64 = stats
         .iter()
-        .map(|s| (s.pos_class + s.neg_class) / w * h(s.pos_class, s.neg_class))
+        .map(|s| {
+            let (a, b) = w(s);
+            (a + b) / total * h(a, b)
+        })
         .sum();
     h(wd, wn) - cond
 }
@@ -326,8 +352,12 @@ fn info_gain_of(stats: &[YStat]) -> f64 {
 #[derive(Debug)]
 pub struct JointAgreement {
     cards: Vec<usize>,
-    /// one [`YStat`] per full instantiation `x` (mixed radix, last feature fastest)
-    base: Vec<YStat>,
+    /// `(Pr(x, d), Pr(x, ¬d))` per full instantiation `x` (mixed radix over `order`, last
+    /// fastest), shared by the models of every threshold; `Pr(x)·α(x)` is derived on reading
+    base: std::sync::Arc<Vec<[f64; 2]>>,
+    /// the radix order of `base`: feature indices, slowest first (the compilation's
+    /// branch order)
+    order: Vec<usize>,
     total: f64,
     threshold: f64,
     cache: std::sync::Mutex<Cache>,
@@ -344,7 +374,8 @@ impl Clone for JointAgreement {
     fn clone(&self) -> Self {
         Self {
             cards: self.cards.clone(),
-            base: self.base.clone(),
+            base: std::sync::Arc::clone(&self.base),
+            order: self.order.clone(),
             total: self.total,
             threshold: self.threshold,
             cache: std::sync::Mutex::default(),
@@ -356,15 +387,22 @@ impl JointAgreement {
     /// Tables smaller than this are recomputed rather than cached.
     pub const CACHE_MIN: usize = 512;
 
-    /// Builds the table `Pr(X, D)` by [`VariableElimination`].
+    /// Builds the table `Pr(X, D)` by [`crate::compile::compile`]: the non-feature
+    /// variables eliminated in the best greedy order (its peak checked before any table is
+    /// built), then the feature instantiations enumerated with the features last.
+    ///
+    /// # Arguments
+    /// - `ve`: its `max_entries` bounds the largest elimination table;
+    /// - `max_instantiations`: the most feature instantiations (entries of the table).
     ///
     /// # Errors
     /// As [`ThresholdClassifier::validate`]; [`BayesError::TooLarge`] if the features have
-    /// more than `max_instantiations` joint states or an intermediate factor is too big.
+    /// more than `max_instantiations` joint states or the elimination's peak table exceeds
+    /// `ve.max_entries` (both known before work starts: [`crate::compile::plan`]).
     ///
     /// # Complexity
-    /// One VE run plus O(Π|X_i|) memory (three `f64` per instantiation); each subset
-    /// evaluation is linear in the size of the smallest cached superset table.
+    /// The elimination's peak plus O(Π|X_i|) memory (three `f64` per instantiation); each
+    /// subset evaluation is linear in the size of the smallest cached superset table.
     pub fn new(
         net: &BayesianNetwork,
         clf: &ThresholdClassifier,
@@ -374,45 +412,12 @@ impl JointAgreement {
         clf.validate(net)?;
         let cards: Vec<usize> = clf.features.iter().map(|&f| net.cardinality(f)).collect();
         crate::factor::checked_size(&cards, max_instantiations)?;
-        let mut scope = clf.features.clone();
-        scope.push(clf.class);
-        let f = ve.joint(net, &scope, &[])?;
-        let k = net.cardinality(clf.class);
-        let base: Vec<YStat> = f
-            .values()
-            .chunks(k)
-            .map(|row| {
-                let wd = row[clf.positive_state];
-                let wn = row.iter().sum::<f64>() - wd;
-                YStat {
-                    pos_class: wd,
-                    neg_class: wn,
-                    agree_pos: if decide(wd, wn, clf.threshold) {
-                        wd + wn
-                    } else {
-                        0.0
-                    },
-                }
-            })
-            .collect();
-        let total = f.total();
-        if !total.is_finite()
-            || base
-                .iter()
-                .any(|s| !(s.pos_class.is_finite() && s.neg_class.is_finite()))
-        {
-            return Err(BayesError::network(format!(
-                "the joint weight of the features and the class is {total}, not a finite \
-                 number (CPT entries too large: rows should sum to 1)"
-            )));
-        }
-        if total <= 0.0 {
-            return Err(BayesError::ZeroProbabilityEvidence);
-        }
+        let c = crate::compile::compile(net, clf, ve.max_entries)?;
         Ok(Self {
             cards,
-            base,
-            total,
+            base: std::sync::Arc::new(c.weights),
+            order: c.order,
+            total: c.total,
             threshold: clf.threshold,
             cache: std::sync::Mutex::default(),
         })
@@ -427,21 +432,10 @@ impl JointAgreement {
         if !(0.0..=1.0).contains(&threshold) {
             return Err(BayesError::query("threshold outside [0, 1]"));
         }
-        let base = self
-            .base
-            .iter()
-            .map(|s| YStat {
-                agree_pos: if decide(s.pos_class, s.neg_class, threshold) {
-                    s.pos_class + s.neg_class
-                } else {
-                    0.0
-                },
-                ..*s
-            })
-            .collect();
         Ok(Self {
             cards: self.cards.clone(),
-            base,
+            base: std::sync::Arc::clone(&self.base),
+            order: self.order.clone(),
             total: self.total,
             threshold,
             cache: std::sync::Mutex::default(),
@@ -455,12 +449,21 @@ impl JointAgreement {
     /// If `x` is out of range.
     #[must_use]
     pub fn original_decision(&self, x: usize) -> bool {
-        self.base[x].agree_pos > 0.0
-            || decide(
-                self.base[x].pos_class,
-                self.base[x].neg_class,
-                self.threshold,
-            )
+        // digits of x in feature order, re-read in the table's radix order
+        let n = self.cards.len();
+        let mut digits = vec![0usize; n];
+        let mut r = x;
+        for i in (0..n).rev() {
+            digits[i] = r % self.cards[i];
+            r /= self.cards[i];
+        }
+        assert!(r == 0, "instantiation index out of range");
+        let idx = self
+            .order
+            .iter()
+            .fold(0usize, |acc, &i| acc * self.cards[i] + digits[i]);
+        let [wd, wn] = self.base[idx];
+        decide(wd, wn, self.threshold)
     }
 
     /// Number of cached marginal tables and their total entries (for tests and benches).
@@ -473,25 +476,34 @@ impl JointAgreement {
         (c.entries.len(), c.size)
     }
 
-    /// Marginalises `src` (a table over the features of `src_mask`, ascending, last
-    /// fastest) onto `dst_mask ⊆ src_mask`.
-    fn marginalise(&self, src_mask: u64, src: &[YStat], dst_mask: u64, out: &mut Vec<YStat>) {
-        let feats: Vec<usize> = (0..self.cards.len())
-            .filter(|&i| src_mask >> i & 1 == 1)
-            .collect();
+    /// Marginalises `src` (a table over the features `src_feats`, in that radix order, last
+    /// fastest) onto `dst_mask` (a subset of them; the result in ascending feature order).
+    fn marginalise<T>(
+        &self,
+        src_feats: &[usize],
+        src: &[T],
+        stat: impl Fn(&T) -> YStat,
+        dst_mask: u64,
+        out: &mut Vec<YStat>,
+    ) {
+        let feats = src_feats;
         let m = feats.len();
-        let mut stride = vec![0usize; m];
+        // destination strides: ascending features, last fastest
+        let mut dst_stride = vec![0usize; self.cards.len()];
         let mut size = 1usize;
-        for k in (0..m).rev() {
-            if dst_mask >> feats[k] & 1 == 1 {
-                stride[k] = size;
-                size *= self.cards[feats[k]];
+        for i in (0..self.cards.len()).rev() {
+            if dst_mask >> i & 1 == 1 && feats.contains(&i) {
+                dst_stride[i] = size;
+                size *= self.cards[i];
             }
         }
+        let stride: Vec<usize> = feats.iter().map(|&f| dst_stride[f]).collect();
         out.clear();
         out.resize(size, YStat::default());
-        if size == src.len() {
-            out.copy_from_slice(src);
+        if size == src.len() && feats.windows(2).all(|w| w[0] < w[1]) {
+            for (o, x) in out.iter_mut().zip(src) {
+                *o = stat(x);
+            }
             return;
         }
         let cards: Vec<usize> = feats.iter().map(|&f| self.cards[f]).collect();
@@ -507,6 +519,7 @@ impl JointAgreement {
         for chunk in src.chunks(block) {
             let s = &mut out[y];
             for x in chunk {
+                let x = stat(x);
                 s.pos_class += x.pos_class;
                 s.neg_class += x.neg_class;
                 s.agree_pos += x.agree_pos;
@@ -524,7 +537,106 @@ impl JointAgreement {
     }
 }
 
+/// The set bits of `mask` in ascending order.
+fn ascending(mask: u64) -> Vec<usize> {
+    (0..64).filter(|&i| mask >> i & 1 == 1).collect()
+}
+
+impl JointAgreement {
+    /// The subset lattice below `mask` (statistics over `feats`, radix order, last
+    /// fastest): `f` of every wanted subset's statistics. Children drop a feature at a
+    /// position `≥ from`, so each subset has one path from the root, and the features before
+    /// `from` stay; a child whose staying features are not themselves wanted is not visited
+    /// (with a downward-closed family, as feasible subsets are, nothing below it is wanted).
+    fn lattice(
+        &self,
+        mask: u64,
+        feats: &[usize],
+        table: &[YStat],
+        from: usize,
+        wanted: &std::collections::HashSet<u64>,
+        f: &(dyn Fn(&mut Vec<YStat>) -> f64 + Sync),
+    ) -> Vec<(u64, f64)> {
+        let mut out = Vec::new();
+        if wanted.contains(&mask) {
+            let mut buf = table.to_vec();
+            out.push((mask, f(&mut buf)));
+        }
+        let children = |p: usize| {
+            let staying = feats[..p].iter().fold(0u64, |m, &g| m | 1u64 << g);
+            if !wanted.contains(&staying) {
+                return Vec::new();
+            }
+            let c = self.cards[feats[p]];
+            let inner: usize = feats[p + 1..].iter().map(|&g| self.cards[g]).product();
+            let mut child = vec![YStat::default(); table.len() / c];
+            for (o, block) in table.chunks(c * inner).enumerate() {
+                let dst = &mut child[o * inner..(o + 1) * inner];
+                for run in block.chunks(inner) {
+                    for (d, x) in dst.iter_mut().zip(run) {
+                        d.pos_class += x.pos_class;
+                        d.neg_class += x.neg_class;
+                        d.agree_pos += x.agree_pos;
+                    }
+                }
+            }
+            let mut rest = feats.to_vec();
+            rest.remove(p);
+            self.lattice(mask & !(1u64 << feats[p]), &rest, &child, p, wanted, f)
+        };
+        // the large top of the lattice in parallel, the rest sequentially
+        if table.len() >= 1 << 16 {
+            let parts: Vec<Vec<(u64, f64)>> =
+                (from..feats.len()).into_par_iter().map(children).collect();
+            out.extend(parts.into_iter().flatten());
+        } else {
+            for p in from..feats.len() {
+                out.extend(children(p));
+            }
+        }
+        out
+    }
+
+    /// The base table's statistics at this model's threshold.
+    fn base_stats(&self) -> Vec<YStat> {
+        let t = self.threshold;
+        self.base
+            .par_iter()
+            .map(|&[wd, wn]| YStat {
+                pos_class: wd,
+                neg_class: wn,
+                agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+            })
+            .collect()
+    }
+}
+
 impl AgreementModel for JointAgreement {
+    fn map_subsets(
+        &self,
+        subsets: &[u64],
+        f: &(dyn Fn(&mut Vec<YStat>) -> f64 + Sync),
+    ) -> Vec<f64> {
+        let n = self.cards.len();
+        let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let wanted: std::collections::HashSet<u64> = subsets.iter().map(|&m| m & full).collect();
+        let root = self.base_stats();
+        let found: std::collections::HashMap<u64, f64> = self
+            .lattice(full, &self.order, &root, 0, &wanted, f)
+            .into_iter()
+            .collect();
+        drop(root);
+        subsets
+            .par_iter()
+            .map_init(Vec::new, |buf, &m| match found.get(&(m & full)) {
+                Some(&v) => v,
+                None => {
+                    self.subset_stats(m, buf);
+                    f(buf)
+                }
+            })
+            .collect()
+    }
     fn n_features(&self) -> usize {
         self.cards.len()
     }
@@ -560,8 +672,18 @@ impl AgreementModel for JointAgreement {
             })
         };
         match &src {
-            Some((mask, table)) => self.marginalise(*mask, table, subset, out),
-            None => self.marginalise(full, &self.base, subset, out),
+            Some((mask, table)) => {
+                self.marginalise(&ascending(*mask), table, |s| *s, subset, out);
+            }
+            None => {
+                let t = self.threshold;
+                let stat = |&[wd, wn]: &[f64; 2]| YStat {
+                    pos_class: wd,
+                    neg_class: wn,
+                    agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+                };
+                self.marginalise(&self.order, &self.base, stat, subset, out);
+            }
         }
         if out.len() >= Self::CACHE_MIN && src.as_ref().is_none_or(|s| s.0 != subset) {
             let mut c = self
@@ -1380,17 +1502,15 @@ pub fn feasible_subsets(costs: &[f64], budget: f64) -> Result<Vec<u64>, BayesErr
         .collect())
 }
 
-fn best_of<F: Fn(u64) -> f64 + Sync>(subsets: &[u64], f: F) -> (u64, f64) {
-    subsets.par_iter().map(|&m| (m, f(m))).reduce(
-        || (0, f64::NEG_INFINITY),
-        |a, b| {
-            if b.1 > a.1 || (b.1 == a.1 && b.0 < a.0) {
-                b
-            } else {
-                a
-            }
-        },
-    )
+/// The subset with the largest value (ties to the smaller mask).
+fn best_of(subsets: &[u64], values: &[f64]) -> (u64, f64) {
+    let mut best = (0u64, f64::NEG_INFINITY);
+    for (&m, &v) in subsets.iter().zip(values) {
+        if v > best.1 || (v == best.1 && m < best.0) {
+            best = (m, v);
+        }
+    }
+    best
 }
 
 /// Exhaustive trimming: `MAA` of every feasible subset (parallel with rayon); the oracle
@@ -1405,7 +1525,9 @@ pub fn exhaustive_maa<M: AgreementModel + ?Sized>(
 ) -> Result<Trimming, BayesError> {
     check_costs(model.n_features(), costs, budget)?;
     let subsets = feasible_subsets(costs, budget)?;
-    let (m, _) = best_of(&subsets, |m| model.maa(m).value);
+    let total = model.total_weight();
+    let values = model.map_subsets(&subsets, &|b| sweep(b).0 / total);
+    let (m, _) = best_of(&subsets, &values);
     let a = model.maa(m);
     Ok(Trimming {
         subset: mask_to_vec(m),
@@ -1431,7 +1553,9 @@ pub fn fs_sdd<M: AgreementModel + ?Sized>(
     check_costs(model.n_features(), costs, budget)?;
     let subsets = feasible_subsets(costs, budget)?;
     let t = model.threshold();
-    let (m, v) = best_of(&subsets, |m| model.eca(m, t));
+    let total = model.total_weight();
+    let values = model.map_subsets(&subsets, &|b| eca_of(b, t) / total);
+    let (m, v) = best_of(&subsets, &values);
     Ok(Trimming {
         subset: mask_to_vec(m),
         threshold: t,
@@ -1455,7 +1579,8 @@ pub fn information_gain_selection<M: AgreementModel + ?Sized>(
 ) -> Result<Trimming, BayesError> {
     check_costs(model.n_features(), costs, budget)?;
     let subsets = feasible_subsets(costs, budget)?;
-    let (m, _) = best_of(&subsets, |m| model.information_gain(m));
+    let gains = model.map_subsets(&subsets, &|b| info_gain_of(b));
+    let (m, _) = best_of(&subsets, &gains);
     let a = model.maa(m);
     Ok(Trimming {
         subset: mask_to_vec(m),

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, anyhow, bail};
 use clap::Args;
 use serde_json::json;
+use srl_bayes::compile::default_max_table;
 use srl_bayes::trim::{
     BranchAndBound, JointAgreement, NaiveBayesAgreement, SearchLimits, SearchProgress, Trimming,
 };
@@ -55,6 +56,11 @@ pub struct TrimArgs {
     /// Stop the search after SECONDS and report the best subset found (not proven optimal).
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
+    /// The largest table (entries) compiling the network may build, and the most feature
+    /// instantiations; default: a quarter of this machine's memory at 64 bytes per entry
+    /// (`srl_bayes::compile::default_max_table`).
+    #[arg(long, value_name = "ENTRIES")]
+    pub max_table: Option<usize>,
 }
 
 /// Row-sum tolerance of BIF, NET and UAI networks.
@@ -207,6 +213,9 @@ fn problem(a: &TrimArgs, ui: Ui) -> anyhow::Result<Problem> {
     {
         bail!("--budget {b:?}: must be a finite non-negative number");
     }
+    if a.max_table == Some(0) {
+        bail!("--max-table 0: must be at least 1");
+    }
     if a.max_evaluations == Some(0) {
         bail!("--max-evaluations 0: must be at least 1");
     }
@@ -357,10 +366,31 @@ pub fn run(a: &TrimArgs, ui: Ui) -> anyhow::Result<()> {
             bb.run_limited(&m, &p.costs, p.budget, limits, &mut observer)?
         }
         None => {
-            let ve = VariableElimination::default();
-            let m = JointAgreement::new(&p.net, &p.clf, &ve, 1 << 22)
+            let max_table = a.max_table.unwrap_or_else(default_max_table);
+            // the plan (scopes only) gives the size and work before any table is built
+            let plan = srl_bayes::compile::plan(&p.net, &p.clf, max_table)
+                .map_err(|e| e.in_file(&a.network.display().to_string()))?;
+            let describe = format!(
+                "{} feature instantiations, largest table {} entries, about {:.1e} operations",
+                plan.instantiations, plan.peak_entries, plan.operations as f64
+            );
+            let need = plan.instantiations.max(plan.peak_entries);
+            if need > max_table as u128 {
+                bail!(
+                    "{}: compiling Pr(features, class) needs {describe}, above the limit of {max_table} entries \
+                     (--max-table ENTRIES raises it; fewer features shrink it)",
+                    a.network.display()
+                );
+            }
+            if plan.operations > 1_000_000_000 {
+                ui.note(&format!("compiling Pr(features, class): {describe}"));
+            }
+            let ve = VariableElimination {
+                max_entries: max_table,
+            };
+            let m = JointAgreement::new(&p.net, &p.clf, &ve, max_table)
                 .map_err(|e| e.in_file(&a.network.display().to_string()))
-                .context("tabulating Pr(features, class)")?;
+                .context("compiling Pr(features, class)")?;
             bb.run_limited(&m, &p.costs, p.budget, limits, &mut observer)?
         }
     };

@@ -1,0 +1,887 @@
+//! Compiling a network for the trimming queries: the joint weights `Pr(x, d)` and
+//! `Pr(x, ¬d)` of every instantiation `x` of the features (Choi & Van den Broeck 2018,
+//! Section 5, "compile once"; `shared/specs/trimming.md`).
+//!
+//! The computation is variable elimination (Zhang & Poole 1994; Darwiche 2009, ch. 6) in
+//! which the features are **branched on** (conditioned, one table per state: Darwiche
+//! 2009, ch. 8, recursive conditioning) instead of summed out, and the class is kept:
+//!
+//! 1. **Plan** (scopes only, before any table is built). A greedy order over the interaction
+//!    graph: sum out the cheapest remaining variable (weighted min-fill, min-fill or min-size;
+//!    Kjærulff 1990, Darwiche 2009 Section 6.6) while its table stays within a *context
+//!    limit*; otherwise branch on a feature of that variable's table (the one with fewest
+//!    states), which removes the feature from the graph without fill-in but multiplies all
+//!    later work by its number of states. Several heuristics and context limits (from "sum
+//!    everything first", the features-constrained-last order of a compiled jointree, down to
+//!    tables of 16 entries) are planned, and the plan with the fewest estimated operations
+//!    whose largest table fits the limit is kept; [`plan`] reports it (peak table,
+//!    operations), so a caller can refuse early with the estimate.
+//! 2. **Stage one**: the sums before the first branch run once, on ordinary tables.
+//! 3. **Enumeration**: the branches form a depth-first search over the feature
+//!    instantiations in the plan's branch order (its first feature slowest); at each depth
+//!    a precompiled program reduces the tables that mention the branched feature and runs
+//!    the sums scheduled there, on buffers allocated once per thread. **Determinism** is
+//!    used: a table that becomes all zero (zero CPT entries) prunes its subtree. The first
+//!    feature's states run in parallel (rayon, disjoint output blocks: the same bits for
+//!    any thread count).
+//!
+//! The output has the two weights `Pr(x, d)`, `Pr(x, ¬d)` of each feature instantiation in
+//! the plan's branch order (mixed radix, [`CompiledJoint::order`]); the trimming code
+//! ([`crate::trim::JointAgreement`]) derives every threshold's decisions from them.
+
+use rayon::prelude::*;
+
+use crate::error::BayesError;
+use crate::factor::Factor;
+use crate::network::BayesianNetwork;
+use crate::trim::ThresholdClassifier;
+
+/// A greedy elimination-order heuristic (Darwiche 2009, Section 6.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderHeuristic {
+    /// The variable whose elimination adds the least fill-in weight: the sum over the new
+    /// edges `(a, b)` of `|a| · |b|` (Kjærulff's weighted min-fill); ties by min-size.
+    WeightedMinFill,
+    /// The variable whose elimination adds the fewest new edges; ties by min-size.
+    MinFill,
+    /// The variable whose elimination creates the smallest table.
+    MinSize,
+}
+
+impl OrderHeuristic {
+    /// Every heuristic, in the preference order used on ties.
+    pub const ALL: [Self; 3] = [Self::WeightedMinFill, Self::MinFill, Self::MinSize];
+
+    /// The heuristic's name (`weighted-min-fill`, `min-fill`, `min-size`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::WeightedMinFill => "weighted-min-fill",
+            Self::MinFill => "min-fill",
+            Self::MinSize => "min-size",
+        }
+    }
+}
+
+/// One step of a plan after stage one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Branch on the feature at this position of the classifier's feature list.
+    Branch(usize),
+    /// Sum out this network variable.
+    Sum(usize),
+}
+
+/// An elimination-and-branching plan with its cost, computed on scopes only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EliminationPlan {
+    /// Stage one: variables summed out before any branch, in order (network ids).
+    pub order: Vec<usize>,
+    /// The steps after stage one (branches and the sums between them).
+    pub steps: Vec<Step>,
+    /// The heuristic that chose the sums.
+    pub heuristic: OrderHeuristic,
+    /// The context limit (entries) under which a variable was summed rather than a feature
+    /// branched; `None`: every variable summed before any branch (features last).
+    pub context_limit: Option<u128>,
+    /// The largest table the plan builds (entries; saturating).
+    pub peak_entries: u128,
+    /// Estimated operations: the sizes of all tables built, each times the number of
+    /// branches it is built in, plus the output (saturating).
+    pub operations: u128,
+    /// The number of feature instantiations `Π|X_i|` (the output's length).
+    pub instantiations: u128,
+}
+
+impl EliminationPlan {
+    /// The branch order: feature positions, slowest-varying first.
+    #[must_use]
+    pub fn branch_order(&self) -> Vec<usize> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Branch(f) => Some(*f),
+                Step::Sum(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// Bytes per table entry assumed by [`default_max_table`]: the compiled weights (16 bytes
+/// per instantiation) plus the trimming search's cache of marginal tables (at most twice
+/// the instantiations, 24 bytes each).
+pub const BYTES_PER_ENTRY: u64 = 64;
+
+/// The default table limit: a quarter of the machine's memory (`MemTotal` of
+/// `/proc/meminfo`; 8 GiB where that cannot be read) divided by [`BYTES_PER_ENTRY`],
+/// within `[2^20, 2^31]` entries (about 10^8 on a 24 GiB machine).
+#[must_use]
+pub fn default_max_table() -> usize {
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(8 << 30, |kb| kb.saturating_mul(1024));
+    let entries = mem / 4 / BYTES_PER_ENTRY;
+    usize::try_from(entries.clamp(1 << 20, 1 << 31)).unwrap_or(1 << 31)
+}
+
+/// The context limits tried by [`plan`] (`None` = sum everything first).
+const CONTEXT_LIMITS: [Option<u128>; 8] = [
+    None,
+    Some(1 << 24),
+    Some(1 << 20),
+    Some(1 << 16),
+    Some(1 << 12),
+    Some(1 << 8),
+    Some(1 << 6),
+    Some(1 << 4),
+];
+
+/// The symbolic state of a plan: the interaction graph over the variables not yet summed
+/// or branched.
+struct Graph<'a> {
+    adj: Vec<Vec<usize>>,
+    cards: &'a [usize],
+}
+
+impl Graph<'_> {
+    fn clique_size(&self, v: usize) -> u128 {
+        self.adj[v].iter().fold(self.cards[v] as u128, |s, &u| {
+            s.saturating_mul(self.cards[u] as u128)
+        })
+    }
+
+    fn fill(&self, v: usize, weighted: bool) -> u128 {
+        let nb = &self.adj[v];
+        let mut f: u128 = 0;
+        for (i, &a) in nb.iter().enumerate() {
+            for &b in &nb[i + 1..] {
+                if !self.adj[a].contains(&b) {
+                    f = f.saturating_add(if weighted {
+                        (self.cards[a] as u128).saturating_mul(self.cards[b] as u128)
+                    } else {
+                        1
+                    });
+                }
+            }
+        }
+        f
+    }
+
+    fn sum_out(&mut self, v: usize) {
+        let nb = std::mem::take(&mut self.adj[v]);
+        for &a in &nb {
+            self.adj[a].retain(|&u| u != v);
+            for &b in &nb {
+                if a != b && !self.adj[a].contains(&b) {
+                    self.adj[a].push(b);
+                }
+            }
+        }
+    }
+
+    fn branch(&mut self, f: usize) {
+        let nb = std::mem::take(&mut self.adj[f]);
+        for &a in &nb {
+            self.adj[a].retain(|&u| u != f);
+        }
+    }
+}
+
+/// One candidate plan: greedy sums under `limit`, branching otherwise.
+fn plan_with(
+    scopes: &[Vec<usize>],
+    cards: &[usize],
+    eliminate: &[usize],
+    features: &[usize],
+    class_card: usize,
+    heuristic: OrderHeuristic,
+    limit: Option<u128>,
+) -> EliminationPlan {
+    let mut g = Graph {
+        adj: vec![Vec::new(); cards.len()],
+        cards,
+    };
+    for s in scopes {
+        for &a in s {
+            for &b in s {
+                if a != b && !g.adj[a].contains(&b) {
+                    g.adj[a].push(b);
+                }
+            }
+        }
+    }
+    let mut remaining: Vec<usize> = eliminate.to_vec();
+    remaining.sort_unstable();
+    let mut unbranched: Vec<usize> = (0..features.len()).collect();
+    let mut order = Vec::new();
+    let mut steps = Vec::new();
+    let (mut peak, mut ops, mut branches) = (0u128, 0u128, 1u128);
+    loop {
+        // the cheapest variable to sum out by the heuristic, with its table size
+        let feature_in = |v: usize, g: &Graph<'_>| {
+            unbranched
+                .iter()
+                .copied()
+                .filter(|&f| g.adj[v].contains(&features[f]))
+                .min_by_key(|&f| (cards[features[f]], f))
+        };
+        // the heuristic's choice among the variables whose table fits the limit
+        let mut eligible: Option<(u128, u128, usize)> = None;
+        for (k, &v) in remaining.iter().enumerate() {
+            let size = g.clique_size(v);
+            if limit.is_some_and(|l| size > l) {
+                continue;
+            }
+            let fill = match heuristic {
+                OrderHeuristic::MinSize => 0,
+                OrderHeuristic::MinFill => g.fill(v, false),
+                OrderHeuristic::WeightedMinFill => g.fill(v, true),
+            };
+            if eligible.is_none_or(|(bf, bs, _)| (fill, size) < (bf, bs)) {
+                eligible = Some((fill, size, k));
+            }
+        }
+        // otherwise take the smallest table: branch on its feature with the fewest states
+        // if it has one, else sum its variable all the same
+        let smallest = remaining
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (g.clique_size(v), k))
+            .min();
+        let mut branch_on = None;
+        let sum = match (eligible, smallest) {
+            (Some((_, size, k)), _) => Some((size, k)),
+            (None, Some((size, k))) => match feature_in(remaining[k], &g) {
+                Some(f) => {
+                    branch_on = Some(f);
+                    None
+                }
+                None => Some((size, k)),
+            },
+            (None, None) => None,
+        };
+        if let Some((size, k)) = sum {
+            let v = remaining.remove(k);
+            peak = peak.max(size);
+            ops = ops.saturating_add(branches.saturating_mul(size));
+            g.sum_out(v);
+            if steps.is_empty() {
+                order.push(v);
+            } else {
+                steps.push(Step::Sum(v));
+            }
+            continue;
+        }
+        let branch_on = branch_on.or_else(|| unbranched.first().copied());
+        let Some(f) = branch_on else { break };
+        unbranched.retain(|&u| u != f);
+        let size = g.clique_size(features[f]);
+        branches = branches.saturating_mul(cards[features[f]] as u128);
+        ops = ops.saturating_add(branches.saturating_mul(size));
+        g.branch(features[f]);
+        steps.push(Step::Branch(f));
+    }
+    let instantiations = features
+        .iter()
+        .fold(1u128, |s, &f| s.saturating_mul(cards[f] as u128));
+    ops = ops.saturating_add(branches.saturating_mul(class_card as u128));
+    EliminationPlan {
+        order,
+        steps,
+        heuristic,
+        context_limit: limit,
+        peak_entries: peak,
+        operations: ops,
+        instantiations,
+    }
+}
+
+/// The variables taking part (the ancestral set of the features and the class) and the
+/// variables to sum out.
+fn relevant(net: &BayesianNetwork, clf: &ThresholdClassifier) -> (Vec<usize>, Vec<usize>) {
+    let mut keep_vars = clf.features.clone();
+    keep_vars.push(clf.class);
+    let keep = net.ancestral_set(&keep_vars);
+    let vars: Vec<usize> = (0..net.len()).filter(|&v| keep[v]).collect();
+    let eliminate: Vec<usize> = vars
+        .iter()
+        .copied()
+        .filter(|v| !keep_vars.contains(v))
+        .collect();
+    (vars, eliminate)
+}
+
+/// Every candidate plan for compiling `clf`'s features and class: each [`OrderHeuristic`]
+/// under each context limit (from `None`, sum everything first, down to 16 entries), in
+/// that order (limits outer).
+///
+/// # Errors
+/// As [`ThresholdClassifier::validate`].
+pub fn candidate_plans(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+) -> Result<Vec<EliminationPlan>, BayesError> {
+    clf.validate(net)?;
+    let (vars, eliminate) = relevant(net, clf);
+    let cards = net.cardinalities();
+    let scopes: Vec<Vec<usize>> = vars
+        .iter()
+        .map(|&v| {
+            let mut s = net.parents(v).to_vec();
+            s.push(v);
+            s
+        })
+        .collect();
+    let k = net.cardinality(clf.class);
+    let mut out = Vec::new();
+    for limit in CONTEXT_LIMITS {
+        for h in OrderHeuristic::ALL {
+            out.push(plan_with(
+                &scopes,
+                &cards,
+                &eliminate,
+                &clf.features,
+                k,
+                h,
+                limit,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The plan for compiling `clf`'s features and class: among [`candidate_plans`], the one
+/// with the fewest estimated operations whose largest table has at most `max_table`
+/// entries (ties: the earlier candidate); if none fits, the one with the smallest peak.
+///
+/// # Errors
+/// As [`ThresholdClassifier::validate`].
+pub fn plan(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+    max_table: usize,
+) -> Result<EliminationPlan, BayesError> {
+    let mut fitting: Option<EliminationPlan> = None;
+    let mut smallest: Option<EliminationPlan> = None;
+    for p in candidate_plans(net, clf)? {
+        if p.peak_entries <= max_table as u128
+            && fitting.as_ref().is_none_or(|b| p.operations < b.operations)
+        {
+            fitting = Some(p.clone());
+        }
+        if smallest
+            .as_ref()
+            .is_none_or(|b| p.peak_entries < b.peak_entries)
+        {
+            smallest = Some(p);
+        }
+    }
+    fitting
+        .or(smallest)
+        .ok_or_else(|| BayesError::query("no plan (internal)"))
+}
+
+/// Where a table of the enumeration lives.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    /// A stage-one table (shared, read-only).
+    Shared(usize),
+    /// A table built during the search (one buffer per thread).
+    Local(usize),
+}
+
+/// A table of the program: its slot and scope.
+#[derive(Clone, Debug)]
+struct Table {
+    slot: Slot,
+    vars: Vec<usize>,
+    cards: Vec<usize>,
+}
+
+impl Table {
+    fn strides(&self) -> Vec<usize> {
+        Factor::strides(&self.cards)
+    }
+}
+
+/// One operation of a depth's program.
+#[derive(Debug)]
+enum Op {
+    /// `dst[i] = src[map[i] + state · stride]` (fix the branched feature).
+    Reduce {
+        src: Slot,
+        dst: usize,
+        stride: usize,
+        map: Vec<usize>,
+    },
+    /// `dst[i] = big[i] · small[map[i]]` (a reduced table multiplied into a table whose
+    /// scope contains its own).
+    Absorb {
+        big: Slot,
+        small: Slot,
+        dst: usize,
+        map: Vec<usize>,
+    },
+    /// `dst[i] = Σ_t Π_k src_k[offset_k(i, t)]` over the table `(dst scope, v)`, `v` last.
+    SumProduct {
+        srcs: Vec<(Slot, Vec<usize>)>,
+        cards: Vec<usize>,
+        dst: usize,
+    },
+}
+
+/// The compiled program: stage-one tables, one op list per depth, the final tables.
+#[derive(Debug)]
+struct Program {
+    shared: Vec<Vec<f64>>,
+    local_sizes: Vec<usize>,
+    /// per depth: the branched feature's cardinality, its ops, the new local slots
+    depths: Vec<(usize, Vec<Op>, Vec<usize>)>,
+    /// the tables left at the end (scopes ⊆ {class}) with their class stride
+    finals: Vec<(Slot, usize)>,
+    /// tables over the class alone (or scalars) known before the search
+    k: usize,
+}
+
+/// The compiled joint: the weights `(Pr(x, d), Pr(x, ¬d))` of every feature instantiation
+/// `x` in [`CompiledJoint::order`] (mixed radix, first slowest), and the total weight.
+#[derive(Clone, Debug)]
+pub struct CompiledJoint {
+    /// `[Pr(x, d), Pr(x, ¬d)]` per instantiation `x` (unnormalised weights; `¬d` is every
+    /// other class state).
+    pub weights: Vec<[f64; 2]>,
+    /// The radix order of `stats`: positions in the classifier's feature list, slowest first
+    /// (a permutation of `0..n`).
+    pub order: Vec<usize>,
+    /// `Σ_x Pr(x)` (the network's total weight, 1 when every CPT row sums to 1).
+    pub total: f64,
+    /// The plan that was used.
+    pub plan: EliminationPlan,
+}
+
+/// Compiles `Pr(features, class)` as the module docs describe.
+///
+/// # Arguments
+/// - `max_table`: the largest table (entries) the plan may build and the most feature
+///   instantiations the output may have; both checked on the plan before any table is built.
+///
+/// # Errors
+/// As [`ThresholdClassifier::validate`]; [`BayesError::TooLarge`] (with the best plan's
+/// peak or the number of instantiations) above `max_table`;
+/// [`BayesError::InvalidNetwork`] if the joint weight is not finite;
+/// [`BayesError::ZeroProbabilityEvidence`] if it is zero.
+pub fn compile(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+    max_table: usize,
+) -> Result<CompiledJoint, BayesError> {
+    let plan = plan(net, clf, max_table)?;
+    let limit = max_table as u128;
+    for entries in [plan.instantiations, plan.peak_entries] {
+        if entries > limit {
+            return Err(BayesError::TooLarge { entries, limit });
+        }
+    }
+    let program = build_program(net, clf, &plan, max_table)?;
+    let order = plan.branch_order();
+    let len = plan.instantiations as usize;
+    let mut weights = vec![[0.0f64; 2]; len];
+    let run = Run {
+        p: &program,
+        positive: clf.positive_state,
+    };
+    if program.depths.is_empty() {
+        let mut bufs = run.buffers();
+        weights[0] = run.finish(&mut bufs);
+    } else {
+        let c0 = program.depths[0].0;
+        weights
+            .par_chunks_mut(len / c0)
+            .enumerate()
+            .for_each(|(s0, out)| {
+                let mut bufs = run.buffers();
+                if run.step(0, s0, &mut bufs) {
+                    run.descend(1, &mut bufs, out);
+                }
+            });
+    }
+    let mut total = 0.0;
+    let mut finite = true;
+    for &[wd, wn] in &weights {
+        finite &= wd.is_finite() && wn.is_finite();
+        total += wd + wn;
+    }
+    if !total.is_finite() || !finite {
+        return Err(BayesError::network(format!(
+            "the joint weight of the features and the class is {total}, not a finite \
+             number (CPT entries too large: rows should sum to 1)"
+        )));
+    }
+    if total <= 0.0 {
+        return Err(BayesError::ZeroProbabilityEvidence);
+    }
+    Ok(CompiledJoint {
+        weights,
+        order,
+        total,
+        plan,
+    })
+}
+
+/// Runs stage one and turns the plan's steps into per-depth programs.
+fn build_program(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+    plan: &EliminationPlan,
+    max_table: usize,
+) -> Result<Program, BayesError> {
+    let (vars, _) = relevant(net, clf);
+    let mut factors: Vec<Factor> = vars.iter().map(|&v| net.factor(v)).collect();
+    for &v in &plan.order {
+        let (with, without): (Vec<Factor>, Vec<Factor>) =
+            factors.into_iter().partition(|f| f.vars().contains(&v));
+        factors = without;
+        let mut it = with.into_iter();
+        let Some(mut prod) = it.next() else { continue };
+        for f in it {
+            prod = prod.product(&f, max_table)?;
+        }
+        factors.push(prod.sum_out(v));
+    }
+    let mut shared = Vec::new();
+    let mut live: Vec<Table> = factors
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let t = Table {
+                slot: Slot::Shared(i),
+                vars: f.vars().to_vec(),
+                cards: f.cards().to_vec(),
+            };
+            shared.push(f.values().to_vec());
+            t
+        })
+        .collect();
+    let mut local_sizes = Vec::new();
+    let new_local = |size: usize, sizes: &mut Vec<usize>| {
+        sizes.push(size);
+        sizes.len() - 1
+    };
+    let mut depths: Vec<(usize, Vec<Op>, Vec<usize>)> = Vec::new();
+    for step in &plan.steps {
+        match *step {
+            Step::Branch(fp) => {
+                let f = clf.features[fp];
+                let mut ops = Vec::new();
+                let mut fresh = Vec::new();
+                for t in &mut live {
+                    let Some(p) = t.vars.iter().position(|&u| u == f) else {
+                        continue;
+                    };
+                    let strides = t.strides();
+                    let mut vars = t.vars.clone();
+                    let mut cards = t.cards.clone();
+                    vars.remove(p);
+                    cards.remove(p);
+                    let size: usize = cards.iter().product();
+                    // src index of each dst entry with the feature's digit at 0
+                    let src_strides: Vec<usize> = (0..t.vars.len())
+                        .filter(|&j| j != p)
+                        .map(|j| strides[j])
+                        .collect();
+                    let map = odometer_offsets(&cards, &src_strides);
+                    let dst = new_local(size, &mut local_sizes);
+                    ops.push(Op::Reduce {
+                        src: t.slot,
+                        dst,
+                        stride: strides[p],
+                        map,
+                    });
+                    fresh.push(dst);
+                    *t = Table {
+                        slot: Slot::Local(dst),
+                        vars,
+                        cards,
+                    };
+                }
+                // multiply each reduced table into the smallest other table containing its
+                // scope, so the number of tables stays small
+                let mut k = 0;
+                while k < live.len() {
+                    let is_fresh = matches!(live[k].slot, Slot::Local(i) if fresh.contains(&i));
+                    let host = (0..live.len())
+                        .filter(|&u| {
+                            u != k && live[k].vars.iter().all(|v| live[u].vars.contains(v))
+                        })
+                        .min_by_key(|&u| (live[u].cards.iter().product::<usize>(), u));
+                    let (true, Some(u)) = (is_fresh, host) else {
+                        k += 1;
+                        continue;
+                    };
+                    let small = live[k].clone();
+                    let big = live[u].clone();
+                    let st = small.strides();
+                    let per_digit: Vec<usize> = big
+                        .vars
+                        .iter()
+                        .map(|v| small.vars.iter().position(|w| w == v).map_or(0, |j| st[j]))
+                        .collect();
+                    let map = odometer_offsets(&big.cards, &per_digit);
+                    let size: usize = big.cards.iter().product();
+                    let dst = new_local(size, &mut local_sizes);
+                    ops.push(Op::Absorb {
+                        big: big.slot,
+                        small: small.slot,
+                        dst,
+                        map,
+                    });
+                    fresh.push(dst);
+                    live[u] = Table {
+                        slot: Slot::Local(dst),
+                        vars: big.vars,
+                        cards: big.cards,
+                    };
+                    live.remove(k);
+                    k = 0;
+                }
+                // check for zeros only the tables this depth leaves live
+                fresh.retain(|i| {
+                    live.iter()
+                        .any(|t| matches!(t.slot, Slot::Local(j) if j == *i))
+                });
+                depths.push((net.cardinality(f), ops, fresh));
+            }
+            Step::Sum(v) => {
+                let (with, without): (Vec<Table>, Vec<Table>) =
+                    live.into_iter().partition(|t| t.vars.contains(&v));
+                live = without;
+                if with.is_empty() {
+                    continue;
+                }
+                // the product's scope: the union without v, then v last
+                let mut scope: Vec<usize> = Vec::new();
+                for t in &with {
+                    for &u in &t.vars {
+                        if u != v && !scope.contains(&u) {
+                            scope.push(u);
+                        }
+                    }
+                }
+                scope.push(v);
+                let cards: Vec<usize> = scope.iter().map(|&u| net.cardinality(u)).collect();
+                let srcs: Vec<(Slot, Vec<usize>)> = with
+                    .iter()
+                    .map(|t| {
+                        let st = t.strides();
+                        let per_digit = scope
+                            .iter()
+                            .map(|u| t.vars.iter().position(|w| w == u).map_or(0, |j| st[j]))
+                            .collect();
+                        (t.slot, per_digit)
+                    })
+                    .collect();
+                let out_cards = cards[..cards.len() - 1].to_vec();
+                let size: usize = out_cards.iter().product();
+                let dst = new_local(size, &mut local_sizes);
+                let Some(last) = depths.last_mut() else {
+                    return Err(BayesError::query("plan sums before a branch (internal)"));
+                };
+                last.1.push(Op::SumProduct { srcs, cards, dst });
+                last.2.push(dst);
+                live.push(Table {
+                    slot: Slot::Local(dst),
+                    vars: scope[..scope.len() - 1].to_vec(),
+                    cards: out_cards,
+                });
+            }
+        }
+    }
+    let mut finals = Vec::new();
+    for t in &live {
+        let mut class_stride = 0;
+        let st = t.strides();
+        for (j, &u) in t.vars.iter().enumerate() {
+            if u == clf.class {
+                class_stride = st[j];
+            } else {
+                return Err(BayesError::query(format!(
+                    "variable {u} left after the plan (internal)"
+                )));
+            }
+        }
+        finals.push((t.slot, class_stride));
+    }
+    Ok(Program {
+        shared,
+        local_sizes,
+        depths,
+        finals,
+        k: net.cardinality(clf.class),
+    })
+}
+
+/// The offsets `Σ_j digit_j · strides[j]` of every joint state of `cards` (mixed radix,
+/// last fastest).
+fn odometer_offsets(cards: &[usize], strides: &[usize]) -> Vec<usize> {
+    let size: usize = cards.iter().product();
+    let mut out = Vec::with_capacity(size);
+    let mut digits = vec![0usize; cards.len()];
+    let mut off = 0usize;
+    for _ in 0..size {
+        out.push(off);
+        for j in (0..cards.len()).rev() {
+            digits[j] += 1;
+            off += strides[j];
+            if digits[j] < cards[j] {
+                break;
+            }
+            off -= strides[j] * cards[j];
+            digits[j] = 0;
+        }
+    }
+    out
+}
+
+/// One search's read-only context.
+struct Run<'a> {
+    p: &'a Program,
+    positive: usize,
+}
+
+impl Run<'_> {
+    fn buffers(&self) -> Vec<Vec<f64>> {
+        self.p.local_sizes.iter().map(|&n| vec![0.0; n]).collect()
+    }
+
+    fn read<'b>(&'b self, slot: Slot, bufs: &'b [Vec<f64>]) -> &'b [f64] {
+        match slot {
+            Slot::Shared(i) => &self.p.shared[i],
+            Slot::Local(i) => &bufs[i],
+        }
+    }
+
+    /// Runs depth `d`'s program with its feature in `state`; false if a new table is all
+    /// zero (the subtree has zero weight).
+    fn step(&self, d: usize, state: usize, bufs: &mut [Vec<f64>]) -> bool {
+        let (_, ops, fresh) = &self.p.depths[d];
+        for op in ops {
+            match op {
+                Op::Reduce {
+                    src,
+                    dst,
+                    stride,
+                    map,
+                } => {
+                    let mut out = std::mem::take(&mut bufs[*dst]);
+                    let src = self.read(*src, bufs);
+                    let base = state * stride;
+                    for (o, &m) in out.iter_mut().zip(map) {
+                        *o = src[base + m];
+                    }
+                    bufs[*dst] = out;
+                }
+                Op::Absorb {
+                    big,
+                    small,
+                    dst,
+                    map,
+                } => {
+                    let mut out = std::mem::take(&mut bufs[*dst]);
+                    let b = self.read(*big, bufs);
+                    let t = self.read(*small, bufs);
+                    for ((o, &x), &m) in out.iter_mut().zip(b).zip(map) {
+                        *o = x * t[m];
+                    }
+                    bufs[*dst] = out;
+                }
+                Op::SumProduct { srcs, cards, dst } => {
+                    let mut out = std::mem::take(&mut bufs[*dst]);
+                    self.sum_product(srcs, cards, &mut out, bufs);
+                    bufs[*dst] = out;
+                }
+            }
+        }
+        fresh.iter().all(|&i| bufs[i].iter().any(|&x| x != 0.0))
+    }
+
+    fn sum_product(
+        &self,
+        srcs: &[(Slot, Vec<usize>)],
+        cards: &[usize],
+        out: &mut [f64],
+        bufs: &[Vec<f64>],
+    ) {
+        let m = cards.len();
+        let inner = cards[m - 1];
+        let tables: Vec<&[f64]> = srcs.iter().map(|(s, _)| self.read(*s, bufs)).collect();
+        let mut offs = vec![0usize; srcs.len()];
+        let mut digits = vec![0usize; m - 1];
+        for o in out.iter_mut() {
+            let mut acc = 0.0;
+            for t in 0..inner {
+                let mut prod = 1.0;
+                for (k, (_, st)) in srcs.iter().enumerate() {
+                    prod *= tables[k][offs[k] + t * st[m - 1]];
+                }
+                acc += prod;
+            }
+            *o = acc;
+            for j in (0..m - 1).rev() {
+                digits[j] += 1;
+                for (k, (_, st)) in srcs.iter().enumerate() {
+                    offs[k] += st[j];
+                }
+                if digits[j] < cards[j] {
+                    break;
+                }
+                for (k, (_, st)) in srcs.iter().enumerate() {
+                    offs[k] -= st[j] * cards[j];
+                }
+                digits[j] = 0;
+            }
+        }
+    }
+
+    /// `[Pr(x, d), Pr(x, ¬d)]` of one full instantiation from the final tables.
+    fn finish(&self, bufs: &mut [Vec<f64>]) -> [f64; 2] {
+        let k = self.p.k;
+        let mut row = [0.0f64; 64];
+        let mut heap;
+        let row: &mut [f64] = if k <= 64 {
+            &mut row[..k]
+        } else {
+            heap = vec![0.0; k];
+            &mut heap
+        };
+        row.fill(1.0);
+        for &(slot, cs) in &self.p.finals {
+            let t = self.read(slot, bufs);
+            for (d, r) in row.iter_mut().enumerate() {
+                *r *= t[d * cs];
+            }
+        }
+        let wd = row[self.positive];
+        let wn = row.iter().sum::<f64>() - wd;
+        [wd, wn]
+    }
+
+    /// Fills `out`: the instantiations extending the branches above depth `d`.
+    fn descend(&self, d: usize, bufs: &mut [Vec<f64>], out: &mut [[f64; 2]]) {
+        if d == self.p.depths.len() {
+            out[0] = self.finish(bufs);
+            return;
+        }
+        let c = self.p.depths[d].0;
+        let block = out.len() / c;
+        for (s, chunk) in out.chunks_mut(block).enumerate() {
+            if self.step(d, s, bufs) {
+                self.descend(d + 1, bufs, chunk);
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Issue 30: the compiled form of the trimming queries (`srl_bayes::compile`) equals the
+//! tabulated joint of plain variable elimination, entry by entry, on random networks (with
+//! zero CPT entries, multi-state classes and features) and on the bnlearn networks where
+//! both run; its plan reports the peak before work and refuses above the limit.
+
+#![allow(clippy::print_stderr)] // the note of a skipped data set
+
+use std::path::PathBuf;
+
+use rand::{Rng as _, RngExt as _, SeedableRng as _};
+use rand_chacha::ChaCha8Rng;
+use srl_bayes::compile::{OrderHeuristic, compile, plan};
+use srl_bayes::io::read_bif;
+use srl_bayes::{
+    BayesError, BayesianNetwork, Cpt, ThresholdClassifier, Variable, VariableElimination,
+};
+
+fn data(name: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("SRL_DATA_DIR")?;
+    let p = PathBuf::from(dir)
+        .join("bnlearn_bif")
+        .join(format!("{name}.bif.gz"));
+    p.exists().then_some(p)
+}
+
+/// A random DAG over `n` variables (parents among the earlier ones, at most 3), 2-3
+/// states, CPT rows with about a fifth of the entries zero.
+fn random_network(rng: &mut ChaCha8Rng, n: usize) -> BayesianNetwork {
+    let vars: Vec<Variable> = (0..n)
+        .map(|i| Variable::numbered(format!("v{i}"), 2 + (rng.next_u32() % 2) as usize))
+        .collect();
+    let mut cpts = Vec::new();
+    for i in 0..n {
+        let mut parents = Vec::new();
+        for p in 0..i {
+            if parents.len() < 3 && rng.next_u32().is_multiple_of(3) {
+                parents.push(p);
+            }
+        }
+        let rows: usize = parents.iter().map(|&p| vars[p].cardinality()).product();
+        let k = vars[i].cardinality();
+        let mut probs = Vec::new();
+        for _ in 0..rows {
+            let mut row: Vec<f64> = (0..k)
+                .map(|_| {
+                    if rng.next_u32().is_multiple_of(5) {
+                        0.0
+                    } else {
+                        f64::from(rng.next_u32() % 1000 + 1)
+                    }
+                })
+                .collect();
+            if row.iter().all(|&x| x == 0.0) {
+                row[0] = 1.0;
+            }
+            let s: f64 = row.iter().sum();
+            probs.extend(row.iter().map(|x| x / s));
+        }
+        cpts.push(Cpt { parents, probs });
+    }
+    BayesianNetwork::new(vars, cpts).expect("valid random network")
+}
+
+/// Compiled statistics against `VariableElimination::joint` over (features, class).
+fn check_against_ve(net: &BayesianNetwork, clf: &ThresholdClassifier, what: &str) {
+    let c = compile(net, clf, 1 << 26).expect("compiles");
+    let mut scope = clf.features.clone();
+    scope.push(clf.class);
+    let f = VariableElimination {
+        max_entries: 1 << 26,
+    }
+    .joint(net, &scope, &[])
+    .expect("tabulates");
+    let k = net.cardinality(clf.class);
+    assert_eq!(c.weights.len() * k, f.values().len(), "{what}");
+    let scale = f.total();
+    let cards: Vec<usize> = clf.features.iter().map(|&v| net.cardinality(v)).collect();
+    for (x, row) in f.values().chunks(k).enumerate() {
+        // x is in feature order (last fastest); the compiled table is in `c.order`
+        let mut digits = vec![0usize; cards.len()];
+        let mut r = x;
+        for i in (0..cards.len()).rev() {
+            digits[i] = r % cards[i];
+            r /= cards[i];
+        }
+        let idx = c.order.iter().fold(0, |a, &i| a * cards[i] + digits[i]);
+        let [pos, neg] = c.weights[idx];
+        let wd = row[clf.positive_state];
+        let wn = row.iter().sum::<f64>() - wd;
+        assert!(
+            (pos - wd).abs() <= 1e-12 * scale && (neg - wn).abs() <= 1e-12 * scale,
+            "{what} x = {x}: ({pos}, {neg}) vs ({wd}, {wn})"
+        );
+    }
+    assert!((c.total - scale).abs() <= 1e-12 * scale, "{what}: total");
+}
+
+#[test]
+fn compiled_joint_equals_variable_elimination_on_random_networks() {
+    let mut rng = ChaCha8Rng::seed_from_u64(30);
+    for case in 0..60 {
+        let n = 6 + case % 7;
+        let net = random_network(&mut rng, n);
+        let class = rng.random_range(0..n);
+        let features: Vec<usize> = (0..n)
+            .filter(|&v| v != class && rng.next_u32().is_multiple_of(2))
+            .collect();
+        let clf = ThresholdClassifier {
+            class,
+            positive_state: rng.random_range(0..net.cardinality(class)),
+            features,
+            threshold: 0.5,
+        };
+        check_against_ve(&net, &clf, &format!("case {case}"));
+    }
+}
+
+#[test]
+fn plan_limits_are_checked_before_work() -> Result<(), BayesError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let net = random_network(&mut rng, 12);
+    let clf = ThresholdClassifier {
+        class: 0,
+        positive_state: 0,
+        features: net.leaves().into_iter().filter(|&v| v != 0).collect(),
+        threshold: 0.5,
+    };
+    // every plan fits a generous limit; the chosen one is the cheapest that fits
+    let p = plan(&net, &clf, 1 << 26)?;
+    assert!(OrderHeuristic::ALL.contains(&p.heuristic));
+    assert_eq!(p.branch_order().len(), clf.features.len());
+    let tight = usize::try_from(p.peak_entries.max(p.instantiations)).expect("small");
+    let q = plan(&net, &clf, tight)?;
+    assert!(q.peak_entries <= tight as u128);
+    assert!(compile(&net, &clf, tight).is_ok());
+    // fewer entries than instantiations: refused with the number needed
+    let n = usize::try_from(p.instantiations).expect("small");
+    match compile(&net, &clf, n - 1) {
+        Err(BayesError::TooLarge { entries, limit }) => {
+            assert_eq!(entries, n as u128);
+            assert_eq!(limit, (n - 1) as u128);
+        }
+        other => panic!("expected TooLarge, got {:?}", other.map(|c| c.plan)),
+    }
+    Ok(())
+}
+
+/// The bnlearn networks where plain variable elimination also tabulates the joint of the
+/// leaves and a root class (the roots are the first three non-leaf roots in file order).
+#[test]
+fn compiled_joint_equals_variable_elimination_on_bnlearn_networks() {
+    for name in [
+        "asia",
+        "cancer",
+        "sachs",
+        "child",
+        "insurance",
+        "alarm",
+        "win95pts",
+    ] {
+        let Some(path) = data(name) else {
+            eprintln!("skipped {name}: SRL_DATA_DIR/bnlearn_bif/{name}.bif.gz not found");
+            continue;
+        };
+        let net = read_bif(&path).expect("network");
+        let leaves = net.leaves();
+        for class in net
+            .roots()
+            .into_iter()
+            .filter(|r| !leaves.contains(r))
+            .take(3)
+        {
+            let clf = ThresholdClassifier {
+                class,
+                positive_state: 0,
+                features: leaves.clone(),
+                threshold: 0.3,
+            };
+            check_against_ve(&net, &clf, &format!("{name}/{class}"));
+        }
+    }
+}
+
+/// The shared subset lattice of `JointAgreement::map_subsets` gives each subset's own MAA,
+/// E-SDP and information gain, so exhaustive search, FS-SDD and information-gain selection
+/// on it equal one-subset-at-a-time evaluation.
+#[test]
+fn subset_lattice_equals_per_subset_evaluation() -> Result<(), BayesError> {
+    use srl_bayes::trim::{
+        AgreementModel as _, JointAgreement, eca_of, feasible_subsets, information_gain_selection,
+        sweep,
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for case in 0..20 {
+        let net = random_network(&mut rng, 10);
+        let class = rng.random_range(0..3);
+        let features: Vec<usize> = (0..10).filter(|&v| v != class).take(7).collect();
+        let clf = ThresholdClassifier {
+            class,
+            positive_state: 0,
+            features,
+            threshold: 0.4,
+        };
+        let joint = JointAgreement::new(&net, &clf, &VariableElimination::default(), 1 << 20)?;
+        let costs = [1.0; 7];
+        let subsets = feasible_subsets(&costs, 3.0)?;
+        let total = joint.total_weight();
+        let maa = joint.map_subsets(&subsets, &|b| sweep(b).0 / total);
+        let esdp = joint.map_subsets(&subsets, &|b| eca_of(b, 0.4) / total);
+        let mut best_ig = (0u64, f64::NEG_INFINITY);
+        for (k, &m) in subsets.iter().enumerate() {
+            let own = joint.maa(m).value;
+            assert!(
+                (maa[k] - own).abs() < 1e-12,
+                "case {case} {m:#b}: MAA {} vs {own}",
+                maa[k]
+            );
+            let own = joint.eca(m, 0.4);
+            assert!(
+                (esdp[k] - own).abs() < 1e-12,
+                "case {case} {m:#b}: E-SDP {} vs {own}",
+                esdp[k]
+            );
+            let ig = joint.information_gain(m);
+            if ig > best_ig.1 + 1e-12 {
+                best_ig = (m, ig);
+            }
+        }
+        let sel = information_gain_selection(&joint, &costs, 3.0)?;
+        let chosen = srl_bayes::trim::vec_to_mask(&sel.subset);
+        assert!(
+            (joint.information_gain(chosen) - best_ig.1).abs() < 1e-12,
+            "case {case}: information gain of the selection"
+        );
+    }
+    Ok(())
+}
