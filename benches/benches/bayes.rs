@@ -184,9 +184,10 @@ fn general(c: &mut Criterion) {
     g.finish();
 }
 
-/// Figure 7's largest network: win95pts (76 variables, 16 leaves as features, budget 5),
-/// with the classes the `trimming` experiment draws; the joint compiled once by VE, then
-/// branch and bound from an empty cache at each threshold.
+/// Figure 7 on win95pts (76 variables, 16 leaves as features, budget 5), with the classes
+/// the `trimming` experiment draws: the joint compiled once (`srl_bayes::compile`), then
+/// branch and bound from an empty cache at each threshold; and compiling water (8 leaves,
+/// 27648 instantiations, a peak table of 7·10^6 entries) for one class.
 fn figure7(c: &mut Criterion) {
     let path = data_dir().join("bnlearn_bif/win95pts.bif.gz");
     let Ok(net) = srl_bayes::io::read_bif(&path) else {
@@ -216,7 +217,7 @@ fn figure7(c: &mut Criterion) {
             threshold: 0.5,
         };
         g.bench_function(
-            BenchmarkId::new("ve_joint/win95pts", format!("{class_name}/features={f}")),
+            BenchmarkId::new("compile/win95pts", format!("{class_name}/features={f}")),
             |b| {
                 b.iter(|| JointAgreement::new(black_box(&net), &clf, &ve, 1 << 24));
             },
@@ -242,6 +243,20 @@ fn figure7(c: &mut Criterion) {
                 },
             );
         }
+    }
+    let water = data_dir().join("bnlearn_bif/water.bif.gz");
+    if let Ok(net) = srl_bayes::io::read_bif(&water)
+        && let Ok(class) = net.id("CKNI_12_00")
+    {
+        let clf = ThresholdClassifier {
+            class,
+            positive_state: 0,
+            features: net.leaves(),
+            threshold: 0.5,
+        };
+        g.bench_function("compile/water/CKNI_12_00/features=8", |b| {
+            b.iter(|| srl_bayes::compile::compile(black_box(&net), &clf, 1 << 26));
+        });
     }
     g.finish();
 }
