@@ -1238,6 +1238,42 @@ impl BoostedRdn {
 // signature shows it; it is BoostSRL's default, srl-boost's constant.
 const _: () = assert!(srl_boost::BOOSTSRL_ADVICE_WEIGHT == 0.5);
 
+impl BoostConfig {
+    /// The keyword arguments shared by every estimator's constructor (`alpha`, `beta` and
+    /// the advice at their defaults).
+    #[allow(clippy::too_many_arguments)]
+    fn unweighted(
+        target: Option<String>,
+        n_estimators: usize,
+        neg_pos_ratio: Option<f64>,
+        resample_negatives: bool,
+        step: f64,
+        preset: &str,
+        max_tree_depth: Option<usize>,
+        node_size: Option<usize>,
+        max_leaves: Option<usize>,
+        min_leaf_examples: Option<usize>,
+        use_setparam: bool,
+        random_state: u64,
+    ) -> Self {
+        Self {
+            target,
+            n_estimators,
+            neg_pos_ratio,
+            resample_negatives,
+            step,
+            preset: preset.to_owned(),
+            max_tree_depth,
+            node_size,
+            max_leaves,
+            min_leaf_examples,
+            use_setparam,
+            random_state,
+            ..Self::default()
+        }
+    }
+}
+
 /// `boost_methods!` with the constructor of the estimators that have no `alpha`/`beta`:
 /// `BoostedRDN` (`advice`: with `advice` and `advice_weight`, knowledge-based RFGB) and
 /// `BoostedMLN` (`no_advice`: MLN-Boost takes no advice, as BoostSRL's `-adviceFile`
@@ -1273,21 +1309,22 @@ macro_rules! unweighted_boost_methods {
                 Self {
                     core: BoostCore {
                         cfg: BoostConfig {
-                            target,
-                            n_estimators,
-                            neg_pos_ratio,
-                            resample_negatives,
-                            step,
-                            preset: preset.to_owned(),
-                            max_tree_depth,
-                            node_size,
-                            max_leaves,
-                            min_leaf_examples,
-                            use_setparam,
-                            random_state,
                             advice,
                             advice_weight,
-                            ..BoostConfig::default()
+                            ..BoostConfig::unweighted(
+                                target,
+                                n_estimators,
+                                neg_pos_ratio,
+                                resample_negatives,
+                                step,
+                                preset,
+                                max_tree_depth,
+                                node_size,
+                                max_leaves,
+                                min_leaf_examples,
+                                use_setparam,
+                                random_state,
+                            )
                         },
                         fitted: None,
                         mln: Self::MLN,
@@ -1322,21 +1359,20 @@ macro_rules! unweighted_boost_methods {
             ) -> Self {
                 Self {
                     core: BoostCore {
-                        cfg: BoostConfig {
+                        cfg: BoostConfig::unweighted(
                             target,
                             n_estimators,
                             neg_pos_ratio,
                             resample_negatives,
                             step,
-                            preset: preset.to_owned(),
+                            preset,
                             max_tree_depth,
                             node_size,
                             max_leaves,
                             min_leaf_examples,
                             use_setparam,
                             random_state,
-                            ..BoostConfig::default()
-                        },
+                        ),
                         fitted: None,
                         mln: Self::MLN,
                     },
@@ -1412,22 +1448,24 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
         Ok(Self {
             core: BoostCore {
                 cfg: BoostConfig {
-                    target,
-                    n_estimators,
                     alpha,
                     beta,
-                    neg_pos_ratio,
-                    resample_negatives,
-                    step,
-                    preset: preset.to_owned(),
-                    max_tree_depth,
-                    node_size,
-                    max_leaves,
-                    min_leaf_examples,
-                    use_setparam,
-                    random_state,
                     advice,
                     advice_weight,
+                    ..BoostConfig::unweighted(
+                        target,
+                        n_estimators,
+                        neg_pos_ratio,
+                        resample_negatives,
+                        step,
+                        preset,
+                        max_tree_depth,
+                        node_size,
+                        max_leaves,
+                        min_leaf_examples,
+                        use_setparam,
+                        random_state,
+                    )
                 },
                 fitted: None,
                 mln: Self::MLN,

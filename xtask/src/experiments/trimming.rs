@@ -193,6 +193,12 @@ fn table6_rows(
             .paper(paper.map(|p| p.6))
             .with("note", "C(n, floor(n/3)): the paper's last column"),
     );
+    let names = |s: &[usize]| -> String {
+        s.iter()
+            .map(|&i| p.feature_names[i].as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let mut sums: std::collections::BTreeMap<(&str, &str, &str), f64> = Default::default();
     let mut beats = 0;
     for &t in &THRESHOLDS {
@@ -205,15 +211,11 @@ fn table6_rows(
             if order == FeatureOrder::default() {
                 bnb_eca = bb.eca;
             }
-            let subset: Vec<&str> = bb
-                .subset
-                .iter()
-                .map(|&i| p.feature_names[i].as_str())
-                .collect();
+            let subset = names(&bb.subset);
             let mut eca_row = row("bnb", "eca", bb.eca)
                 .with("threshold", t)
                 .with("order", label)
-                .with("subset", subset.join(","))
+                .with("subset", subset)
                 .with("new_threshold", bb.threshold);
             if (t - 0.5).abs() < 1e-12
                 && let Some((r, rs)) = &reference
@@ -240,15 +242,11 @@ fn table6_rows(
             let start = Instant::now();
             let r = include_exclude_search(&model, &costs, budget)?;
             let secs = start.elapsed().as_secs_f64();
-            let subset: Vec<&str> = r
-                .subset
-                .iter()
-                .map(|&i| p.feature_names[i].as_str())
-                .collect();
+            let subset = names(&r.subset);
             rows.push(
                 row("trimbn_dfs", "eca", r.eca)
                     .with("threshold", t)
-                    .with("subset", subset.join(","))
+                    .with("subset", subset)
                     .with("new_threshold", r.threshold),
             );
             for (metric, v) in [
@@ -277,15 +275,11 @@ fn table6_rows(
             let start = Instant::now();
             let r = f(&model, &costs, budget)?;
             let secs = start.elapsed().as_secs_f64();
-            let subset: Vec<&str> = r
-                .subset
-                .iter()
-                .map(|&i| p.feature_names[i].as_str())
-                .collect();
+            let subset = names(&r.subset);
             rows.push(
                 row(method, "eca", r.eca)
                     .with("threshold", t)
-                    .with("subset", subset.join(","))
+                    .with("subset", subset)
                     .with("new_threshold", r.threshold),
             );
             for (metric, v) in [("evaluations", r.evaluations() as f64), ("seconds", secs)] {
