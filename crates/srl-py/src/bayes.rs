@@ -9,9 +9,6 @@ use srl_bayes::{BayesianNetwork, ThresholdClassifier, VariableElimination};
 
 use crate::errors::{self, value_error};
 
-/// The largest joint state count of the features `trim` tabulates (as `srl trim`).
-const MAX_INSTANTIATIONS: usize = 1 << 22;
-
 /// The answer of `BayesianNetwork.trim`.
 ///
 /// * `subset`: the kept feature names (a subset of `features`, in their order).
@@ -201,10 +198,15 @@ impl PyBayesianNetwork {
     /// * `threshold`: in [0, 1].
     /// * `budget`: ≥ 0, on the summed `costs` (default cost 1 per feature).
     /// * `costs`: one positive cost per feature, in `features` order.
+    /// * `max_table`: the largest table (entries) compiling the network may build and the
+    ///   most feature instantiations (default: a quarter of the machine's memory at 64
+    ///   bytes per entry, `srl trim --max-table`); checked on the compilation's plan
+    ///   before any table is built.
     ///
     /// Releases the GIL. Raises ValueError for unknown names or states, a threshold
-    /// outside [0, 1], bad costs or budget, or features with more than 2^22 joint states.
-    #[pyo3(signature = (class_var, state, features, threshold, budget, costs = None))]
+    /// outside [0, 1], bad costs or budget, `max_table` 0, or a compilation that needs
+    /// more than `max_table` entries (the message gives the estimate).
+    #[pyo3(signature = (class_var, state, features, threshold, budget, costs = None, max_table = None))]
     #[allow(clippy::too_many_arguments)]
     fn trim(
         &self,
@@ -215,6 +217,7 @@ impl PyBayesianNetwork {
         threshold: f64,
         budget: f64,
         costs: Option<Vec<f64>>,
+        max_table: Option<usize>,
     ) -> PyResult<PyTrimming> {
         let class = self.var(class_var)?;
         let states = &self.net.variable(class).states;
@@ -270,11 +273,18 @@ impl PyBayesianNetwork {
             features: feats,
             threshold,
         };
+        let max_table = match max_table {
+            Some(0) => return Err(value_error("max_table: must be at least 1")),
+            Some(m) => m,
+            None => srl_bayes::compile::default_max_table(),
+        };
         let net = &self.net;
         let t = py
             .detach(|| {
-                let ve = VariableElimination::default();
-                let m = JointAgreement::new(net, &clf, &ve, MAX_INSTANTIATIONS)?;
+                let ve = VariableElimination {
+                    max_entries: max_table,
+                };
+                let m = JointAgreement::new(net, &clf, &ve, max_table)?;
                 BranchAndBound::default().run(&m, &costs, budget)
             })
             .map_err(errors::bayes)?;

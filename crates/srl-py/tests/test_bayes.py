@@ -73,3 +73,16 @@ def test_trim_matches_enumeration(data):
     cheap = net.trim("C", "yes", ["A", "B", "D"], 0.5, 2, costs=[5.0, 1.0, 1.0])
     assert "A" not in cheap.subset
     assert cheap.eca == pytest.approx(ECA_bruteforce([1, 2]), abs=1e-12)
+
+
+def test_trim_max_table_is_checked_before_work(data):
+    # issue 30: three binary features have 8 instantiations; a smaller limit is refused
+    # with the estimate, 0 is refused, and a limit that fits gives the same answer
+    net = srl.BayesianNetwork.from_bif(str(data / "tiny.bif"))
+    fits = net.trim("C", "yes", ["A", "B", "D"], threshold=0.5, budget=1, max_table=8)
+    default = net.trim("C", "yes", ["A", "B", "D"], threshold=0.5, budget=1)
+    assert fits.eca == default.eca and fits.subset == default.subset
+    with pytest.raises(ValueError, match="8 entries exceed the limit of 7"):
+        net.trim("C", "yes", ["A", "B", "D"], threshold=0.5, budget=1, max_table=7)
+    with pytest.raises(ValueError, match="max_table"):
+        net.trim("C", "yes", ["A", "B", "D"], threshold=0.5, budget=1, max_table=0)

@@ -296,9 +296,11 @@ class BayesianNetwork:
         threshold: float,
         budget: float,
         costs: Optional[Sequence[float]] = None,
+        max_table: Optional[int] = None,
     ) -> Trimming:
         """Branch-and-bound trimming (Choi & Van den Broeck 2018); ValueError for bad
-        names, threshold outside [0, 1], bad costs or budget."""
+        names, threshold outside [0, 1], bad costs or budget, max_table 0, or a
+        compilation needing more than max_table entries."""
 
 def _pairwise_mrf_from_state(state: str) -> PairwiseMRF: ...
 def _bayesian_network_from_state(state: str) -> BayesianNetwork: ...
