@@ -33,9 +33,6 @@ use crate::network::BayesianNetwork;
 use crate::trim::{BranchAndBound, FeatureOrder, JointAgreement, ThresholdClassifier, Trimming};
 use crate::ve::VariableElimination;
 
-/// Default limit on the joint states of the features (`2^22`, as `srl trim`).
-pub const DEFAULT_MAX_INSTANTIATIONS: usize = 1 << 22;
-
 /// A trimming problem stated by names; built by [`BayesianNetwork::trim`], run by
 /// [`TrimByName::run`].
 ///
@@ -45,7 +42,7 @@ pub const DEFAULT_MAX_INSTANTIATIONS: usize = 1 << 22;
 /// | [`threshold`](TrimByName::threshold) | `0.5` | `T`: predict the positive state iff `Pr(d \| x) ≥ T`, in `[0, 1]` |
 /// | [`budget`](TrimByName::budget) | required | `B ≥ 0`, the largest total cost of the kept features |
 /// | [`costs`](TrimByName::costs) | 1 per feature | cost of each feature, parallel to the features, each `> 0` |
-/// | [`max_instantiations`](TrimByName::max_instantiations) | `2^22` | limit on `Π_i \|X_i\|` |
+/// | [`max_table`](TrimByName::max_table) | [`default_max_table`](crate::compile::default_max_table) | limit on `Π_i \|X_i\|` and on the compilation's largest table (entries), as `srl trim --max-table` |
 /// | [`order`](TrimByName::order) | [`FeatureOrder::DecreasingInformation`] | branching order |
 #[derive(Clone, Debug)]
 #[must_use = "a trimming problem does nothing until `.run()`"]
@@ -57,7 +54,7 @@ pub struct TrimByName<'a> {
     threshold: f64,
     budget: Option<f64>,
     costs: Option<Vec<f64>>,
-    max_instantiations: usize,
+    max_table: usize,
     order: FeatureOrder,
 }
 
@@ -88,7 +85,7 @@ impl BayesianNetwork {
             threshold: 0.5,
             budget: None,
             costs: None,
-            max_instantiations: DEFAULT_MAX_INSTANTIATIONS,
+            max_table: crate::compile::default_max_table(),
             order: FeatureOrder::default(),
         }
     }
@@ -142,9 +139,11 @@ impl TrimByName<'_> {
         self
     }
 
-    /// The limit on the features' joint states (default [`DEFAULT_MAX_INSTANTIATIONS`]).
-    pub fn max_instantiations(mut self, limit: usize) -> Self {
-        self.max_instantiations = limit;
+    /// The limit on the features' joint states and on the compilation's largest table, in
+    /// entries (default [`crate::compile::default_max_table`]: a quarter of the machine's
+    /// memory at 64 bytes per entry); checked on the plan before any table is built.
+    pub fn max_table(mut self, limit: usize) -> Self {
+        self.max_table = limit;
         self
     }
 
@@ -190,17 +189,18 @@ impl TrimByName<'_> {
         Ok(clf)
     }
 
-    /// Tabulates `Pr(X, D)` by variable elimination ([`JointAgreement::new`]) and runs
-    /// branch and bound ([`BranchAndBound::run`]).
+    /// Compiles `Pr(X, D)` ([`JointAgreement::new`], [`crate::compile`]) and runs branch
+    /// and bound ([`BranchAndBound::run`]).
     ///
     /// # Errors
     /// As [`TrimByName::classifier`]; [`BayesError::InvalidQuery`] when no budget was set,
     /// the costs are not one positive number per feature, or the budget is negative;
-    /// [`BayesError::TooLarge`] past `max_instantiations`;
+    /// [`BayesError::TooLarge`] past `max_table` (before any table is built);
     /// [`BayesError::ZeroProbabilityEvidence`].
     ///
     /// # Complexity
-    /// One VE run, `O(Π_i |X_i|)` memory, worst case `O(2^n)` subset evaluations.
+    /// One compilation (its plan's operations), `O(Π_i |X_i|)` memory, worst case
+    /// `O(2^n)` subset evaluations.
     pub fn run(&self) -> Result<NamedTrimming, BayesError> {
         let classifier = self.classifier()?;
         let budget = self
@@ -208,8 +208,10 @@ impl TrimByName<'_> {
             .ok_or_else(|| BayesError::query("no budget: call `.budget(b)` before `.run()`"))?;
         let n = classifier.features.len();
         let costs = self.costs.clone().unwrap_or_else(|| vec![1.0; n]);
-        let ve = VariableElimination::default();
-        let model = JointAgreement::new(self.net, &classifier, &ve, self.max_instantiations)?;
+        let ve = VariableElimination {
+            max_entries: self.max_table,
+        };
+        let model = JointAgreement::new(self.net, &classifier, &ve, self.max_table)?;
         let trimming = BranchAndBound { order: self.order }.run(&model, &costs, budget)?;
         let features = trimming
             .subset
@@ -291,6 +293,43 @@ mod tests {
         assert_eq!(leaves.classifier.features, vec![1, 2, 3]);
         assert_eq!(leaves.features.len(), 3);
         assert!((leaves.trimming.eca - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn max_table_is_checked_before_work() {
+        // a, b, c binary: 8 instantiations
+        let net = net();
+        let small = net
+            .trim("d", "yes")
+            .features(["a", "b", "c"])
+            .budget(1.0)
+            .max_table(7)
+            .run()
+            .expect_err("8 instantiations > 7");
+        assert!(
+            matches!(
+                small,
+                BayesError::TooLarge {
+                    entries: 8,
+                    limit: 7
+                }
+            ),
+            "{small}"
+        );
+        let fits = net
+            .trim("d", "yes")
+            .features(["a", "b", "c"])
+            .budget(1.0)
+            .max_table(8)
+            .run()
+            .expect("fits");
+        let default = net
+            .trim("d", "yes")
+            .features(["a", "b", "c"])
+            .budget(1.0)
+            .run()
+            .expect("default limit");
+        assert_eq!(fits, default);
     }
 
     #[test]
