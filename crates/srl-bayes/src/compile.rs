@@ -747,6 +747,88 @@ fn odometer_offsets(cards: &[usize], strides: &[usize]) -> Vec<usize> {
     out
 }
 
+/// `out[i] = Σ_t Π_k tables[k][offset_k(i, t)]` over the mixed radix `cards` (the last
+/// digit `t` summed), `strides[k][j]` = table `k`'s stride of digit `j` (0 if absent);
+/// `offs` (one per table) and `digits` (one per digit) are zeroed scratch.
+fn sum_product_kernel(
+    tables: &[&[f64]],
+    strides: &[&[usize]],
+    cards: &[usize],
+    out: &mut [f64],
+    offs: &mut [usize],
+    digits: &mut [usize],
+) {
+    let m = cards.len();
+    let inner = cards[m - 1];
+    let last = |k: usize| strides[k][m - 1];
+    match tables.len() {
+        1 => {
+            let (a, sa) = (tables[0], last(0));
+            sum_product_loop(out, cards, strides, offs, digits, |o| {
+                (0..inner).map(|t| a[o[0] + t * sa]).sum()
+            });
+        }
+        2 => {
+            let (a, sa, b, sb) = (tables[0], last(0), tables[1], last(1));
+            sum_product_loop(out, cards, strides, offs, digits, |o| {
+                (0..inner)
+                    .map(|t| a[o[0] + t * sa] * b[o[1] + t * sb])
+                    .sum()
+            });
+        }
+        3 => {
+            let (a, sa, b, sb, c, sc) =
+                (tables[0], last(0), tables[1], last(1), tables[2], last(2));
+            sum_product_loop(out, cards, strides, offs, digits, |o| {
+                (0..inner)
+                    .map(|t| a[o[0] + t * sa] * b[o[1] + t * sb] * c[o[2] + t * sc])
+                    .sum()
+            });
+        }
+        _ => sum_product_loop(out, cards, strides, offs, digits, |o| {
+            (0..inner)
+                .map(|t| {
+                    tables
+                        .iter()
+                        .zip(o)
+                        .enumerate()
+                        .map(|(k, (tab, &off))| tab[off + t * last(k)])
+                        .product::<f64>()
+                })
+                .sum()
+        }),
+    }
+}
+
+/// The odometer of [`sum_product_kernel`]: `out[i] = entry(offsets of i)`, the offsets
+/// advanced by each table's digit strides (all digits but the summed last one).
+fn sum_product_loop(
+    out: &mut [f64],
+    cards: &[usize],
+    strides: &[&[usize]],
+    offs: &mut [usize],
+    digits: &mut [usize],
+    entry: impl Fn(&[usize]) -> f64,
+) {
+    let m = cards.len();
+    for o in out.iter_mut() {
+        *o = entry(offs);
+        for j in (0..m - 1).rev() {
+            digits[j] += 1;
+            for (off, st) in offs.iter_mut().zip(strides) {
+                *off += st[j];
+            }
+            if digits[j] < cards[j] {
+                break;
+            }
+            for (off, st) in offs.iter_mut().zip(strides) {
+                *off -= st[j] * cards[j];
+            }
+            digits[j] = 0;
+        }
+    }
+}
+
 /// One search's read-only context.
 struct Run<'a> {
     p: &'a Program,
@@ -816,35 +898,36 @@ impl Run<'_> {
         out: &mut [f64],
         bufs: &[Vec<f64>],
     ) {
+        /// Scratch kept on the stack (no allocation per search node) up to this many
+        /// sources and digits.
+        const SMALL: usize = 16;
         let m = cards.len();
-        let inner = cards[m - 1];
-        let tables: Vec<&[f64]> = srcs.iter().map(|(s, _)| self.read(*s, bufs)).collect();
-        let mut offs = vec![0usize; srcs.len()];
-        let mut digits = vec![0usize; m - 1];
-        for o in out.iter_mut() {
-            let mut acc = 0.0;
-            for t in 0..inner {
-                let mut prod = 1.0;
-                for (k, (_, st)) in srcs.iter().enumerate() {
-                    prod *= tables[k][offs[k] + t * st[m - 1]];
-                }
-                acc += prod;
-            }
-            *o = acc;
-            for j in (0..m - 1).rev() {
-                digits[j] += 1;
-                for (k, (_, st)) in srcs.iter().enumerate() {
-                    offs[k] += st[j];
-                }
-                if digits[j] < cards[j] {
-                    break;
-                }
-                for (k, (_, st)) in srcs.iter().enumerate() {
-                    offs[k] -= st[j] * cards[j];
-                }
-                digits[j] = 0;
-            }
+        let n = srcs.len();
+        if n > SMALL || m > SMALL {
+            let tables: Vec<&[f64]> = srcs.iter().map(|(s, _)| self.read(*s, bufs)).collect();
+            let strides: Vec<&[usize]> = srcs.iter().map(|(_, st)| st.as_slice()).collect();
+            let mut offs = vec![0usize; n];
+            let mut digits = vec![0usize; m];
+            sum_product_kernel(&tables, &strides, cards, out, &mut offs, &mut digits);
+            return;
         }
+        let empty: &[f64] = &[];
+        let mut tables = [empty; SMALL];
+        let mut strides: [&[usize]; SMALL] = [&[]; SMALL];
+        for (k, (slot, st)) in srcs.iter().enumerate() {
+            tables[k] = self.read(*slot, bufs);
+            strides[k] = st;
+        }
+        let mut offs = [0usize; SMALL];
+        let mut digits = [0usize; SMALL];
+        sum_product_kernel(
+            &tables[..n],
+            &strides[..n],
+            cards,
+            out,
+            &mut offs[..n],
+            &mut digits[..m],
+        );
     }
 
     /// `[Pr(x, d), Pr(x, ¬d)]` of one full instantiation from the final tables.
