@@ -444,7 +444,7 @@ struct Program {
     depths: Vec<(usize, Vec<Op>, Vec<usize>)>,
     /// the tables left at the end (scopes ⊆ {class}) with their class stride
     finals: Vec<(Slot, usize)>,
-    /// tables over the class alone (or scalars) known before the search
+    /// the class's number of states
     k: usize,
 }
 
@@ -481,6 +481,21 @@ pub fn compile(
     max_table: usize,
 ) -> Result<CompiledJoint, BayesError> {
     let plan = plan(net, clf, max_table)?;
+    compile_planned(net, clf, plan, max_table)
+}
+
+/// [`compile`] with a plan the caller already made by [`plan`] for the same `net` and
+/// `clf` (so a front end can report the plan before the work without planning twice).
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_planned(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+    plan: EliminationPlan,
+    max_table: usize,
+) -> Result<CompiledJoint, BayesError> {
+    clf.validate(net)?;
     let limit = max_table as u128;
     for entries in [plan.instantiations, plan.peak_entries] {
         if entries > limit {

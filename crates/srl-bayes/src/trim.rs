@@ -401,7 +401,7 @@ impl JointAgreement {
     /// `ve.max_entries` (both known before work starts: [`crate::compile::plan`]).
     ///
     /// # Complexity
-    /// The elimination's peak plus O(Π|X_i|) memory (three `f64` per instantiation); each
+    /// The elimination's peak plus O(Π|X_i|) memory (two `f64` per instantiation); each
     /// subset evaluation is linear in the size of the smallest cached superset table.
     pub fn new(
         net: &BayesianNetwork,
@@ -413,11 +413,33 @@ impl JointAgreement {
         let cards: Vec<usize> = clf.features.iter().map(|&f| net.cardinality(f)).collect();
         crate::factor::checked_size(&cards, max_instantiations)?;
         let c = crate::compile::compile(net, clf, ve.max_entries)?;
+        Self::from_compiled(net, clf, c)
+    }
+
+    /// The agreement model of a joint compiled for `clf` on `net` ([`crate::compile::compile`]
+    /// or [`crate::compile::compile_planned`]).
+    ///
+    /// # Errors
+    /// As [`ThresholdClassifier::validate`]; [`BayesError::InvalidQuery`] if `compiled` does
+    /// not have one weight pair per instantiation of `clf`'s features.
+    pub fn from_compiled(
+        net: &BayesianNetwork,
+        clf: &ThresholdClassifier,
+        compiled: crate::compile::CompiledJoint,
+    ) -> Result<Self, BayesError> {
+        clf.validate(net)?;
+        let cards: Vec<usize> = clf.features.iter().map(|&f| net.cardinality(f)).collect();
+        let len = cards.iter().try_fold(1usize, |a, &c| a.checked_mul(c));
+        if len != Some(compiled.weights.len()) || compiled.order.len() != cards.len() {
+            return Err(BayesError::query(
+                "the compiled joint does not belong to this classifier's features",
+            ));
+        }
         Ok(Self {
             cards,
-            base: std::sync::Arc::new(c.weights),
-            order: c.order,
-            total: c.total,
+            base: std::sync::Arc::new(compiled.weights),
+            order: compiled.order,
+            total: compiled.total,
             threshold: clf.threshold,
             cache: std::sync::Mutex::default(),
         })
@@ -535,11 +557,6 @@ impl JointAgreement {
             }
         }
     }
-}
-
-/// The set bits of `mask` in ascending order.
-fn ascending(mask: u64) -> Vec<usize> {
-    (0..64).filter(|&i| mask >> i & 1 == 1).collect()
 }
 
 impl JointAgreement {
@@ -673,7 +690,7 @@ impl AgreementModel for JointAgreement {
         };
         match &src {
             Some((mask, table)) => {
-                self.marginalise(&ascending(*mask), table, |s| *s, subset, out);
+                self.marginalise(&mask_to_vec(*mask), table, |s| *s, subset, out);
             }
             None => {
                 let t = self.threshold;

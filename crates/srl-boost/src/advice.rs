@@ -378,6 +378,32 @@ impl Advice {
         Ok(())
     }
 
+    /// The check a learning run makes ([`Advice::check_targets`] against the targets
+    /// learned and every other predicate of the examples, `example_preds`, as
+    /// `srl boost learn` and srl-py do), returning the labels that are not a target of
+    /// this run: their advice is not used, and the caller says so.
+    ///
+    /// # Errors
+    /// As [`Advice::check_targets`].
+    pub fn unused_labels<'a>(
+        &self,
+        targets: &[String],
+        example_preds: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<String>, BoostError> {
+        let mut known: Vec<&str> = targets.iter().map(String::as_str).collect();
+        for p in example_preds {
+            if !known.iter().any(|k| k.eq_ignore_ascii_case(p)) {
+                known.push(p);
+            }
+        }
+        self.check_targets(&known)?;
+        Ok(self
+            .labels()
+            .into_iter()
+            .filter(|l| !targets.iter().any(|t| t.eq_ignore_ascii_case(l)))
+            .collect())
+    }
+
     /// The number of pieces of advice that name `target` (preferred or avoided).
     pub fn pieces_for(&self, target: &str) -> usize {
         self.pieces.iter().filter(|p| p.sign(target) != 0).count()

@@ -374,19 +374,15 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     if let Some(adv) = &advice {
         // a label must name a predicate of the pos/neg files (else a typo); advice on a
         // predicate that is not a --target here is not used, and said so
-        let mut known: Vec<&str> = targets.iter().map(String::as_str).collect();
-        for at in atoms.pos.iter().chain(&atoms.neg) {
-            if !known.iter().any(|k| k.eq_ignore_ascii_case(&at.pred)) {
-                known.push(&at.pred);
-            }
-        }
-        adv.check_targets(&known)?;
-        for l in adv.labels() {
-            if !targets.iter().any(|t| t.eq_ignore_ascii_case(&l)) {
-                ui.note(&format!(
-                    "srl boost learn: warning: the advice on {l} is not used: {l} is not a --target of this run"
-                ));
-            }
+        let preds = atoms
+            .pos
+            .iter()
+            .chain(&atoms.neg)
+            .map(|at| at.pred.as_str());
+        for l in adv.unused_labels(&targets, preds)? {
+            ui.note(&format!(
+                "srl boost learn: warning: the advice on {l} is not used: {l} is not a --target of this run"
+            ));
         }
     }
     let pb = ui.spinner("learning trees");

@@ -22,7 +22,7 @@ use srl_bayes::compile::default_max_table;
 use srl_bayes::trim::{
     BranchAndBound, JointAgreement, NaiveBayesAgreement, SearchLimits, SearchProgress, Trimming,
 };
-use srl_bayes::{BayesianNetwork, NaiveBayes, ThresholdClassifier, VariableElimination};
+use srl_bayes::{BayesianNetwork, NaiveBayes, ThresholdClassifier};
 
 use crate::ui::Ui;
 
@@ -385,12 +385,11 @@ pub fn run(a: &TrimArgs, ui: Ui) -> anyhow::Result<()> {
             if plan.operations > 1_000_000_000 {
                 ui.note(&format!("compiling Pr(features, class): {describe}"));
             }
-            let ve = VariableElimination {
-                max_entries: max_table,
-            };
-            let m = JointAgreement::new(&p.net, &p.clf, &ve, max_table)
-                .map_err(|e| e.in_file(&a.network.display().to_string()))
+            let in_file = |e: srl_bayes::BayesError| e.in_file(&a.network.display().to_string());
+            let compiled = srl_bayes::compile::compile_planned(&p.net, &p.clf, plan, max_table)
+                .map_err(in_file)
                 .context("compiling Pr(features, class)")?;
+            let m = JointAgreement::from_compiled(&p.net, &p.clf, compiled).map_err(in_file)?;
             bb.run_limited(&m, &p.costs, p.budget, limits, &mut observer)?
         }
     };

@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
-use srl_bayes::trim::{BranchAndBound, JointAgreement};
-use srl_bayes::{BayesianNetwork, ThresholdClassifier, VariableElimination};
+use srl_bayes::BayesianNetwork;
 
 use crate::errors::{self, value_error};
 
@@ -267,37 +266,35 @@ impl PyBayesianNetwork {
             Some(c) => c,
             None => vec![1.0; feats.len()],
         };
-        let clf = ThresholdClassifier {
-            class,
-            positive_state,
-            features: feats,
-            threshold,
-        };
         let max_table = match max_table {
             Some(0) => return Err(value_error("max_table: must be at least 1")),
             Some(m) => m,
             None => srl_bayes::compile::default_max_table(),
         };
+        // the library's by-name trimming does the wiring (compile, branch and bound)
         let net = &self.net;
+        let state_name = states[positive_state].clone();
+        let names: Vec<String> = feats
+            .iter()
+            .map(|&v| net.variable(v).name.clone())
+            .collect();
         let t = py
             .detach(|| {
-                let ve = VariableElimination {
-                    max_entries: max_table,
-                };
-                let m = JointAgreement::new(net, &clf, &ve, max_table)?;
-                BranchAndBound::default().run(&m, &costs, budget)
+                net.trim(class_var, &state_name)
+                    .features(names)
+                    .threshold(threshold)
+                    .budget(budget)
+                    .costs(costs)
+                    .max_table(max_table)
+                    .run()
             })
             .map_err(errors::bayes)?;
         Ok(PyTrimming {
-            subset: t
-                .subset
-                .iter()
-                .map(|&i| net.variable(clf.features[i]).name.clone())
-                .collect(),
-            cost: t.subset.iter().map(|&i| costs[i]).sum(),
-            threshold: t.threshold,
-            eca: t.eca,
-            evaluations: t.evaluations(),
+            subset: t.features,
+            cost: t.cost,
+            threshold: t.trimming.threshold,
+            eca: t.trimming.eca,
+            evaluations: t.trimming.evaluations(),
         })
     }
 

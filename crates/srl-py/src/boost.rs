@@ -834,23 +834,18 @@ impl BoostCore {
             ));
         }
         let advice = py.detach(|| Advice::read(path)).map_err(errors::boost)?;
-        let mut known: Vec<&str> = targets.iter().map(String::as_str).collect();
-        for at in db.pos.iter().chain(&db.neg) {
-            if !known.iter().any(|k| k.eq_ignore_ascii_case(&at.pred)) {
-                known.push(&at.pred);
-            }
-        }
-        advice.check_targets(&known).map_err(errors::boost)?;
-        for l in advice.labels() {
-            if !targets.iter().any(|t| t.eq_ignore_ascii_case(&l)) {
-                let msg = format!(
-                    "the advice on {l} in {} is not used: {l} is not a target of this fit",
-                    path.display()
-                );
-                let msg = std::ffi::CString::new(msg).unwrap_or_default();
-                let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-                PyErr::warn(py, &category, &msg, 2)?;
-            }
+        let preds = db.pos.iter().chain(&db.neg).map(|at| at.pred.as_str());
+        let unused = advice
+            .unused_labels(targets, preds)
+            .map_err(errors::boost)?;
+        for l in unused {
+            let msg = format!(
+                "the advice on {l} in {} is not used: {l} is not a target of this fit",
+                path.display()
+            );
+            let msg = std::ffi::CString::new(msg).unwrap_or_default();
+            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(py, &category, &msg, 2)?;
         }
         Ok(Some(advice))
     }

@@ -1496,18 +1496,24 @@ fn run_intel(ctx: &Context) -> anyhow::Result<Report> {
     table.notes.push(claim);
     // Edge-cost sensitivity at γ = 1: the published (reconstructed) matrix is run 1 of the
     // γ runs; the variants follow the γ runs in every fold.
-    let gi1 = gammas
-        .iter()
-        .position(|&g| (g - 1.0f64).abs() < 1e-9)
-        .context("γ = 1 is one of the Intel γ values")?;
-    let variant_runs = std::iter::once(("reconstruction (published)", gi1)).chain(
-        sensitivity
-            .iter()
-            .enumerate()
-            .map(|(vi, (name, _))| (*name, gammas.len() + vi)),
-    );
     let mut sens = Vec::new();
-    for (name, idx) in variant_runs.filter(|_| !sensitivity.is_empty()) {
+    let variant_runs: Vec<(&str, usize)> = if sensitivity.is_empty() {
+        Vec::new()
+    } else {
+        let gi1 = gammas
+            .iter()
+            .position(|&g| (g - 1.0f64).abs() < 1e-9)
+            .context("γ = 1 is one of the Intel γ values")?;
+        std::iter::once(("reconstruction (published)", gi1))
+            .chain(
+                sensitivity
+                    .iter()
+                    .enumerate()
+                    .map(|(vi, (name, _))| (*name, gammas.len() + vi)),
+            )
+            .collect()
+    };
+    for (name, idx) in variant_runs {
         let runs: Vec<&IntelRun> = per_fold.iter().map(|f| &f[idx]).collect();
         let mut cells = Vec::new();
         for &i in &[LOGREG, MN, CSMN] {

@@ -19,11 +19,11 @@ use rand::RngExt as _;
 use srl_bayes::data::{CsvTable, EncodedData, EncoderParams, TableEncoder};
 use srl_bayes::io::{read_bif, read_trimbn_json};
 use srl_bayes::trim::{
-    AgreementModel, BranchAndBound, FeatureOrder, JointAgreement, NaiveBayesAgreement, Trimming,
+    AgreementModel, BranchAndBound, FeatureOrder, JointAgreement, NaiveBayesAgreement,
     exhaustive_maa, feasible_subsets, fs_sdd, include_exclude_search, information_gain_selection,
     mask_to_vec, vec_to_mask,
 };
-use srl_bayes::{NaiveBayes, NaiveBayesParams, ThresholdClassifier, VariableElimination};
+use srl_bayes::{NaiveBayes, NaiveBayesParams, ThresholdClassifier};
 use srl_eval::ResultRow;
 
 use crate::context::{Context, Report};
@@ -743,9 +743,6 @@ fn figure7_rows(
         let k = rng.random_range(0..roots.len());
         chosen.push(roots.swap_remove(k));
     }
-    let ve = VariableElimination {
-        max_entries: FIG7_MAX_TABLE,
-    };
     for class in chosen {
         let cname = net.variable(class).name.clone();
         let dataset = format!("{name}/{cname}");
@@ -779,7 +776,9 @@ fn figure7_rows(
         }
         ctx.log(&format!("figure7 {dataset}: compiling: {describe}"));
         let start = Instant::now();
-        let joint = match JointAgreement::new(&net, &clf, &ve, FIG7_MAX_TABLE) {
+        let joint = match srl_bayes::compile::compile_planned(&net, &clf, plan, FIG7_MAX_TABLE)
+            .and_then(|c| JointAgreement::from_compiled(&net, &clf, c))
+        {
             Ok(m) => m,
             Err(e) => {
                 table.skipped.push(format!(
@@ -818,15 +817,7 @@ fn figure7_rows(
                     .with("evaluations", ex.evaluations() as f64)
                     .with("bnb_difference", bb.eca - ex.eca),
             );
-            let ig_maa = model.maa(ig_subset);
-            let ig = Trimming {
-                subset: mask_to_vec(ig_subset),
-                threshold: ig_maa.threshold,
-                eca: ig_maa.value,
-                criterion_evaluations: 0,
-                bound_evaluations: 0,
-                optimal: true,
-            };
+            let ig = model.maa(ig_subset);
             let fixed_ig = model.eca(ig_subset, t);
             table.push(
                 row("bnb", "eca", bb.eca)
@@ -837,13 +828,13 @@ fn figure7_rows(
             table.push(row("bnb", "evaluations", bb.evaluations() as f64).with("threshold", t));
             table.push(row("bnb", "seconds", secs).with("threshold", t));
             table.push(
-                row("infogain", "eca", ig.eca)
+                row("infogain", "eca", ig.value)
                     .with("threshold", t)
-                    .with("subset", names(&ig.subset))
+                    .with("subset", names(&mask_to_vec(ig_subset)))
                     .with("new_threshold", ig.threshold)
                     .with("eca_at_original_threshold", fixed_ig),
             );
-            points.push((dataset.clone(), t, bb.eca, ig.eca, fixed_ig, ex.eca));
+            points.push((dataset.clone(), t, bb.eca, ig.value, fixed_ig, ex.eca));
         }
         ctx.log(&format!(
             "figure7 {dataset}: {nfeat} leaf features, budget {budget}"
