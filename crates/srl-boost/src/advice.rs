@@ -75,7 +75,7 @@ use serde::{Deserialize, Serialize};
 use crate::BoostError;
 use crate::logic::{Background, Database, Examples};
 use crate::reader::{parse_err, read_text, split_atom, unquote};
-use crate::tree::{Literal, Term, conjunction_holds};
+use crate::tree::{CompiledConjunction, Literal, Term};
 
 /// BoostSRL's default advice weight (`-adviceWt`, `CommandLineArguments.adviceWtVal`).
 pub const BOOSTSRL_ADVICE_WEIGHT: f64 = 0.5;
@@ -429,8 +429,10 @@ impl Advice {
     /// or with another arity than its facts.
     ///
     /// # Complexity
-    /// For each example and piece, at most one join per clause (the join of a node
-    /// test, [`TreeParams::fit`](crate::TreeParams::fit)).
+    /// The clauses of each piece naming the target are compiled once per call (their
+    /// head constants and body joins against `db`); then, for each example and piece,
+    /// at most one join per clause (the join of a node test,
+    /// [`TreeParams::fit`](crate::TreeParams::fit)).
     pub fn counts(
         &self,
         db: &Database,
@@ -447,9 +449,16 @@ impl Advice {
             for c in &piece.clauses {
                 check_clause(c, db, bk, examples.arity)?;
             }
+            // compiled once per call (one fit), not once per example
+            let clauses: Vec<CompiledClause> = piece
+                .clauses
+                .iter()
+                .map(|c| CompiledClause::new(c, db))
+                .collect();
+            let mut scratch = Vec::new();
             for (i, o) in out.iter_mut().enumerate() {
                 let args = examples.args(i);
-                let first = piece.clauses.iter().find(|c| clause_matches(c, db, args));
+                let first = clauses.iter().find(|c| c.matches(db, args, &mut scratch));
                 if first.is_some_and(|c| c.weight > 0.0) {
                     *o += f64::from(sign);
                 }
@@ -509,33 +518,70 @@ fn check_clause(
     Ok(())
 }
 
-/// Whether clause `c`'s head matches the example `args` and its body holds.
-fn clause_matches(c: &AdviceClause, db: &Database, args: &[u32]) -> bool {
-    let n_head = c
-        .head
-        .iter()
-        .filter_map(|t| match t {
-            Term::Var(v) => Some(*v as usize + 1),
-            Term::Const(_) => None,
-        })
-        .max()
-        .unwrap_or(0);
-    let mut bound: Vec<Option<u32>> = vec![None; n_head];
-    for (t, &a) in c.head.iter().zip(args) {
-        match t {
-            Term::Const(name) => {
-                if db.constant(name) != Some(a) {
-                    return false;
-                }
-            }
-            Term::Var(v) => match bound[*v as usize] {
-                Some(b) if b != a => return false,
-                _ => bound[*v as usize] = Some(a),
-            },
+/// A head argument of a compiled clause.
+enum HeadArg {
+    /// Variable number `.0`.
+    Var(usize),
+    /// A constant: its id in the database, `None` if the database does not know it
+    /// (the head matches no example).
+    Const(Option<u32>),
+}
+
+/// An advice clause compiled against the database of one fit: the head's constants
+/// resolved to ids, the body's join built ([`CompiledConjunction`]).
+struct CompiledClause {
+    weight: f64,
+    head: Vec<HeadArg>,
+    /// The head's variables: one more than the largest head variable number.
+    n_head: usize,
+    body: CompiledConjunction,
+}
+
+impl CompiledClause {
+    fn new(c: &AdviceClause, db: &Database) -> Self {
+        let head: Vec<HeadArg> = c
+            .head
+            .iter()
+            .map(|t| match t {
+                Term::Var(v) => HeadArg::Var(*v as usize),
+                Term::Const(name) => HeadArg::Const(db.constant(name)),
+            })
+            .collect();
+        let n_head = head
+            .iter()
+            .filter_map(|h| match h {
+                HeadArg::Var(v) => Some(v + 1),
+                HeadArg::Const(_) => None,
+            })
+            .max()
+            .unwrap_or(0);
+        Self {
+            weight: c.weight,
+            head,
+            n_head,
+            body: CompiledConjunction::new(db, &c.body, n_head, c.n_vars),
         }
     }
-    let bound: Vec<u32> = bound.into_iter().map(|b| b.unwrap_or(0)).collect();
-    conjunction_holds(db, &c.body, &bound, c.n_vars)
+
+    /// Whether the head matches the example `args` and the body holds in `db`.
+    fn matches(&self, db: &Database, args: &[u32], scratch: &mut Vec<u32>) -> bool {
+        let mut bound: Vec<Option<u32>> = vec![None; self.n_head];
+        for (h, &a) in self.head.iter().zip(args) {
+            match *h {
+                HeadArg::Const(id) => {
+                    if id != Some(a) {
+                        return false;
+                    }
+                }
+                HeadArg::Var(v) => match bound[v] {
+                    Some(b) if b != a => return false,
+                    _ => bound[v] = Some(a),
+                },
+            }
+        }
+        let bound: Vec<u32> = bound.into_iter().map(|b| b.unwrap_or(0)).collect();
+        self.body.holds(db, &bound, scratch)
+    }
 }
 
 /// Splits a clause body on top-level `,` and `^`.

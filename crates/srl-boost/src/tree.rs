@@ -848,24 +848,45 @@ fn compile_test(db: &Database, test: &[Literal], width: usize) -> Vec<CLit> {
         .collect()
 }
 
-/// Whether the conjunction `body` has a solution in `db` with the clause variables
-/// `0..bound.len()` bound to the constant ids `bound` (variables numbered from
-/// `bound.len()` are existential; `n_vars` is one more than the largest variable
-/// number). The same compiled join as a node test ([`conj_exists`]): a literal of an
-/// unknown predicate or constant, or of another arity than the facts, is false.
-///
-/// A variable must not occur twice in the literal that introduces it (the join binds
-/// each argument position independently); [`crate::advice`] refuses such clauses.
-pub(crate) fn conjunction_holds(
-    db: &Database,
-    body: &[Literal],
-    bound: &[u32],
-    n_vars: usize,
-) -> bool {
-    let lits = compile_test(db, body, bound.len());
-    let mut b = vec![0u32; n_vars.max(bound.len())];
-    b[..bound.len()].copy_from_slice(bound);
-    conj_exists(db, &lits, 0, &mut b)
+/// A conjunction compiled against one database, for [`CompiledConjunction::holds`]
+/// on many bindings (the advice clauses of a fit, [`crate::Advice::counts`]): the same
+/// compiled join as a node test ([`conj_exists`]), built once instead of per call.
+#[derive(Clone, Debug)]
+pub(crate) struct CompiledConjunction {
+    lits: Vec<CLit>,
+    /// Variables `0..width` are bound by the caller.
+    width: usize,
+    /// Binding slots: one more than the largest variable number (at least `width`).
+    slots: usize,
+}
+
+impl CompiledConjunction {
+    /// Compiles `body` against `db` with the clause variables `0..width` bound by the
+    /// caller (variables numbered from `width` are existential; `n_vars` is one more
+    /// than the largest variable number). A literal of an unknown predicate or
+    /// constant, or of another arity than the facts, is false.
+    ///
+    /// A variable must not occur twice in the literal that introduces it (the join
+    /// binds each argument position independently); [`crate::advice`] refuses such
+    /// clauses.
+    pub(crate) fn new(db: &Database, body: &[Literal], width: usize, n_vars: usize) -> Self {
+        Self {
+            lits: compile_test(db, body, width),
+            width,
+            slots: n_vars.max(width),
+        }
+    }
+
+    /// Whether the conjunction has a solution in `db` (the database it was compiled
+    /// against) with variables `0..width` bound to the constant ids `bound`
+    /// (`bound.len()` = `width`). `scratch` is reused between calls.
+    pub(crate) fn holds(&self, db: &Database, bound: &[u32], scratch: &mut Vec<u32>) -> bool {
+        debug_assert_eq!(bound.len(), self.width);
+        scratch.clear();
+        scratch.resize(self.slots, 0);
+        scratch[..bound.len()].copy_from_slice(bound);
+        conj_exists(db, &self.lits, 0, scratch)
+    }
 }
 
 /// The facts of `rel` that can match `lit` under binding `b`: the shortest posting
