@@ -22,7 +22,9 @@
 //!
 //! # Files (BoostSRL's format)
 //!
-//! The **advice file** holds pieces of advice, three non-blank lines each:
+//! The **advice file** holds pieces of advice, three lines each (blank lines and
+//! comments are skipped in both kinds of file, as in every BoostSRL file srl reads: `//`
+//! or `%` lines, `/* */` blocks, a `//` after a statement's `.`; error lines count them):
 //!
 //! ```text
 //! cancer            preferred labels, comma-separated
@@ -74,7 +76,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::BoostError;
 use crate::logic::{Background, Database, Examples};
-use crate::reader::{parse_err, read_text, split_atom, unquote};
+use crate::reader::{clean_lines, parse_err, read_text, split_atom, unquote};
 use crate::tree::{CompiledConjunction, Literal, Term};
 
 /// BoostSRL's default advice weight (`-adviceWt`, `CommandLineArguments.adviceWtVal`).
@@ -218,17 +220,6 @@ fn labels(text: &str, path: &Path, line: usize) -> Result<Vec<String>, BoostErro
     Ok(out)
 }
 
-/// The non-blank, non-comment lines of `text`: `(1-based line, trimmed text)`. A line
-/// starting with `//` or `%` is a comment; a BOM and CR line ends are tolerated.
-fn content_lines(text: &str) -> Vec<(usize, &str)> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    text.split('\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l).trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with("//") && !l.starts_with('%'))
-        .collect()
-}
-
 impl Advice {
     /// Reads an advice file and every clause file it names.
     ///
@@ -251,7 +242,7 @@ impl Advice {
     /// # Errors
     /// As [`read`](Self::read).
     pub fn parse(text: &str, path: &Path) -> Result<Advice, BoostError> {
-        let lines = content_lines(text);
+        let lines = clean_lines(text);
         if lines.is_empty() {
             return Err(parse_err(
                 path,
@@ -262,7 +253,7 @@ impl Advice {
         let folder = path.parent().unwrap_or(Path::new("."));
         let mut pieces = Vec::new();
         for chunk in lines.chunks(3) {
-            let (line, _) = chunk[0];
+            let line = chunk[0].0;
             if chunk.len() < 3 {
                 let missing = if chunk.len() == 1 {
                     "the avoided labels and the clause file"
@@ -275,8 +266,8 @@ impl Advice {
                     format!("a piece of advice is three lines; this one ends before {missing}"),
                 ));
             }
-            let preferred = labels(chunk[0].1, path, chunk[0].0)?;
-            let avoided = labels(chunk[1].1, path, chunk[1].0)?;
+            let preferred = labels(&chunk[0].1, path, chunk[0].0)?;
+            let avoided = labels(&chunk[1].1, path, chunk[1].0)?;
             if let Some(both) = preferred
                 .iter()
                 .find(|l| !l.starts_with('!') && avoided.iter().any(|a| a.eq_ignore_ascii_case(l)))
@@ -299,7 +290,7 @@ impl Advice {
                     "this piece of advice prefers and avoids only `!` labels: it counts for no target (write `t` on the preferred or the avoided line)",
                 ));
             }
-            let clause_file = folder.join(unquote(chunk[2].1));
+            let clause_file = folder.join(unquote(&chunk[2].1));
             if !clause_file.is_file() {
                 return Err(parse_err(
                     path,
@@ -616,13 +607,13 @@ fn parse_clauses(text: &str, path: &Path) -> Result<Vec<AdviceClause>, BoostErro
     let mut out: Vec<AdviceClause> = Vec::new();
     let mut stmt = String::new();
     let mut start = 0;
-    for (line, l) in content_lines(text) {
+    for (line, l) in clean_lines(text) {
         if stmt.is_empty() {
             start = line;
         } else {
             stmt.push(' ');
         }
-        stmt.push_str(l);
+        stmt.push_str(&l);
         if stmt.ends_with('.') {
             let c = parse_clause(&stmt, path, start)?;
             if let Some(first) = out.first()

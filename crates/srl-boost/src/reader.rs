@@ -75,8 +75,12 @@ pub(crate) fn split_atom(text: &str) -> Result<(&str, Vec<&str>), String> {
     Ok((name, args))
 }
 
-/// The non-comment content of each line: `(1-based line, text)`, blank lines dropped.
-fn clean_lines(text: &str) -> Vec<(usize, String)> {
+/// The non-comment content of each line of a BoostSRL file (facts, examples,
+/// background, advice and clause files): `(1-based line, trimmed text)`, blank lines
+/// dropped. Comments: a line starting with `//` or `%`, `/* ... */` blocks (over
+/// several lines too), a `//` after a statement's final `.`; a BOM and CR line ends
+/// are tolerated.
+pub(crate) fn clean_lines(text: &str) -> Vec<(usize, String)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = Vec::new();
     let mut in_block = false;

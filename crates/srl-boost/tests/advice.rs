@@ -477,3 +477,32 @@ fn clauses_are_checked_against_the_data() -> Result<(), BoostError> {
     }
     Ok(())
 }
+
+/// Advice and clause files skip comments as the other BoostSRL files do (`//`, `%`,
+/// `/* */` over lines), and error lines still count every line of the file.
+#[test]
+fn advice_files_skip_comments() {
+    let (_dir, a) = advice_in(&[
+        (
+            "advice.txt",
+            "/* smokers\n   get cancer */\ncancer\n% avoided:\n!cancer\nc.txt\n",
+        ),
+        (
+            "c.txt",
+            "// first\n4.0 cancer(A) :- smokes(A). // a note\n-4.0 cancer(A).\n",
+        ),
+    ]);
+    let a = a.expect("read");
+    assert_eq!(a.pieces.len(), 1);
+    assert_eq!(a.pieces[0].line, 3);
+    assert_eq!(a.pieces[0].preferred, ["cancer"]);
+    assert_eq!(a.pieces[0].avoided, ["!cancer"]);
+    let lines: Vec<usize> = a.pieces[0].clauses.iter().map(|c| c.line).collect();
+    assert_eq!(lines, [2, 3]);
+    let (_dir, e) = advice_in(&[
+        ("advice.txt", "/* a\n b */\n\ncancer\n!cancer\nc.txt\n"),
+        ("c.txt", "% x\n\n4.0 cancer(A) :- \\+ smokes(A).\n"),
+    ]);
+    let (file, line, _) = parse_error(e);
+    assert_eq!((file.as_str(), line), ("c.txt", 3));
+}
