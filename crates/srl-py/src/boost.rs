@@ -12,7 +12,7 @@ use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use srl_boost::{
     Advice, AdviceUse, Atom, Background, FolderAtoms, MlnBoost, MlnBoostParams, NegativeSampling,
-    OtherTargets, RelationalRegressionTree, SoftRfgb, SoftRfgbParams, Split, TreeParams,
+    RelationalRegressionTree, SoftRfgb, SoftRfgbParams, Split, TreeParams,
 };
 
 use crate::errors::{self, value_error};
@@ -25,32 +25,23 @@ pyo3::create_exception!(
     "An estimator was used before `fit` (or `from_json`). A ValueError, as scikit-learn's."
 );
 
-/// The data of an `srl.Database`.
-#[derive(Clone, Debug, Default)]
+/// The data of an `srl.Database`: the atoms of its examples and facts (srl-boost's
+/// `FolderAtoms`, as `srl boost learn` reads a folder), its background and where it came
+/// from.
+#[derive(Clone, Debug)]
 pub struct DbData {
-    pub(crate) pos: Vec<Atom>,
-    pub(crate) neg: Vec<Atom>,
-    pub(crate) facts: Vec<Atom>,
+    /// Positives, negatives, facts and the facts file (named in arity errors).
+    pub(crate) atoms: FolderAtoms,
     pub(crate) bk: Background,
     /// The folder it was read from, or `<python lists>`.
     pub(crate) source: String,
-    /// The facts file (named in arity errors).
-    pub(crate) facts_path: PathBuf,
 }
 
 impl DbData {
     /// The learning problem of `target` (positives of other predicates become facts, as
-    /// `srl boost learn` does).
+    /// `srl boost learn` does): srl-boost's `FolderAtoms::split`.
     fn split(&self, target: &str) -> Result<Split, srl_boost::BoostError> {
-        srl_boost::build_split(
-            &self.facts,
-            &self.pos,
-            &self.neg,
-            target,
-            &self.bk,
-            OtherTargets::PositivesAsFacts,
-            &self.facts_path,
-        )
+        self.atoms.split(target, &self.bk)
     }
 }
 
@@ -114,12 +105,14 @@ impl PyDatabase {
             .map_err(errors::boost)?;
         Ok(Self {
             data: DbData {
-                pos: parse_list(&pos.unwrap_or_default(), "pos")?,
-                neg: parse_list(&neg.unwrap_or_default(), "neg")?,
-                facts: parse_list(&facts.unwrap_or_default(), "facts")?,
+                atoms: FolderAtoms {
+                    pos: parse_list(&pos.unwrap_or_default(), "pos")?,
+                    neg: parse_list(&neg.unwrap_or_default(), "neg")?,
+                    facts: parse_list(&facts.unwrap_or_default(), "facts")?,
+                    facts_path: PathBuf::from("Database.facts"),
+                },
                 bk,
                 source: "<python lists>".to_owned(),
-                facts_path: PathBuf::from("Database.facts"),
             },
         })
     }
@@ -150,13 +143,17 @@ impl PyDatabase {
                 Some(p) => srl_boost::read_background(&p)?,
                 None => Background::default(),
             };
+            // pos, neg, facts: the order the files are read (the first missing one
+            // is the error)
             Ok(DbData {
-                pos: srl_boost::read_atoms(&f("pos"))?,
-                neg: srl_boost::read_atoms(&f("neg"))?,
-                facts: srl_boost::read_atoms(&f("facts"))?,
+                atoms: FolderAtoms {
+                    pos: srl_boost::read_atoms(&f("pos"))?,
+                    neg: srl_boost::read_atoms(&f("neg"))?,
+                    facts: srl_boost::read_atoms(&f("facts"))?,
+                    facts_path: f("facts"),
+                },
                 bk,
                 source: path.display().to_string(),
-                facts_path: f("facts"),
             })
         })
         .map(|data| Self { data })
@@ -173,12 +170,12 @@ impl PyDatabase {
                 .collect()
         };
         let state = serde_json::json!({
-            "pos": atoms(&self.data.pos),
-            "neg": atoms(&self.data.neg),
-            "facts": atoms(&self.data.facts),
+            "pos": atoms(&self.data.atoms.pos),
+            "neg": atoms(&self.data.atoms.neg),
+            "facts": atoms(&self.data.atoms.facts),
             "bk": self.data.bk,
             "source": self.data.source,
-            "facts_path": self.data.facts_path,
+            "facts_path": self.data.atoms.facts_path,
         });
         let f = py.import("srl._srl")?.getattr("_database_from_state")?;
         Ok((f, (state.to_string(),)))
@@ -187,19 +184,19 @@ impl PyDatabase {
     /// Positive examples, one `pred(a,b).` string each, in input order.
     #[getter]
     fn pos(&self) -> Vec<String> {
-        self.data.pos.iter().map(render).collect()
+        self.data.atoms.pos.iter().map(render).collect()
     }
 
     /// Negative examples, one `pred(a,b).` string each.
     #[getter]
     fn neg(&self) -> Vec<String> {
-        self.data.neg.iter().map(render).collect()
+        self.data.atoms.neg.iter().map(render).collect()
     }
 
     /// Facts, one `pred(a,b).` string each (background-file facts not included).
     #[getter]
     fn facts(&self) -> Vec<String> {
-        self.data.facts.iter().map(render).collect()
+        self.data.atoms.facts.iter().map(render).collect()
     }
 
     /// Mode declarations as `pred(+type,-type).` strings.
@@ -278,12 +275,14 @@ impl PyDatabase {
         };
         Ok(Self {
             data: DbData {
-                pos: pick(&self.data.pos, true),
-                neg: pick(&self.data.neg, false),
-                facts: self.data.facts.clone(),
+                atoms: FolderAtoms {
+                    pos: pick(&self.data.atoms.pos, true),
+                    neg: pick(&self.data.atoms.neg, false),
+                    facts: self.data.atoms.facts.clone(),
+                    facts_path: self.data.atoms.facts_path.clone(),
+                },
                 bk: self.data.bk.clone(),
                 source: self.data.source.clone(),
-                facts_path: self.data.facts_path.clone(),
             },
         })
     }
@@ -291,9 +290,9 @@ impl PyDatabase {
     fn __repr__(&self) -> String {
         format!(
             "srl.Database({} pos, {} neg, {} facts, {} modes; {})",
-            self.data.pos.len(),
-            self.data.neg.len(),
-            self.data.facts.len(),
+            self.data.atoms.pos.len(),
+            self.data.atoms.neg.len(),
+            self.data.atoms.facts.len(),
             self.data.bk.modes.len(),
             self.data.source
         )
@@ -796,13 +795,7 @@ impl BoostCore {
         let (seed, mln, weight) = (self.cfg.random_state, self.mln, self.cfg.advice_weight);
         let fits = py
             .detach(|| {
-                let atoms = FolderAtoms {
-                    facts: db.facts.clone(),
-                    pos: db.pos.clone(),
-                    neg: db.neg.clone(),
-                    facts_path: db.facts_path.clone(),
-                };
-                srl_boost::fit_targets(&atoms, targets, &db.bk, |split| {
+                srl_boost::fit_targets(&db.atoms, targets, &db.bk, |split| {
                     let advice = advice.as_ref().map(|a| (a, weight));
                     fit_split(&params, mln, seed, &db.bk, split, advice)
                 })
@@ -834,7 +827,12 @@ impl BoostCore {
             ));
         }
         let advice = py.detach(|| Advice::read(path)).map_err(errors::boost)?;
-        let preds = db.pos.iter().chain(&db.neg).map(|at| at.pred.as_str());
+        let preds = db
+            .atoms
+            .pos
+            .iter()
+            .chain(&db.atoms.neg)
+            .map(|at| at.pred.as_str());
         let unused = advice
             .unused_labels(targets, preds)
             .map_err(errors::boost)?;
@@ -1510,12 +1508,14 @@ pub fn _database_from_state(state: &str) -> PyResult<PyDatabase> {
     };
     Ok(PyDatabase {
         data: DbData {
-            pos: atoms("pos")?,
-            neg: atoms("neg")?,
-            facts: atoms("facts")?,
+            atoms: FolderAtoms {
+                pos: atoms("pos")?,
+                neg: atoms("neg")?,
+                facts: atoms("facts")?,
+                facts_path: serde_json::from_value(v["facts_path"].clone()).map_err(|e| bad(&e))?,
+            },
             bk: serde_json::from_value(v["bk"].clone()).map_err(|e| bad(&e))?,
             source: v["source"].as_str().unwrap_or("<pickle>").to_owned(),
-            facts_path: serde_json::from_value(v["facts_path"].clone()).map_err(|e| bad(&e))?,
         },
     })
 }

@@ -22,7 +22,7 @@ impl DbData {
         &self,
         target: &str,
     ) -> Result<RegressionSplit, srl_boost::BoostError> {
-        if let Some(a) = self.neg.first() {
+        if let Some(a) = self.atoms.neg.first() {
             return Err(srl_boost::BoostError::Parse {
                 file: a.file.to_path_buf(),
                 line: a.line,
@@ -30,11 +30,11 @@ impl DbData {
             });
         }
         srl_boost::build_regression_split(
-            &self.facts,
-            &self.pos,
+            &self.atoms.facts,
+            &self.atoms.pos,
             target,
             &self.bk,
-            &self.facts_path,
+            &self.atoms.facts_path,
         )
     }
 }
@@ -265,8 +265,9 @@ pub fn _select_regression(
             .collect();
         keep.insert(args);
     }
-    let parsed = srl_boost::regression_examples(&data.pos).map_err(errors::boost)?;
+    let parsed = srl_boost::regression_examples(&data.atoms.pos).map_err(errors::boost)?;
     let pos = data
+        .atoms
         .pos
         .iter()
         .zip(&parsed)
@@ -275,12 +276,14 @@ pub fn _select_regression(
         .collect();
     Ok(PyDatabase {
         data: DbData {
-            pos,
-            neg: Vec::new(),
-            facts: data.facts.clone(),
+            atoms: srl_boost::FolderAtoms {
+                pos,
+                neg: Vec::new(),
+                facts: data.atoms.facts.clone(),
+                facts_path: data.atoms.facts_path.clone(),
+            },
             bk: data.bk.clone(),
             source: data.source.clone(),
-            facts_path: data.facts_path.clone(),
         },
     })
 }
