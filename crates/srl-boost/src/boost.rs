@@ -290,7 +290,7 @@ impl SoftRfgbParams {
     ///
     /// # Errors
     /// As [`fit`](Self::fit); [`BoostError::InvalidParam`] (`advice_weight`) for a
-    /// weight outside [0, 1]; the errors of [`Advice::counts`].
+    /// weight outside [0, 1] ([`advice_weight`](crate::advice_weight)); the errors of [`Advice::counts`].
     ///
     /// # References
     /// Odom, Khot, Porter & Natarajan (2015), "Knowledge-based probabilistic logic
@@ -304,12 +304,7 @@ impl SoftRfgbParams {
         weight: f64,
         rng: &mut R,
     ) -> Result<SoftRfgb, BoostError> {
-        if !(0.0..=1.0).contains(&weight) {
-            return Err(BoostError::InvalidParam {
-                name: "advice_weight",
-                message: format!("{weight} is not a number in [0, 1]"),
-            });
-        }
+        let weight = crate::fit::advice_weight(Some(weight))?;
         let counts = advice.counts(db, bk, examples)?;
         let record = AdviceUse {
             file: advice.file.display().to_string(),

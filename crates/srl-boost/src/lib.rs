@@ -37,6 +37,9 @@
 //!   `-adviceFile`): [`Advice::read`] reads the advice and clause files,
 //!   [`SoftRfgbParams::fit_with_advice`] learns with the gradient
 //!   `w·(n_t − n_f) + (1 − w)·(I − p)` ([`advice_gradient`]).
+//! * One call per target for the front-ends ([`fit`]): [`fit_boosted`] learns the
+//!   [`BoostKind`] a run asks for (MLN-Boost, RFGB with advice, RFGB / Soft-RFGB) and
+//!   [`advice_weight`] checks BoostSRL's `-adviceWt` (default 0.5).
 //! * Several targets ([`joint`]): BoostSRL's `-target a,b,c`, one model per target
 //!   ([`fit_targets`] over [`FolderAtoms`]), the other targets' positives as facts.
 //!
@@ -61,6 +64,7 @@
 pub mod advice;
 pub mod boost;
 pub mod error;
+pub mod fit;
 pub mod joint;
 pub mod logic;
 pub mod mln;
@@ -80,6 +84,7 @@ pub use boost::{
     soft_gradient,
 };
 pub use error::BoostError;
+pub use fit::{BoostKind, BoostedModel, advice_weight, fit_boosted};
 pub use joint::{FolderAtoms, TargetFit, fit_targets, parse_targets, target_path};
 pub use logic::{
     ArgKind, Background, Database, DatabaseBuilder, Examples, Interner, ModeArg, ModeDecl, PredId,

@@ -478,6 +478,74 @@ fn clauses_are_checked_against_the_data() -> Result<(), BoostError> {
     Ok(())
 }
 
+/// `fit_boosted`, the front-ends' one call, learns exactly the model of the fit it
+/// chooses (same seed, same trees, same advice record), refuses advice with MLN-Boost,
+/// and `advice_weight` applies BoostSRL's default and the [0, 1] check.
+#[test]
+fn fit_boosted_is_the_chosen_fit() -> Result<(), Box<dyn std::error::Error>> {
+    use srl_boost::{BoostKind, BoostedModel, MlnBoostParams, advice_weight, fit_boosted};
+    let dir = fixture("advice");
+    let bk = read_background(&dir.join("bk.txt"))?;
+    let split = load_split(
+        &dir.join("train"),
+        "train",
+        "cancer",
+        &bk,
+        OtherTargets::PositivesAsFacts,
+    )?;
+    let (db, ex) = (&split.db, &split.examples);
+    let advice = Advice::read(&dir.join("advice.txt"))?;
+    let params = SoftRfgbParams::rfgb();
+    let rng = || ChaCha8Rng::seed_from_u64(3);
+    let w = advice_weight(None)?;
+    assert_eq!(w, srl_boost::BOOSTSRL_ADVICE_WEIGHT);
+    let with = params.fit_with_advice(db, &bk, ex, &advice, w, &mut rng())?;
+    match fit_boosted(
+        &params,
+        BoostKind::Rdn,
+        Some((&advice, w)),
+        db,
+        &bk,
+        ex,
+        &mut rng(),
+    )? {
+        BoostedModel::Rdn(m) => assert_eq!(m, with),
+        BoostedModel::Mln(_) => panic!("an RDN was asked for"),
+    }
+    let plain = params.fit(db, &bk, ex, &mut rng())?;
+    match fit_boosted(&params, BoostKind::Rdn, None, db, &bk, ex, &mut rng())? {
+        BoostedModel::Rdn(m) => assert_eq!(m, plain),
+        BoostedModel::Mln(_) => panic!("an RDN was asked for"),
+    }
+    let mln = MlnBoostParams::from_rfgb(&params).fit(db, &bk, ex, &mut rng())?;
+    match fit_boosted(&params, BoostKind::Mln, None, db, &bk, ex, &mut rng())? {
+        BoostedModel::Mln(m) => assert_eq!(m.trees(), mln.trees()),
+        BoostedModel::Rdn(_) => panic!("MLN-Boost was asked for"),
+    }
+    let e = fit_boosted(
+        &params,
+        BoostKind::Mln,
+        Some((&advice, w)),
+        db,
+        &bk,
+        ex,
+        &mut rng(),
+    )
+    .expect_err("MLN-Boost takes no advice");
+    assert!(matches!(e, BoostError::InvalidParam { name: "advice", .. }));
+    for bad in [-0.1, 1.5, f64::NAN] {
+        let e = advice_weight(Some(bad)).expect_err("bad weight");
+        assert!(matches!(
+            e,
+            BoostError::InvalidParam {
+                name: "advice_weight",
+                ..
+            }
+        ));
+    }
+    Ok(())
+}
+
 /// Advice and clause files skip comments as the other BoostSRL files do (`//`, `%`,
 /// `/* */` over lines), and error lines still count every line of the file.
 #[test]

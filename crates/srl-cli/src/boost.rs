@@ -316,10 +316,12 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     if a.advice_weight.is_some() && a.advice.is_none() {
         bail!("--advice-weight weighs the advice of --advice FILE; give the advice file too");
     }
-    let advice_weight = a.advice_weight.unwrap_or(srl_boost::BOOSTSRL_ADVICE_WEIGHT);
-    if !(0.0..=1.0).contains(&advice_weight) {
-        bail!("--advice-weight {advice_weight}: must be a number in [0, 1]");
-    }
+    let advice_weight = srl_boost::advice_weight(a.advice_weight).map_err(|_| {
+        anyhow::anyhow!(
+            "--advice-weight {}: must be a number in [0, 1]",
+            a.advice_weight.unwrap_or(srl_boost::BOOSTSRL_ADVICE_WEIGHT)
+        )
+    })?;
     if regression {
         if a.regression && !matches!(a.model_type, ModelType::Rdn | ModelType::Regression) {
             bail!("--regression learns a regression model; it does not go with --model-type mln");
@@ -388,6 +390,11 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     let pb = ui.spinner("learning trees");
     let t0 = std::time::Instant::now();
     let mlnp = MlnBoostParams::from_rfgb(&params);
+    let kind = match a.model_type {
+        ModelType::Mln => srl_boost::BoostKind::Mln,
+        // regression went to learn_regression above
+        ModelType::Rdn | ModelType::Regression => srl_boost::BoostKind::Rdn,
+    };
     let fits = srl_boost::fit_targets(&atoms, &targets, &bk, |split| {
         warn_split(ui, "srl boost learn", &split.summary);
         ui.note(&format!(
@@ -400,20 +407,17 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
         ));
         // a fresh generator per target: each model is the one `--target T` alone learns
         let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
-        Ok(match (a.model_type, &advice) {
-            (ModelType::Mln, _) => {
-                Boosted::Mln(mlnp.fit(&split.db, &bk, &split.examples, &mut rng)?)
-            }
-            (_, Some(adv)) => Boosted::Rdn(params.fit_with_advice(
-                &split.db,
-                &bk,
-                &split.examples,
-                adv,
-                advice_weight,
-                &mut rng,
-            )?),
-            (_, None) => Boosted::Rdn(params.fit(&split.db, &bk, &split.examples, &mut rng)?),
-        })
+        let advice = advice.as_ref().map(|adv| (adv, advice_weight));
+        let model = srl_boost::fit_boosted(
+            &params,
+            kind,
+            advice,
+            &split.db,
+            &bk,
+            &split.examples,
+            &mut rng,
+        )?;
+        Ok(Boosted::from(model))
     })
     .context("learning the model")?;
     pb.finish_and_clear();
@@ -570,6 +574,15 @@ pub enum Boosted {
     Mln(MlnBoost),
     /// RDN-Boost regression (`kind` `rdn-regression`).
     Reg(RegressionRfgb),
+}
+
+impl From<srl_boost::BoostedModel> for Boosted {
+    fn from(m: srl_boost::BoostedModel) -> Self {
+        match m {
+            srl_boost::BoostedModel::Rdn(m) => Self::Rdn(m),
+            srl_boost::BoostedModel::Mln(m) => Self::Mln(m),
+        }
+    }
 }
 
 impl Boosted {

@@ -11,8 +11,9 @@ use pyo3::types::PyDict;
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use srl_boost::{
-    Advice, AdviceUse, Atom, Background, FolderAtoms, MlnBoost, MlnBoostParams, NegativeSampling,
-    RelationalRegressionTree, SoftRfgb, SoftRfgbParams, Split, TreeParams,
+    Advice, AdviceUse, Atom, Background, BoostKind, BoostedModel, FolderAtoms, MlnBoost,
+    MlnBoostParams, NegativeSampling, RelationalRegressionTree, SoftRfgb, SoftRfgbParams, Split,
+    TreeParams,
 };
 
 use crate::errors::{self, value_error};
@@ -431,7 +432,7 @@ impl BoostConfig {
         if let Some(m) = self.min_leaf_examples {
             p.tree.min_leaf_examples = m;
         }
-        if !(0.0..=1.0).contains(&self.advice_weight) {
+        if srl_boost::advice_weight(Some(self.advice_weight)).is_err() {
             return Err(value_error(format!(
                 "advice_weight = {}: must be a number in [0, 1] (BoostSRL -adviceWt; 0: the data alone, 1: the advice alone)",
                 self.advice_weight
@@ -729,9 +730,9 @@ pub struct BoostCore {
     fitted: Option<Fitted>,
 }
 
-/// Learns the model of one target's `split` from a generator seeded by `seed`: MLN-Boost
-/// (`mln`), RFGB with advice (`advice`: the advice and its weight; srl-boost's
-/// `fit_with_advice`) or RFGB / Soft-RFGB.
+/// Learns the model of one target's `split` from a generator seeded by `seed`:
+/// srl-boost's `fit_boosted` (MLN-Boost when `mln`, RFGB with `advice`, the advice and
+/// its weight, or RFGB / Soft-RFGB).
 fn fit_split(
     params: &SoftRfgbParams,
     mln: bool,
@@ -741,16 +742,14 @@ fn fit_split(
     advice: Option<(&Advice, f64)>,
 ) -> Result<Model, srl_boost::BoostError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let kind = if mln { BoostKind::Mln } else { BoostKind::Rdn };
     let (db, ex) = (&split.db, &split.examples);
-    match advice {
-        _ if mln => MlnBoostParams::from_rfgb(params)
-            .fit(db, bk, ex, &mut rng)
-            .map(Model::Mln),
-        Some((a, w)) => params
-            .fit_with_advice(db, bk, ex, a, w, &mut rng)
-            .map(Model::Rdn),
-        None => params.fit(db, bk, ex, &mut rng).map(Model::Rdn),
-    }
+    Ok(
+        match srl_boost::fit_boosted(params, kind, advice, db, bk, ex, &mut rng)? {
+            BoostedModel::Rdn(m) => Model::Rdn(m),
+            BoostedModel::Mln(m) => Model::Mln(m),
+        },
+    )
 }
 
 impl BoostCore {

@@ -9,7 +9,7 @@
 //! | Python | Rust |
 //! |---|---|
 //! | `srl.Database`, `srl.BoostedRDN`, `srl.SoftBoostedRDN`, `srl.BoostedMLN` | srl-boost `SoftRfgbParams::fit`, `SoftRfgb`, `MlnBoostParams::fit`, `MlnBoost` |
-//! | `advice=` of `srl.BoostedRDN`, `srl.SoftBoostedRDN`; `srl.fit_targets` | srl-boost `Advice::read`, `SoftRfgbParams::fit_with_advice`; `parse_targets`, `fit_targets` |
+//! | `advice=` of `srl.BoostedRDN`, `srl.SoftBoostedRDN`; `srl.fit_targets` | srl-boost `Advice::read`, `fit_boosted` (`SoftRfgbParams::fit_with_advice`), `advice_weight`; `parse_targets`, `fit_targets` |
 //! | `srl.BoostedRDNRegressor` | srl-boost `RegressionRfgbParams::fit`, `RegressionRfgb` |
 //! | `srl.PairwiseMRF` (`loopy_bp`, `mean_field`, `gibbs`, `exact`) | srl-infer `PairwiseMrf`, `LoopyBp`, `MeanField`, `Gibbs`, `Exact` |
 //! | `srl.BayesianNetwork` (`from_bif`, `trim`) | srl-bayes `read_bif`, `JointAgreement`, `BranchAndBound` |
