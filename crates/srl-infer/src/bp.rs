@@ -1263,7 +1263,7 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
 /// Indexed 4-ary max-heap over queue items (for residual BP), keys stored inline so a
 /// sift step reads one cache line of children. Order: larger key first, ties by smaller
 /// item (a total order, so the top does not depend on the heap's shape: deterministic).
-struct IndexedMaxHeap {
+pub(crate) struct IndexedMaxHeap {
     heap: Vec<(f64, u32)>,
     pos: Vec<u32>,
 }
@@ -1271,7 +1271,7 @@ struct IndexedMaxHeap {
 impl IndexedMaxHeap {
     const ARITY: usize = 4;
 
-    fn new(key: Vec<f64>) -> Self {
+    pub(crate) fn new(key: Vec<f64>) -> Self {
         let n = key.len();
         let mut h = Self {
             heap: key.into_iter().zip(0..n as u32).collect(),
@@ -1283,12 +1283,12 @@ impl IndexedMaxHeap {
         h
     }
 
-    fn top(&self) -> (usize, f64) {
+    pub(crate) fn top(&self) -> (usize, f64) {
         let (k, i) = self.heap[0];
         (i as usize, k)
     }
 
-    fn update(&mut self, item: usize, k: f64) {
+    pub(crate) fn update(&mut self, item: usize, k: f64) {
         let p = self.pos[item] as usize;
         let old = self.heap[p].0;
         self.heap[p].0 = k;

@@ -70,7 +70,8 @@ struct Layout {
     evar: Vec<u32>,
     /// Offset of each edge's message in the flat arrays (`edges + 1` entries).
     moff: Vec<usize>,
-    /// Edges of each variable.
+    /// Edges of each variable, in ascending order (empty when the run does not need
+    /// them: flooding without the variable-to-factor messages).
     vedges: Vec<Vec<usize>>,
 }
 
@@ -105,28 +106,32 @@ impl FactorBp {
         Ok(())
     }
 
-    fn layout(g: &FactorGraph) -> Result<Layout, InferError> {
+    fn layout(g: &FactorGraph, with_vedges: bool) -> Result<Layout, InferError> {
         let k = g.num_states();
+        let edges: usize = g.factors().iter().map(|f| f.vars.len()).sum();
         let mut fedge = Vec::with_capacity(g.factors().len() + 1);
-        let mut evar = Vec::new();
-        let mut moff = vec![0usize];
-        let mut vedges = vec![Vec::new(); g.num_vars()];
+        let mut evar = Vec::with_capacity(edges);
+        let mut moff = Vec::with_capacity(edges + 1);
+        moff.push(0);
+        let mut vedges = vec![Vec::new(); if with_vedges { g.num_vars() } else { 0 }];
         fedge.push(0);
         let mut total = 0usize;
         for f in g.factors() {
             for &v in &f.vars {
-                vedges[v as usize].push(evar.len());
+                if with_vedges {
+                    vedges[v as usize].push(evar.len());
+                }
                 evar.push(v);
-                total = total
-                    .checked_add(k[v as usize])
-                    .filter(|&t| t <= crate::mrf::MAX_MODEL_ENTRIES)
-                    .ok_or(InferError::TooLarge {
-                        what: "message entries of factor-graph BP (limit 2^30)",
-                        count: usize::MAX,
-                    })?;
+                total += k[v as usize];
                 moff.push(total);
             }
             fedge.push(evar.len());
+        }
+        if total > crate::mrf::MAX_MODEL_ENTRIES {
+            return Err(InferError::TooLarge {
+                what: "message entries of factor-graph BP (limit 2^30)",
+                count: total,
+            });
         }
         Ok(Layout {
             fedge,
@@ -137,10 +142,11 @@ impl FactorBp {
     }
 
     /// Runs BP to convergence or the cap; returns the messages, with the
-    /// variable-to-factor messages recomputed from the final factor-to-variable ones.
-    fn run_state(&self, g: &FactorGraph, max: bool) -> Result<State, InferError> {
+    /// variable-to-factor messages recomputed from the final factor-to-variable ones
+    /// when `with_vf` (else they are stale).
+    fn run_state(&self, g: &FactorGraph, max: bool, with_vf: bool) -> Result<State, InferError> {
         self.validate()?;
-        let lay = Self::layout(g)?;
+        let lay = Self::layout(g, with_vf || self.schedule != FactorSchedule::Flooding)?;
         let total = lay.moff[lay.moff.len() - 1];
         let alloc = || -> Result<Vec<f64>, InferError> {
             let mut m = Vec::new();
@@ -153,26 +159,32 @@ impl FactorBp {
             Ok(m)
         };
         let mut fv = alloc()?;
-        let mut vf = alloc()?;
         let mut conv = Convergence::start(g.factors().is_empty());
         let mut sc = Scratch::default();
+        let lt = LinearTables::new(g);
+        // Sequential and residual: the belief sums are kept up to date as each factor's
+        // messages change (the variable-to-factor messages are the sums minus the
+        // receiver's own message, no per-edge gather over the variable's factors).
+        let mut sums = BeliefSums::new(g, &lay);
         while !conv.converged
             && conv.iterations < self.max_iters
             && self.schedule == FactorSchedule::Sequential
         {
             let mut residual = 0.0f64;
+            let mut msg = std::mem::take(&mut sc.msg);
             for f in 0..g.factors().len() {
-                for e in lay.fedge[f]..lay.fedge[f + 1] {
-                    edge_message(g, &lay, &fv, &mut vf, e);
-                }
-                factor_messages(g, f, &lay, &vf, max, &mut sc);
-                let old = &mut fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]];
-                residual = residual.max(self.damp_into(&sc.msg, old));
+                let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
+                msg.clear();
+                msg.resize(r.len(), 0.0);
+                factor_from_sums(g, f, &lay, &lt, &sums, &fv, max, &mut msg, &mut sc);
+                residual = residual.max(self.damp_fresh(&mut msg, &fv[r.clone()]));
+                sums.commit(&lay, f, &mut fv, &msg);
             }
+            sc.msg = msg;
             conv.record(residual, self.tolerance);
         }
         if self.schedule == FactorSchedule::Residual && !conv.converged {
-            self.residual_updates(g, &lay, &mut fv, &mut vf, max, &mut conv);
+            self.residual_updates(g, &lay, &lt, &mut sums, &mut fv, max, &mut conv);
         }
         // Flooding: the new factor-to-variable messages go to a second array (each
         // factor writes its own slice, in parallel, from the old messages only), then the
@@ -183,84 +195,78 @@ impl FactorBp {
             Vec::new()
         };
         let nf = g.factors().len();
-        let mut sums = BeliefSums::new(g);
+        sums.fill(&lay, &fv);
         while !conv.converged
             && conv.iterations < self.max_iters
             && self.schedule == FactorSchedule::Flooding
         {
             sums.fill(&lay, &fv);
-            let mut parts: Vec<(usize, &mut [f64])> = Vec::with_capacity(nf);
+            // blocks of consecutive factors, each with its slice of `next`: a block first
+            // gathers all its incoming messages (independent loads the processor overlaps),
+            // then computes its factors' messages from them
+            let mut parts: Vec<(usize, usize, &mut [f64])> =
+                Vec::with_capacity(nf.div_ceil(FLOOD_BLOCK));
             let mut rest: &mut [f64] = &mut next;
-            for f in 0..nf {
-                let len = lay.moff[lay.fedge[f + 1]] - lay.moff[lay.fedge[f]];
+            for f0 in (0..nf).step_by(FLOOD_BLOCK) {
+                let f1 = (f0 + FLOOD_BLOCK).min(nf);
+                let len = lay.moff[lay.fedge[f1]] - lay.moff[lay.fedge[f0]];
                 let (head, tail) = rest.split_at_mut(len);
-                parts.push((f, head));
+                parts.push((f0, f1, head));
                 rest = tail;
             }
             let residual = parts
                 .into_par_iter()
-                .map_init(Scratch::default, |sc, (f, out)| {
-                    factor_messages_from_sums(g, f, &lay, &sums, &fv, max, out, sc);
-                    let old = &fv[lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]]];
-                    self.damp_fresh(out, old)
+                .map_init(Scratch::default, |sc, (f0, f1, out)| {
+                    flood_block(g, f0..f1, &lay, &lt, &sums, &fv, max, out, sc);
+                    let r = lay.moff[lay.fedge[f0]]..lay.moff[lay.fedge[f1]];
+                    self.damp_fresh(out, &fv[r])
                 })
                 .reduce(|| 0.0f64, f64::max);
             std::mem::swap(&mut fv, &mut next);
             conv.record(residual, self.tolerance);
         }
-        variable_messages(g, &lay, &fv, &mut vf);
+        let vf = if with_vf {
+            let mut vf = alloc()?;
+            variable_messages(g, &lay, &fv, &mut vf);
+            vf
+        } else {
+            Vec::new()
+        };
         Ok(State { lay, fv, vf, conv })
     }
 
     /// Residual BP: a max-heap of the factors' pending residuals (lazily invalidated by
-    /// version numbers). Committing a factor's messages changes the variable-to-factor
-    /// messages of its variables' other factors, whose pending messages are recomputed.
+    /// version numbers). Committing a factor's messages changes its variables' belief
+    /// sums, so the pending messages of the factors sharing a variable are recomputed.
+    #[allow(clippy::too_many_arguments)]
     fn residual_updates(
         &self,
         g: &FactorGraph,
         lay: &Layout,
+        lt: &LinearTables,
+        sums: &mut BeliefSums,
         fv: &mut [f64],
-        vf: &mut [f64],
         max: bool,
         conv: &mut Convergence,
     ) {
-        use std::cmp::Ordering;
-        use std::collections::BinaryHeap;
-        #[derive(PartialEq)]
-        struct Item(f64, std::cmp::Reverse<usize>, u64);
-        impl Eq for Item {}
-        impl PartialOrd for Item {
-            fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-                Some(self.cmp(o))
-            }
-        }
-        impl Ord for Item {
-            fn cmp(&self, o: &Self) -> Ordering {
-                self.0.total_cmp(&o.0).then(self.1.cmp(&o.1))
-            }
-        }
         let nf = g.factors().len();
-        variable_messages(g, lay, fv, vf);
-        // pending[f] = the damped new messages of f and their residual
+        sums.fill(lay, fv);
         // The pending (damped) new messages of every factor in one flat array laid out
         // as `fv`, and each factor's pending residual: no allocation per update.
         let mut sc = Scratch::default();
         let mut pend = fv.to_vec();
-        let pending_of = |f: usize, fv: &[f64], vf: &[f64], pend: &mut [f64], sc: &mut Scratch| {
-            let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
-            let out = &mut pend[r.clone()];
-            factor_messages_into(g, f, lay, vf, max, out, sc);
-            self.damp_fresh(out, &fv[r])
-        };
-        let mut residuals: Vec<f64> = (0..nf)
-            .map(|f| pending_of(f, fv, vf, &mut pend, &mut sc))
+        let pending_of =
+            |f: usize, sums: &BeliefSums, fv: &[f64], pend: &mut [f64], sc: &mut Scratch| {
+                let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
+                let out = &mut pend[r.clone()];
+                factor_from_sums(g, f, lay, lt, sums, fv, max, out, sc);
+                self.damp_fresh(out, &fv[r])
+            };
+        let residuals: Vec<f64> = (0..nf)
+            .map(|f| pending_of(f, sums, fv, &mut pend, &mut sc))
             .collect();
-        let mut version = vec![0u64; nf];
-        let mut heap: BinaryHeap<Item> = residuals
-            .iter()
-            .enumerate()
-            .map(|(f, r)| Item(*r, std::cmp::Reverse(f), 0))
-            .collect();
+        // an indexed max-heap of the pending residuals (ties to the lower factor index)
+        let mut heap = crate::bp::IndexedMaxHeap::new(residuals);
         // factors sharing a variable with f (excluding f), each once
         let mut neighbours: Vec<usize> = Vec::new();
         let mut mark = vec![usize::MAX; nf];
@@ -270,36 +276,30 @@ impl FactorBp {
         }
         let budget = self.max_iters.saturating_mul(nf.max(1));
         let mut updates = 0usize;
-        while let Some(Item(r, std::cmp::Reverse(f), ver)) = heap.pop() {
-            if ver != version[f] {
-                continue;
-            }
+        while nf > 0 && updates <= budget {
+            let (f, r) = heap.top();
             if r < self.tolerance {
                 // every pending residual is below the tolerance
-                conv.iterations = updates.div_ceil(nf.max(1)).max(1);
+                conv.iterations = updates.div_ceil(nf).max(1);
                 conv.max_residual = r;
                 conv.converged = true;
                 return;
             }
             if updates >= budget {
-                heap.push(Item(r, std::cmp::Reverse(f), ver));
                 break;
             }
             updates += 1;
             let rf = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
-            fv[rf.clone()].copy_from_slice(&pend[rf]);
-            // variable-to-factor messages of f's variables to their other factors
+            sums.commit(lay, f, fv, &pend[rf]);
+            // the factors sharing a variable with f
             neighbours.clear();
             for e in lay.fedge[f]..lay.fedge[f + 1] {
                 let v = lay.evar[e] as usize;
                 for &e2 in &lay.vedges[v] {
                     let f2 = factor_of_edge[e2];
-                    if f2 != f {
-                        edge_message(g, lay, fv, vf, e2);
-                        if mark[f2] != f {
-                            mark[f2] = f;
-                            neighbours.push(f2);
-                        }
+                    if f2 != f && mark[f2] != f {
+                        mark[f2] = f;
+                        neighbours.push(f2);
                     }
                 }
             }
@@ -307,21 +307,14 @@ impl FactorBp {
                 mark[f2] = usize::MAX;
             }
             // f itself: its own incoming messages did not change; it is now up to date
-            residuals[f] = 0.0;
-            version[f] += 1;
-            heap.push(Item(0.0, std::cmp::Reverse(f), version[f]));
+            heap.update(f, 0.0);
             for &f2 in &neighbours {
-                residuals[f2] = pending_of(f2, fv, vf, &mut pend, &mut sc);
-                version[f2] += 1;
-                heap.push(Item(residuals[f2], std::cmp::Reverse(f2), version[f2]));
+                let r2 = pending_of(f2, sums, fv, &mut pend, &mut sc);
+                heap.update(f2, r2);
             }
         }
         conv.iterations = updates.div_ceil(nf.max(1));
-        conv.max_residual = heap
-            .iter()
-            .filter(|i| i.2 == version[i.1.0])
-            .map(|i| i.0)
-            .fold(0.0, f64::max);
+        conv.max_residual = if nf > 0 { heap.top().1 } else { 0.0 };
         conv.converged = conv.max_residual < self.tolerance;
     }
 
@@ -341,31 +334,13 @@ impl FactorBp {
         res
     }
 
-    /// Damps `fresh` against `old`, stores the result in `old` and returns the largest
-    /// change (`-∞` to `-∞` is none).
-    fn damp_into(&self, fresh: &[f64], old: &mut [f64]) -> f64 {
-        let mut res = 0.0f64;
-        for (&n, o) in fresh.iter().zip(old.iter_mut()) {
-            let mut n = n;
-            if self.damping > 0.0 {
-                n = (1.0 - self.damping) * n + self.damping * *o;
-            }
-            let d = if n == *o { 0.0 } else { (n - *o).abs() };
-            if d > res || d.is_nan() {
-                res = if d.is_nan() { f64::INFINITY } else { d };
-            }
-            *o = n;
-        }
-        res
-    }
-
     /// Runs BP; returns the log-beliefs of every variable (normalised) and the report.
     fn run_logs(
         &self,
         g: &FactorGraph,
         max: bool,
     ) -> Result<(Vec<Vec<f64>>, Convergence), InferError> {
-        let st = self.run_state(g, max)?;
+        let st = self.run_state(g, max, false)?;
         let beliefs = variable_beliefs(g, &st, max)?;
         Ok((beliefs, st.conv))
     }
@@ -380,7 +355,7 @@ impl FactorBp {
     /// # Errors
     /// As [`FactorBp::marginals`].
     pub fn bethe_log_partition(&self, g: &FactorGraph) -> Result<(f64, Convergence), InferError> {
-        let st = self.run_state(g, false)?;
+        let st = self.run_state(g, false, true)?;
         let beliefs = variable_beliefs(g, &st, false)?;
         let mut total = 0.0;
         for (v, b) in beliefs.iter().enumerate() {
@@ -531,15 +506,15 @@ fn edge_message(g: &FactorGraph, lay: &Layout, fv: &[f64], vf: &mut [f64], e: us
 
 /// Normalised log-beliefs of every variable (log-sum-exp 0, or maximum 0 for max-product).
 fn variable_beliefs(g: &FactorGraph, st: &State, max: bool) -> Result<Vec<Vec<f64>>, InferError> {
-    let k = g.num_states();
+    // the evidence's log-prior plus the incoming messages in edge order, as the sweeps'
+    // sums (the same additions in the same order as a per-variable loop)
+    let mut sums = BeliefSums::new(g, &st.lay);
+    sums.fill(&st.lay, &st.fv);
     let mut beliefs = Vec::with_capacity(g.num_vars());
-    for (v, edges) in st.lay.vedges.iter().enumerate() {
-        let mut b: Vec<f64> = (0..k[v]).map(|s| prior(g, v, s)).collect();
-        for &e in edges {
-            for (o, m) in b.iter_mut().zip(&st.fv[st.lay.moff[e]..st.lay.moff[e + 1]]) {
-                *o += m;
-            }
-        }
+    let mut off = 0;
+    for (v, &kv) in g.num_states().iter().enumerate() {
+        let mut b: Vec<f64> = (off..off + kv).map(|i| sums.belief(i)).collect();
+        off += kv;
         let z = if max {
             b.iter().copied().fold(f64::NEG_INFINITY, f64::max)
         } else {
@@ -559,7 +534,7 @@ fn variable_beliefs(g: &FactorGraph, st: &State, max: bool) -> Result<Vec<Vec<f6
     Ok(beliefs)
 }
 
-/// Per-thread scratch space of [`factor_messages_into`]: no allocation per message.
+/// Per-thread scratch space of [`factor_update`]: no allocation per message.
 #[derive(Default)]
 struct Scratch {
     /// Sum-product accumulators, one per message entry of the factor.
@@ -582,17 +557,24 @@ struct Scratch {
 /// Each variable's sum of incoming factor-to-variable log-messages, kept as the sum of
 /// the finite entries and the number of `-∞` ones, so that a variable-to-factor message
 /// is the sum minus the receiver's own message without `∞ − ∞` (flooding: replaces the
-/// per-edge gather over each variable's other factors).
+/// per-edge gather over each variable's other factors). Until a `-∞` is seen (evidence,
+/// or a hard zero reaching a message) no counts are kept, which halves the memory the
+/// sweep reads at random.
 struct BeliefSums {
-    /// First state of each variable (`n + 1` entries).
-    voff: Vec<usize>,
-    /// Per state: the sum of the finite incoming entries and the number of `-∞` ones
-    /// (side by side: one cache line per lookup).
-    sum: Vec<(f64, u32)>,
+    /// The first state (in `fin`) of each edge's variable: read in edge order, so the
+    /// sweep's only random access is the one into the sums.
+    eoff: Vec<usize>,
+    /// Per state: the sum of the finite incoming entries.
+    fin: Vec<f64>,
+    /// Per state: the number of `-∞` entries, the evidence's log-prior included; empty
+    /// while there is none.
+    ninf: Vec<u32>,
+    /// `ninf` before any message: 1 for a state the evidence excludes.
+    init: Vec<u32>,
 }
 
 impl BeliefSums {
-    fn new(g: &FactorGraph) -> Self {
+    fn new(g: &FactorGraph, lay: &Layout) -> Self {
         let mut voff = Vec::with_capacity(g.num_vars() + 1);
         voff.push(0);
         for &kv in g.num_states() {
@@ -600,103 +582,539 @@ impl BeliefSums {
             voff.push(last + kv);
         }
         let total = voff[voff.len() - 1];
+        let mut init = vec![0u32; total];
+        for (v, ev) in g.evidence().iter().enumerate() {
+            if let Some(x) = *ev {
+                for (s, slot) in init[voff[v]..voff[v + 1]].iter_mut().enumerate() {
+                    if s != x as usize {
+                        *slot = 1;
+                    }
+                }
+            }
+        }
+        let ninf = if g.evidence().iter().any(Option::is_some) {
+            init.clone()
+        } else {
+            Vec::new()
+        };
+        let eoff = lay.evar.iter().map(|&v| voff[v as usize]).collect();
         Self {
-            voff,
-            sum: vec![(0.0, 0); total],
+            eoff,
+            fin: vec![0.0; total],
+            ninf,
+            init,
         }
     }
 
     /// Recomputes the sums from the factor-to-variable messages `fv` (edge order, one
     /// thread: the same bits for any thread count).
     fn fill(&mut self, lay: &Layout, fv: &[f64]) {
-        self.sum.fill((0.0, 0));
-        for (e, &v) in lay.evar.iter().enumerate() {
-            let b = self.voff[v as usize];
+        self.fin.fill(0.0);
+        if self.ninf.is_empty() {
+            let mut clean = true;
+            'edges: for (e, &b) in self.eoff.iter().enumerate() {
+                for (s, &m) in fv[lay.moff[e]..lay.moff[e + 1]].iter().enumerate() {
+                    if m == f64::NEG_INFINITY {
+                        clean = false;
+                        break 'edges;
+                    }
+                    self.fin[b + s] += m;
+                }
+            }
+            if clean {
+                return;
+            }
+            // a `-∞` message: keep counts from now on
+            self.fin.fill(0.0);
+            self.ninf = self.init.clone();
+        }
+        self.ninf.copy_from_slice(&self.init);
+        for (e, &b) in self.eoff.iter().enumerate() {
             for (s, &m) in fv[lay.moff[e]..lay.moff[e + 1]].iter().enumerate() {
-                let slot = &mut self.sum[b + s];
                 if m == f64::NEG_INFINITY {
-                    slot.1 += 1;
+                    self.ninf[b + s] += 1;
                 } else {
-                    slot.0 += m;
+                    self.fin[b + s] += m;
                 }
             }
         }
     }
-}
 
-/// The new (normalised, undamped) messages from factor `f` to each of its variables,
-/// written into `out` (the factor's slice of the message array, edge after edge).
-fn factor_messages_into(
-    g: &FactorGraph,
-    f: usize,
-    lay: &Layout,
-    vf: &[f64],
-    max: bool,
-    out: &mut [f64],
-    sc: &mut Scratch,
-) {
-    let k = g.num_states();
-    let e0 = lay.fedge[f];
-    let a = lay.fedge[f + 1] - e0;
-    let base = lay.moff[e0];
-    sc.cards.clear();
-    sc.inc.clear();
-    sc.outoff.clear();
-    for j in 0..a {
-        sc.cards.push(k[lay.evar[e0 + j] as usize]);
-        sc.inc.push(lay.moff[e0 + j]);
-        sc.outoff.push(lay.moff[e0 + j] - base);
+    /// Replaces factor `f`'s messages in `fv` by `new` (its slice, edge order) and
+    /// updates its variables' sums by the differences (the counts exactly; the finite
+    /// sums up to rounding, deterministic as the order is fixed).
+    fn commit(&mut self, lay: &Layout, f: usize, fv: &mut [f64], new: &[f64]) {
+        let base = lay.moff[lay.fedge[f]];
+        if self.ninf.is_empty() && new.contains(&f64::NEG_INFINITY) {
+            // no message held a `-∞` so far: the counts are the evidence's (none)
+            self.ninf = self.init.clone();
+        }
+        for e in lay.fedge[f]..lay.fedge[f + 1] {
+            let b = self.eoff[e];
+            for i in lay.moff[e]..lay.moff[e + 1] {
+                let (o, n) = (fv[i], new[i - base]);
+                let j = b + i - lay.moff[e];
+                match (o == f64::NEG_INFINITY, n == f64::NEG_INFINITY) {
+                    (false, false) => self.fin[j] += n - o,
+                    (true, false) => {
+                        self.ninf[j] -= 1;
+                        self.fin[j] += n;
+                    }
+                    (false, true) => {
+                        self.ninf[j] += 1;
+                        self.fin[j] -= o;
+                    }
+                    (true, true) => {}
+                }
+                fv[i] = n;
+            }
+        }
     }
-    factor_kernel(g.factor_table(f), a, vf, max, out, sc);
+
+    /// The log-belief sum of state `i` (`-∞` when an incoming entry is).
+    fn belief(&self, i: usize) -> f64 {
+        if self.ninf.get(i).is_some_and(|&n| n > 0) {
+            f64::NEG_INFINITY
+        } else {
+            self.fin[i]
+        }
+    }
+
+    /// Writes into `inc` the messages from the variable at `bo` to a factor whose own
+    /// message to it is `own`: the sum minus `own`.
+    fn without(&self, bo: usize, own: &[f64], inc: &mut [f64]) {
+        let fin = &self.fin[bo..bo + own.len()];
+        if self.ninf.is_empty() {
+            for ((slot, &o), &f) in inc.iter_mut().zip(own).zip(fin) {
+                *slot = f - o;
+            }
+            return;
+        }
+        let ninf = &self.ninf[bo..bo + own.len()];
+        for (((slot, &o), &f), &n) in inc.iter_mut().zip(own).zip(fin).zip(ninf) {
+            let own_inf = u32::from(o == f64::NEG_INFINITY);
+            *slot = if n > own_inf {
+                f64::NEG_INFINITY
+            } else if own_inf == 1 {
+                f
+            } else {
+                f - o
+            };
+        }
+    }
 }
 
-/// [`factor_messages_into`] with the incoming messages computed from the belief sums
-/// `b` and the factor's current outgoing messages `fv` (flooding).
+/// Factors per block of the flooding sweep.
+const FLOOD_BLOCK: usize = 64;
+
+/// [`factor_update`] for the factors `fs` (flooding), writing their messages to
+/// `out` (their slice of the message array), with the incoming messages computed from
+/// the belief sums `b` and the factors' current outgoing messages `fv`: the message
+/// from `v` is `v`'s sum minus the factor's own message to `v`. All the block's incoming
+/// messages are gathered first (independent loads), then its factors are computed.
 #[allow(clippy::too_many_arguments)]
-fn factor_messages_from_sums(
+fn flood_block(
     g: &FactorGraph,
-    f: usize,
+    fs: std::ops::Range<usize>,
     lay: &Layout,
+    lt: &LinearTables,
     b: &BeliefSums,
     fv: &[f64],
     max: bool,
     out: &mut [f64],
     sc: &mut Scratch,
 ) {
+    let (e0, e1) = (lay.fedge[fs.start], lay.fedge[fs.end]);
+    let base = lay.moff[e0];
+    let mut inc = std::mem::take(&mut sc.inbuf);
+    inc.clear();
+    inc.resize(lay.moff[e1] - base, 0.0);
+    for e in e0..e1 {
+        let (lo, hi) = (lay.moff[e], lay.moff[e + 1]);
+        b.without(b.eoff[e], &fv[lo..hi], &mut inc[lo - base..hi - base]);
+    }
+    for f in fs {
+        let r = lay.moff[lay.fedge[f]] - base..lay.moff[lay.fedge[f + 1]] - base;
+        factor_update(g, f, lay, lt, &inc[r.clone()], max, &mut out[r], sc);
+    }
+    sc.inbuf = inc;
+}
+
+/// The new messages of factor `f` (see [`factor_update`]) with its incoming
+/// messages computed from the belief sums `b` and its current messages `fv`.
+#[allow(clippy::too_many_arguments)]
+fn factor_from_sums(
+    g: &FactorGraph,
+    f: usize,
+    lay: &Layout,
+    lt: &LinearTables,
+    b: &BeliefSums,
+    fv: &[f64],
+    max: bool,
+    out: &mut [f64],
+    sc: &mut Scratch,
+) {
+    let (e0, e1) = (lay.fedge[f], lay.fedge[f + 1]);
+    let base = lay.moff[e0];
+    let mut inc = std::mem::take(&mut sc.inbuf);
+    inc.clear();
+    inc.resize(lay.moff[e1] - base, 0.0);
+    for e in e0..e1 {
+        let (lo, hi) = (lay.moff[e], lay.moff[e + 1]);
+        b.without(b.eoff[e], &fv[lo..hi], &mut inc[lo - base..hi - base]);
+    }
+    factor_update(g, f, lay, lt, &inc, max, out, sc);
+    sc.inbuf = inc;
+}
+
+/// The new messages of factor `f` from its incoming variable-to-factor log-messages
+/// `inc` (edge order, as `out`): the linear-domain kernel when it applies (see
+/// [`linear_messages`]), else the log-domain one.
+#[allow(clippy::too_many_arguments)]
+fn factor_update(
+    g: &FactorGraph,
+    f: usize,
+    lay: &Layout,
+    lt: &LinearTables,
+    inc: &[f64],
+    max: bool,
+    out: &mut [f64],
+    sc: &mut Scratch,
+) {
     let k = g.num_states();
     let e0 = lay.fedge[f];
     let a = lay.fedge[f + 1] - e0;
+    let t = g.factors()[f].table as usize;
+    if a <= LIN_MAX_ARITY
+        && inc.len() <= LIN_MAX_STATES
+        && let Some((lin, range)) = lt.table(t, g.tables()[t].len())
+    {
+        // each edge's cardinality from the message offsets (read in order, no lookup
+        // of the variable)
+        let mut cards = [0usize; LIN_MAX_ARITY];
+        for (c, w) in cards.iter_mut().zip(lay.moff[e0..=e0 + a].windows(2)) {
+            *c = w[1] - w[0];
+        }
+        let ok = if max {
+            linear_messages::<true>(lin, range, &cards[..a], inc, out)
+        } else {
+            linear_messages::<false>(lin, range, &cards[..a], inc, out)
+        };
+        if ok {
+            return;
+        }
+    }
     let base = lay.moff[e0];
     sc.cards.clear();
     sc.inc.clear();
     sc.outoff.clear();
-    let mut inbuf = std::mem::take(&mut sc.inbuf);
-    inbuf.clear();
     for j in 0..a {
-        let e = e0 + j;
-        let v = lay.evar[e] as usize;
-        let kv = k[v];
-        sc.cards.push(kv);
-        sc.inc.push(inbuf.len());
-        sc.outoff.push(lay.moff[e] - base);
-        let bo = b.voff[v];
-        let start = inbuf.len();
-        for (s, &own) in fv[lay.moff[e]..lay.moff[e + 1]].iter().enumerate() {
-            let own_inf = u32::from(own == f64::NEG_INFINITY);
-            let (fin, ninf) = b.sum[bo + s];
-            let m = if ninf > own_inf {
-                f64::NEG_INFINITY
-            } else if own_inf == 1 {
-                fin
-            } else {
-                fin - own
-            } + prior(g, v, s);
-            inbuf.push(m);
-        }
-        let _ = start;
+        sc.cards.push(k[lay.evar[e0 + j] as usize]);
+        sc.inc.push(lay.moff[e0 + j] - base);
+        sc.outoff.push(lay.moff[e0 + j] - base);
     }
-    factor_kernel(g.factor_table(f), a, &inbuf, max, out, sc);
-    sc.inbuf = inbuf;
+    factor_kernel(g.factor_table(f), a, inc, max, out, sc);
+}
+
+/// The largest arity, total number of message entries `Σ_j k_j` and table size of a
+/// factor the linear-domain kernel takes (larger ones take the log-domain kernel).
+const LIN_MAX_ARITY: usize = 8;
+const LIN_MAX_STATES: usize = 64;
+const LIN_MAX_ENTRIES: usize = 4096;
+/// The largest spread (in nats) between the largest and the smallest non-zero product
+/// of a table entry and its incoming messages that the linear-domain kernel accepts:
+/// every non-zero product stays above `e^-600`, far from `f64`'s smallest normal
+/// number (`e^-708`), so no term underflows.
+const LIN_MAX_RANGE: f64 = 600.0;
+
+/// Each pooled table in the linear domain, `exp(θ − max θ)` (a hard zero stays 0), with
+/// its spread `max θ − min finite θ`; tables over [`LIN_MAX_ENTRIES`] entries, of a
+/// spread over [`LIN_MAX_RANGE`] or without a finite entry have none.
+struct LinearTables {
+    /// Offset of each pooled table in `lin` (`usize::MAX`: none).
+    off: Vec<usize>,
+    /// The spread of each pooled table.
+    range: Vec<f64>,
+    /// The linear tables, one after the other.
+    lin: Vec<f64>,
+}
+
+impl LinearTables {
+    /// The linear tables of `g`'s pool; none at all when their memory cannot be had
+    /// (the log-domain kernel then runs everywhere).
+    fn new(g: &FactorGraph) -> Self {
+        let tables = g.tables();
+        let mut off = vec![usize::MAX; tables.len()];
+        let mut range = vec![f64::INFINITY; tables.len()];
+        let mut total = 0usize;
+        for (i, t) in tables.iter().enumerate() {
+            if t.len() > LIN_MAX_ENTRIES {
+                continue;
+            }
+            // the entries are finite or -∞ (a FactorGraph invariant)
+            let (mut mx, mut lo) = (f64::NEG_INFINITY, f64::INFINITY);
+            for &x in t {
+                if x > mx {
+                    mx = x;
+                }
+                if x < lo && x > f64::NEG_INFINITY {
+                    lo = x;
+                }
+            }
+            if mx > f64::NEG_INFINITY && mx - lo <= LIN_MAX_RANGE {
+                off[i] = total;
+                range[i] = mx - lo;
+                total += t.len();
+            }
+        }
+        let mut lin = Vec::new();
+        if lin.try_reserve_exact(total).is_err() {
+            off.fill(usize::MAX);
+            return Self { off, range, lin };
+        }
+        lin.resize(total, 0.0);
+        for (i, t) in tables.iter().enumerate() {
+            if off[i] != usize::MAX {
+                let mx = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                for (d, &x) in lin[off[i]..off[i] + t.len()].iter_mut().zip(t) {
+                    *d = (x - mx).exp();
+                }
+            }
+        }
+        Self { off, range, lin }
+    }
+
+    /// The linear table of pooled table `t` (of `len` entries) and its spread, if it
+    /// has one.
+    fn table(&self, t: usize, len: usize) -> Option<(&[f64], f64)> {
+        let o = self.off[t];
+        (o != usize::MAX).then(|| (&self.lin[o..o + len], self.range[t]))
+    }
+}
+
+/// [`linear_messages`] for a factor of three binary variables, unrolled: the products
+/// over the last variable are shared by the messages to the first two (`u`), the
+/// products of the first two messages by the message to the third (`w`).
+fn binary3<const MAX: bool>(lin: &[f64], table_range: f64, inc: &[f64], out: &mut [f64]) -> bool {
+    let (Ok(t), Ok(m)) = (<&[f64; 8]>::try_from(lin), <&[f64; 6]>::try_from(inc)) else {
+        return false;
+    };
+    // each incoming message as (p(0), p(1)) with a maximum of 1, and its spread
+    let lin2 = |a: f64, b: f64| -> Option<([f64; 2], f64)> {
+        if a >= b {
+            (a > f64::NEG_INFINITY).then(|| {
+                let d = b - a;
+                ([1.0, d.exp()], if d > f64::NEG_INFINITY { -d } else { 0.0 })
+            })
+        } else {
+            let d = a - b;
+            Some(([d.exp(), 1.0], if d > f64::NEG_INFINITY { -d } else { 0.0 }))
+        }
+    };
+    let (Some((p0, s0)), Some((p1, s1)), Some((p2, s2))) =
+        (lin2(m[0], m[1]), lin2(m[2], m[3]), lin2(m[4], m[5]))
+    else {
+        return false;
+    };
+    if table_range + s0 + s1 + s2 > LIN_MAX_RANGE {
+        return false;
+    }
+    let op = |x: f64, y: f64| if MAX { x.max(y) } else { x + y };
+    // u[x0][x1] = Σ_x2 T(x0, x1, x2) p2(x2)
+    let u = [
+        [
+            op(t[0] * p2[0], t[1] * p2[1]),
+            op(t[2] * p2[0], t[3] * p2[1]),
+        ],
+        [
+            op(t[4] * p2[0], t[5] * p2[1]),
+            op(t[6] * p2[0], t[7] * p2[1]),
+        ],
+    ];
+    let o0 = [
+        op(u[0][0] * p1[0], u[0][1] * p1[1]),
+        op(u[1][0] * p1[0], u[1][1] * p1[1]),
+    ];
+    let o1 = [
+        op(p0[0] * u[0][0], p0[1] * u[1][0]),
+        op(p0[0] * u[0][1], p0[1] * u[1][1]),
+    ];
+    let w = [p0[0] * p1[0], p0[0] * p1[1], p0[1] * p1[0], p0[1] * p1[1]];
+    let o2 = [
+        op(op(w[0] * t[0], w[1] * t[2]), op(w[2] * t[4], w[3] * t[6])),
+        op(op(w[0] * t[1], w[1] * t[3]), op(w[2] * t[5], w[3] * t[7])),
+    ];
+    for (j, o) in [o0, o1, o2].into_iter().enumerate() {
+        let (a, b) = (o[0], o[1]);
+        let (x, y) = if a >= b {
+            if a > 0.0 {
+                (
+                    0.0,
+                    if b > 0.0 {
+                        (b / a).ln()
+                    } else {
+                        f64::NEG_INFINITY
+                    },
+                )
+            } else {
+                (f64::NEG_INFINITY, f64::NEG_INFINITY)
+            }
+        } else {
+            (
+                if a > 0.0 {
+                    (a / b).ln()
+                } else {
+                    f64::NEG_INFINITY
+                },
+                0.0,
+            )
+        };
+        out[2 * j] = x;
+        out[2 * j + 1] = y;
+    }
+    true
+}
+
+/// A factor's messages in the linear domain: the incoming log-messages `inc` (edge
+/// order, `Σ cards` entries) are shifted to a maximum of 0 and exponentiated (`k_j − 1`
+/// exponentials per variable), the message to `j` at `x_j` is
+/// `Σ_{x: x_j} T(x) Π_{i≠j} p_i(x_i)` (max-product: the maximum) over the linear table
+/// `T = exp(θ − max θ)`, and its logarithm relative to the message's largest entry is
+/// written to `out` (one `ln` per non-maximal entry). Exact in the same sense as the
+/// log-domain kernel (a hard zero stays a zero, the receiver's own message is left out
+/// rather than divided out); the arithmetic differs only in rounding.
+///
+/// Returns false (nothing usable in `out`) when a variable's incoming message has no
+/// possible state or the spread of table and messages exceeds [`LIN_MAX_RANGE`] (then a
+/// product could underflow); the caller takes the log-domain kernel.
+fn linear_messages<const MAX: bool>(
+    lin: &[f64],
+    table_range: f64,
+    cards: &[usize],
+    inc: &[f64],
+    out: &mut [f64],
+) -> bool {
+    if cards == [2, 2, 2] {
+        return binary3::<MAX>(lin, table_range, inc, out);
+    }
+    let mut p = [0.0f64; LIN_MAX_STATES];
+    let mut spread = table_range;
+    let mut off = 0;
+    for &c in cards {
+        let m = &inc[off..off + c];
+        let mx = m.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if mx == f64::NEG_INFINITY {
+            return false;
+        }
+        let mut lo = 0.0f64;
+        for (q, &x) in p[off..off + c].iter_mut().zip(m) {
+            let d = x - mx;
+            *q = if d == 0.0 { 1.0 } else { d.exp() };
+            if d > f64::NEG_INFINITY {
+                lo = lo.min(d);
+            }
+        }
+        spread -= lo;
+        off += c;
+    }
+    if spread > LIN_MAX_RANGE {
+        return false;
+    }
+    let mut o = [0.0f64; LIN_MAX_STATES];
+    let acc = |slot: &mut f64, w: f64| {
+        if MAX {
+            if w > *slot {
+                *slot = w;
+            }
+        } else {
+            *slot += w;
+        }
+    };
+    match cards.len() {
+        2 => {
+            let (c0, c1) = (cards[0], cards[1]);
+            let (p0, p1) = (&p[..c0], &p[c0..c0 + c1]);
+            let (o0, o1) = o[..c0 + c1].split_at_mut(c0);
+            for (x0, (&q0, t0)) in p0.iter().zip(lin.chunks_exact(c1)).enumerate() {
+                for (x1, (&q1, &t)) in p1.iter().zip(t0).enumerate() {
+                    acc(&mut o0[x0], t * q1);
+                    acc(&mut o1[x1], t * q0);
+                }
+            }
+        }
+        3 => {
+            let (c0, c1, c2) = (cards[0], cards[1], cards[2]);
+            let (p0, rest) = p[..c0 + c1 + c2].split_at(c0);
+            let (p1, p2) = rest.split_at(c1);
+            let (o0, rest) = o[..c0 + c1 + c2].split_at_mut(c0);
+            let (o1, o2) = rest.split_at_mut(c1);
+            for (x0, (&q0, t0)) in p0.iter().zip(lin.chunks_exact(c1 * c2)).enumerate() {
+                for (x1, (&q1, t01)) in p1.iter().zip(t0.chunks_exact(c2)).enumerate() {
+                    let q01 = q0 * q1;
+                    for (x2, (&q2, &t)) in p2.iter().zip(t01).enumerate() {
+                        let tq2 = t * q2;
+                        acc(&mut o0[x0], tq2 * q1);
+                        acc(&mut o1[x1], tq2 * q0);
+                        acc(&mut o2[x2], t * q01);
+                    }
+                }
+            }
+        }
+        a => {
+            // odometer over the entries; the product of the other variables' messages
+            // as prefix × suffix products
+            let mut start = [0usize; LIN_MAX_ARITY];
+            let mut s = 0;
+            for j in 0..a {
+                start[j] = s;
+                s += cards[j];
+            }
+            let mut ctr = [0usize; LIN_MAX_ARITY];
+            let mut pre = [0.0f64; LIN_MAX_ARITY + 1];
+            for &t in lin {
+                pre[0] = t;
+                for j in 0..a {
+                    pre[j + 1] = pre[j] * p[start[j] + ctr[j]];
+                }
+                let mut suf = 1.0;
+                for j in (0..a).rev() {
+                    let slot = start[j] + ctr[j];
+                    acc(&mut o[slot], pre[j] * suf);
+                    suf *= p[slot];
+                }
+                let mut j = a;
+                while j > 0 {
+                    j -= 1;
+                    ctr[j] += 1;
+                    if ctr[j] < cards[j] {
+                        break;
+                    }
+                    ctr[j] = 0;
+                }
+            }
+        }
+    }
+    let mut off = 0;
+    for &c in cards {
+        let os = &o[off..off + c];
+        let dst = &mut out[off..off + c];
+        let mx = os.iter().copied().fold(0.0f64, f64::max);
+        if mx > 0.0 {
+            for (d, &x) in dst.iter_mut().zip(os) {
+                *d = if x == mx {
+                    0.0
+                } else if x > 0.0 {
+                    (x / mx).ln()
+                } else {
+                    f64::NEG_INFINITY
+                };
+            }
+        } else {
+            dst.fill(f64::NEG_INFINITY);
+        }
+        off += c;
+    }
+    true
 }
 
 /// The messages of a factor with table `table` and arity `a` from the incoming messages
@@ -961,19 +1379,131 @@ fn fast_arity3(table: &[f64], vf: &[f64], max: bool, out: &mut [f64], sc: &mut S
     true
 }
 
-/// The new messages of factor `f` (see [`factor_messages_into`]) in `sc.msg`.
-fn factor_messages(
-    g: &FactorGraph,
-    f: usize,
-    lay: &Layout,
-    vf: &[f64],
-    max: bool,
-    sc: &mut Scratch,
-) {
-    let len = lay.moff[lay.fedge[f + 1]] - lay.moff[lay.fedge[f]];
-    let mut msg = std::mem::take(&mut sc.msg);
-    msg.clear();
-    msg.resize(len, 0.0);
-    factor_messages_into(g, f, lay, vf, max, &mut msg, sc);
-    sc.msg = msg;
+#[cfg(test)]
+mod kernel_tests {
+    //! The linear-domain kernels against the log-domain one on random factors: arities
+    //! 1-5, 1-4 states, hard zeros in the tables and in the incoming messages.
+    use super::*;
+    use rand::{RngExt as _, SeedableRng as _};
+    use rand_chacha::ChaCha8Rng;
+
+    fn log_kernel(table: &[f64], cards: &[usize], inc: &[f64], max: bool) -> Vec<f64> {
+        let mut sc = Scratch::default();
+        let mut off = 0;
+        for &c in cards {
+            sc.cards.push(c);
+            sc.inc.push(off);
+            sc.outoff.push(off);
+            off += c;
+        }
+        let mut out = vec![0.0; inc.len()];
+        factor_kernel(table, cards.len(), inc, max, &mut out, &mut sc);
+        out
+    }
+
+    #[test]
+    fn linear_kernels_equal_the_log_kernel() {
+        let mut rng = ChaCha8Rng::seed_from_u64(28);
+        let mut checked = [0usize; 2];
+        for case in 0..4000 {
+            let a = 1 + case % 5;
+            let cards: Vec<usize> = if case % 3 == 0 && a == 3 {
+                vec![2, 2, 2]
+            } else {
+                (0..a).map(|_| rng.random_range(1..=4usize)).collect()
+            };
+            let size: usize = cards.iter().product();
+            let zeros = case % 4 == 1;
+            let table: Vec<f64> = (0..size)
+                .map(|_| {
+                    if zeros && rng.random_range(0..4) == 0 {
+                        f64::NEG_INFINITY
+                    } else {
+                        rng.random_range(-8.0..8.0)
+                    }
+                })
+                .collect();
+            let mut inc = Vec::new();
+            for &c in &cards {
+                let keep = rng.random_range(0..c);
+                for s in 0..c {
+                    inc.push(if zeros && s != keep && rng.random_range(0..3) == 0 {
+                        f64::NEG_INFINITY
+                    } else {
+                        rng.random_range(-20.0..0.0)
+                    });
+                }
+            }
+            let mx = table.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if mx == f64::NEG_INFINITY {
+                continue;
+            }
+            let lo = table
+                .iter()
+                .copied()
+                .filter(|x| x.is_finite())
+                .fold(f64::INFINITY, f64::min);
+            let lin: Vec<f64> = table.iter().map(|&x| (x - mx).exp()).collect();
+            for max in [false, true] {
+                let want = log_kernel(&table, &cards, &inc, max);
+                let mut got = vec![0.0; inc.len()];
+                let ok = if max {
+                    linear_messages::<true>(&lin, mx - lo, &cards, &inc, &mut got)
+                } else {
+                    linear_messages::<false>(&lin, mx - lo, &cards, &inc, &mut got)
+                };
+                assert!(ok, "case {case}: the linear kernel declined");
+                for (i, (&w, &g)) in want.iter().zip(&got).enumerate() {
+                    assert!(
+                        (w == f64::NEG_INFINITY && g == f64::NEG_INFINITY) || (w - g).abs() < 1e-12,
+                        "case {case} max={max} cards={cards:?} entry {i}: log {w}, linear {g}"
+                    );
+                }
+                checked[usize::from(cards == [2, 2, 2])] += 1;
+            }
+        }
+        assert!(checked[0] > 1000 && checked[1] > 200, "{checked:?}");
+    }
+
+    #[test]
+    fn linear_kernel_declines_a_spread_that_could_underflow() {
+        let table = [0.0, -500.0, 0.0, 0.0];
+        let lin: Vec<f64> = table.iter().map(|&x: &f64| x.exp()).collect();
+        let inc = [0.0, -200.0, 0.0, 0.0];
+        let mut out = [0.0; 4];
+        assert!(!linear_messages::<false>(
+            &lin,
+            500.0,
+            &[2, 2],
+            &inc,
+            &mut out
+        ));
+        let inc = [0.0, -50.0, 0.0, 0.0];
+        assert!(linear_messages::<false>(
+            &lin,
+            500.0,
+            &[2, 2],
+            &inc,
+            &mut out
+        ));
+        // a variable without a possible state goes to the log-domain kernel
+        let inc = [f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0, 0.0];
+        assert!(!linear_messages::<false>(
+            &lin,
+            500.0,
+            &[2, 2],
+            &inc,
+            &mut out
+        ));
+        let lin8 = [1.0; 8];
+        let inc6 = [0.0, -700.0, 0.0, 0.0, 0.0, 0.0];
+        let mut out6 = [0.0; 6];
+        assert!(!linear_messages::<false>(
+            &lin8,
+            0.0,
+            &[2, 2, 2],
+            &inc6,
+            &mut out6
+        ));
+    }
 }
