@@ -195,6 +195,10 @@ impl FactorBp {
             Vec::new()
         };
         let nf = g.factors().len();
+        // a sweep over few table entries, or a pool of one thread, runs on this thread
+        // (handing blocks to the pool costs more than they take)
+        let work: usize = (0..nf).map(|f| g.factor_table(f).len()).sum();
+        let serial = rayon::current_num_threads() == 1 || work < FLOOD_PARALLEL_MIN;
         sums.fill(&lay, &fv);
         while !conv.converged
             && conv.iterations < self.max_iters
@@ -214,14 +218,24 @@ impl FactorBp {
                 parts.push((f0, f1, head));
                 rest = tail;
             }
-            let residual = parts
-                .into_par_iter()
-                .map_init(Scratch::default, |sc, (f0, f1, out)| {
-                    flood_block(g, f0..f1, &lay, &lt, &sums, &fv, max, out, sc);
-                    let r = lay.moff[lay.fedge[f0]]..lay.moff[lay.fedge[f1]];
-                    self.damp_fresh(out, &fv[r])
-                })
-                .reduce(|| 0.0f64, f64::max);
+            let block = |sc: &mut Scratch, (f0, f1, out): (usize, usize, &mut [f64])| {
+                flood_block(g, f0..f1, &lay, &lt, &sums, &fv, max, out, sc);
+                let r = lay.moff[lay.fedge[f0]]..lay.moff[lay.fedge[f1]];
+                self.damp_fresh(out, &fv[r])
+            };
+            // the largest change is the same in any order: serial and parallel sweeps
+            // give the same bits
+            let residual = if serial {
+                parts
+                    .into_iter()
+                    .map(|part| block(&mut sc, part))
+                    .fold(0.0f64, f64::max)
+            } else {
+                parts
+                    .into_par_iter()
+                    .map_init(Scratch::default, block)
+                    .reduce(|| 0.0f64, f64::max)
+            };
             std::mem::swap(&mut fv, &mut next);
             conv.record(residual, self.tolerance);
         }
@@ -549,9 +563,14 @@ struct Scratch {
     outoff: Vec<usize>,
     /// The fresh messages of one factor (sequential and residual schedules).
     msg: Vec<f64>,
-    /// The incoming variable-to-factor messages of one factor, computed from the
-    /// variables' belief sums (flooding).
+    /// The incoming variable-to-factor messages of one factor or block, computed from
+    /// the variables' belief sums.
     inbuf: Vec<f64>,
+    /// The linear kernel's incoming messages and sums for factors over more than
+    /// [`LIN_MAX_STATES`] message entries.
+    lp: Vec<f64>,
+    /// See `lp`.
+    lo: Vec<f64>,
 }
 
 /// Each variable's sum of incoming factor-to-variable log-messages, kept as the sum of
@@ -706,6 +725,8 @@ impl BeliefSums {
 
 /// Factors per block of the flooding sweep.
 const FLOOD_BLOCK: usize = 64;
+/// Table entries per sweep below which a flooding sweep is not parallelised.
+const FLOOD_PARALLEL_MIN: usize = 1 << 15;
 
 /// [`factor_update`] for the factors `fs` (flooding), writing their messages to
 /// `out` (their slice of the message array), with the incoming messages computed from
@@ -786,7 +807,6 @@ fn factor_update(
     let a = lay.fedge[f + 1] - e0;
     let t = g.factors()[f].table as usize;
     if a <= LIN_MAX_ARITY
-        && inc.len() <= LIN_MAX_STATES
         && let Some((lin, range)) = lt.table(t, g.tables()[t].len())
     {
         // each edge's cardinality from the message offsets (read in order, no lookup
@@ -795,11 +815,22 @@ fn factor_update(
         for (c, w) in cards.iter_mut().zip(lay.moff[e0..=e0 + a].windows(2)) {
             *c = w[1] - w[0];
         }
-        let ok = if max {
-            linear_messages::<true>(lin, range, &cards[..a], inc, out)
+        let n = inc.len();
+        let (mut ps, mut os) = ([0.0f64; LIN_MAX_STATES], [0.0f64; LIN_MAX_STATES]);
+        let (mut hp, mut ho) = (std::mem::take(&mut sc.lp), std::mem::take(&mut sc.lo));
+        let (p, o): (&mut [f64], &mut [f64]) = if n <= LIN_MAX_STATES {
+            (&mut ps[..n], &mut os[..n])
         } else {
-            linear_messages::<false>(lin, range, &cards[..a], inc, out)
+            hp.resize(n, 0.0);
+            ho.resize(n, 0.0);
+            (&mut hp, &mut ho)
         };
+        let ok = if max {
+            linear_messages::<true>(lin, range, &cards[..a], inc, out, p, o)
+        } else {
+            linear_messages::<false>(lin, range, &cards[..a], inc, out, p, o)
+        };
+        (sc.lp, sc.lo) = (hp, ho);
         if ok {
             return;
         }
@@ -816,11 +847,13 @@ fn factor_update(
     factor_kernel(g.factor_table(f), a, inc, max, out, sc);
 }
 
-/// The largest arity, total number of message entries `Σ_j k_j` and table size of a
-/// factor the linear-domain kernel takes (larger ones take the log-domain kernel).
-const LIN_MAX_ARITY: usize = 8;
+/// The largest arity and table size of a factor the linear-domain kernel takes (larger
+/// ones take the log-domain kernel).
+const LIN_MAX_ARITY: usize = 32;
+const LIN_MAX_ENTRIES: usize = 1 << 20;
+/// Factors with up to this many message entries `Σ_j k_j` keep the kernel's working
+/// vectors on the stack (larger ones use the thread's scratch).
 const LIN_MAX_STATES: usize = 64;
-const LIN_MAX_ENTRIES: usize = 4096;
 /// The largest spread (in nats) between the largest and the smallest non-zero product
 /// of a table entry and its incoming messages that the linear-domain kernel accepts:
 /// every non-zero product stays above `e^-600`, far from `f64`'s smallest normal
@@ -993,11 +1026,12 @@ fn linear_messages<const MAX: bool>(
     cards: &[usize],
     inc: &[f64],
     out: &mut [f64],
+    p: &mut [f64],
+    o: &mut [f64],
 ) -> bool {
     if cards == [2, 2, 2] {
         return binary3::<MAX>(lin, table_range, inc, out);
     }
-    let mut p = [0.0f64; LIN_MAX_STATES];
     let mut spread = table_range;
     let mut off = 0;
     for &c in cards {
@@ -1020,7 +1054,7 @@ fn linear_messages<const MAX: bool>(
     if spread > LIN_MAX_RANGE {
         return false;
     }
-    let mut o = [0.0f64; LIN_MAX_STATES];
+    o.fill(0.0);
     let acc = |slot: &mut f64, w: f64| {
         if MAX {
             if w > *slot {
@@ -1060,29 +1094,45 @@ fn linear_messages<const MAX: bool>(
                 }
             }
         }
+        // a constant factor sends no message
+        0 => {}
         a => {
-            // odometer over the entries; the product of the other variables' messages
-            // as prefix × suffix products
+            // rows over the last variable (odometer over the others): per row the
+            // products of the other variables' messages without each one (prefix ×
+            // suffix), the row's sum against the last variable's message, so an entry
+            // costs two products plus O(a / k_last)
+            let last = a - 1;
+            let kl = cards[last];
             let mut start = [0usize; LIN_MAX_ARITY];
             let mut s = 0;
             for j in 0..a {
                 start[j] = s;
                 s += cards[j];
             }
+            let (p_others, p_last) = p.split_at(start[last]);
+            let (o_others, o_last) = o.split_at_mut(start[last]);
             let mut ctr = [0usize; LIN_MAX_ARITY];
-            let mut pre = [0.0f64; LIN_MAX_ARITY + 1];
-            for &t in lin {
-                pre[0] = t;
-                for j in 0..a {
-                    pre[j + 1] = pre[j] * p[start[j] + ctr[j]];
+            let mut excl = [0.0f64; LIN_MAX_ARITY];
+            for row in lin.chunks_exact(kl) {
+                let mut pre = 1.0;
+                for j in 0..last {
+                    excl[j] = pre;
+                    pre *= p_others[start[j] + ctr[j]];
                 }
                 let mut suf = 1.0;
-                for j in (0..a).rev() {
-                    let slot = start[j] + ctr[j];
-                    acc(&mut o[slot], pre[j] * suf);
-                    suf *= p[slot];
+                for j in (0..last).rev() {
+                    excl[j] *= suf;
+                    suf *= p_others[start[j] + ctr[j]];
                 }
-                let mut j = a;
+                let mut srow = 0.0;
+                for ((slot, &t), &q) in o_last.iter_mut().zip(row).zip(p_last) {
+                    acc(slot, t * pre);
+                    acc(&mut srow, t * q);
+                }
+                for j in 0..last {
+                    acc(&mut o_others[start[j] + ctr[j]], srow * excl[j]);
+                }
+                let mut j = last;
                 while j > 0 {
                     j -= 1;
                     ctr[j] += 1;
@@ -1404,11 +1454,14 @@ mod kernel_tests {
     #[test]
     fn linear_kernels_equal_the_log_kernel() {
         let mut rng = ChaCha8Rng::seed_from_u64(28);
-        let mut checked = [0usize; 2];
+        let mut checked = [0usize; 3];
         for case in 0..4000 {
-            let a = 1 + case % 5;
+            let a = case % 6;
             let cards: Vec<usize> = if case % 3 == 0 && a == 3 {
                 vec![2, 2, 2]
+            } else if case % 7 == 6 && a <= 3 {
+                // more than LIN_MAX_STATES message entries: the scratch buffers
+                (0..a).map(|_| rng.random_range(20..=40usize)).collect()
             } else {
                 (0..a).map(|_| rng.random_range(1..=4usize)).collect()
             };
@@ -1448,9 +1501,25 @@ mod kernel_tests {
                 let want = log_kernel(&table, &cards, &inc, max);
                 let mut got = vec![0.0; inc.len()];
                 let ok = if max {
-                    linear_messages::<true>(&lin, mx - lo, &cards, &inc, &mut got)
+                    linear_messages::<true>(
+                        &lin,
+                        mx - lo,
+                        &cards,
+                        &inc,
+                        &mut got,
+                        &mut vec![0.0; inc.len()],
+                        &mut vec![0.0; inc.len()],
+                    )
                 } else {
-                    linear_messages::<false>(&lin, mx - lo, &cards, &inc, &mut got)
+                    linear_messages::<false>(
+                        &lin,
+                        mx - lo,
+                        &cards,
+                        &inc,
+                        &mut got,
+                        &mut vec![0.0; inc.len()],
+                        &mut vec![0.0; inc.len()],
+                    )
                 };
                 assert!(ok, "case {case}: the linear kernel declined");
                 for (i, (&w, &g)) in want.iter().zip(&got).enumerate() {
@@ -1460,9 +1529,15 @@ mod kernel_tests {
                     );
                 }
                 checked[usize::from(cards == [2, 2, 2])] += 1;
+                if inc.len() > LIN_MAX_STATES {
+                    checked[2] += 1;
+                }
             }
         }
-        assert!(checked[0] > 1000 && checked[1] > 200, "{checked:?}");
+        assert!(
+            checked[0] > 1000 && checked[1] > 200 && checked[2] > 50,
+            "{checked:?}"
+        );
     }
 
     #[test]
@@ -1476,7 +1551,9 @@ mod kernel_tests {
             500.0,
             &[2, 2],
             &inc,
-            &mut out
+            &mut out,
+            &mut [0.0; 6],
+            &mut [0.0; 6]
         ));
         let inc = [0.0, -50.0, 0.0, 0.0];
         assert!(linear_messages::<false>(
@@ -1484,7 +1561,9 @@ mod kernel_tests {
             500.0,
             &[2, 2],
             &inc,
-            &mut out
+            &mut out,
+            &mut [0.0; 6],
+            &mut [0.0; 6]
         ));
         // a variable without a possible state goes to the log-domain kernel
         let inc = [f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0, 0.0];
@@ -1493,7 +1572,9 @@ mod kernel_tests {
             500.0,
             &[2, 2],
             &inc,
-            &mut out
+            &mut out,
+            &mut [0.0; 6],
+            &mut [0.0; 6]
         ));
         let lin8 = [1.0; 8];
         let inc6 = [0.0, -700.0, 0.0, 0.0, 0.0, 0.0];
@@ -1503,7 +1584,9 @@ mod kernel_tests {
             0.0,
             &[2, 2, 2],
             &inc6,
-            &mut out6
+            &mut out6,
+            &mut [0.0; 6],
+            &mut [0.0; 6]
         ));
     }
 }

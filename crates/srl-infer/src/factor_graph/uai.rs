@@ -386,6 +386,46 @@ impl FactorGraph {
     }
 }
 
+impl FactorGraph {
+    /// Writes the model as a UAI `MARKOV` file to `out`: the variables' cardinalities,
+    /// each factor's scope (in table order, last variable fastest, as the reader reads
+    /// it) and its table of potentials `exp(θ)` with round-trip precision (a hard zero as
+    /// `0`). Reading the text back with [`FactorGraph::read_uai`] gives the same scopes
+    /// and the log-tables up to the rounding of `ln(exp(θ))` (at most a few ulps). The
+    /// evidence is not part of a model file (UAI keeps it in a separate `.evid` file).
+    /// The text is streamed: nothing is built in memory.
+    ///
+    /// # Errors
+    /// The writer's I/O errors.
+    pub fn write_uai_to(&self, out: impl std::io::Write) -> std::io::Result<()> {
+        use std::io::Write as _;
+        let mut out = std::io::BufWriter::new(out);
+        writeln!(out, "MARKOV\n{}", self.num_vars())?;
+        let mut first = true;
+        for k in self.num_states() {
+            write!(out, "{}{k}", if first { "" } else { " " })?;
+            first = false;
+        }
+        writeln!(out, "\n{}", self.factors().len())?;
+        for f in self.factors() {
+            write!(out, "{}", f.vars.len())?;
+            for v in &f.vars {
+                write!(out, " {v}")?;
+            }
+            writeln!(out)?;
+        }
+        for f in 0..self.factors().len() {
+            let t = self.factor_table(f);
+            write!(out, "\n{}\n", t.len())?;
+            for (i, &x) in t.iter().enumerate() {
+                write!(out, "{}{}", if i == 0 { "" } else { " " }, x.exp())?;
+            }
+            writeln!(out)?;
+        }
+        out.flush()
+    }
+}
+
 /// Marginals in the UAI `MAR` output format: `MAR`, then one line
 /// `N k1 p1(0) … k2 …` (probabilities with round-trip precision).
 #[must_use]
