@@ -879,7 +879,17 @@ impl LinearTables {
         let tables = g.tables();
         let mut off = vec![usize::MAX; tables.len()];
         let mut range = vec![f64::INFINITY; tables.len()];
-        let mut total = 0usize;
+        let bound: usize = tables
+            .iter()
+            .map(Vec::len)
+            .filter(|&l| l <= LIN_MAX_ENTRIES)
+            .sum();
+        let mut lin = Vec::new();
+        if lin.try_reserve_exact(bound).is_err() {
+            return Self { off, range, lin };
+        }
+        // one pass per table: its maximum and smallest finite entry, then (the table
+        // still in cache) its linear form
         for (i, t) in tables.iter().enumerate() {
             if t.len() > LIN_MAX_ENTRIES {
                 continue;
@@ -895,23 +905,9 @@ impl LinearTables {
                 }
             }
             if mx > f64::NEG_INFINITY && mx - lo <= LIN_MAX_RANGE {
-                off[i] = total;
+                off[i] = lin.len();
                 range[i] = mx - lo;
-                total += t.len();
-            }
-        }
-        let mut lin = Vec::new();
-        if lin.try_reserve_exact(total).is_err() {
-            off.fill(usize::MAX);
-            return Self { off, range, lin };
-        }
-        lin.resize(total, 0.0);
-        for (i, t) in tables.iter().enumerate() {
-            if off[i] != usize::MAX {
-                let mx = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                for (d, &x) in lin[off[i]..off[i] + t.len()].iter_mut().zip(t) {
-                    *d = (x - mx).exp();
-                }
+                lin.extend(t.iter().map(|&x| (x - mx).exp()));
             }
         }
         Self { off, range, lin }
