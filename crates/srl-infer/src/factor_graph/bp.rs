@@ -70,6 +70,10 @@ struct Layout {
     evar: Vec<u32>,
     /// Offset of each edge's message in the flat arrays (`edges + 1` entries).
     moff: Vec<usize>,
+    /// The first state of each edge's variable in the per-state arrays (`Σ_v k_v`
+    /// entries, variables in order): read in edge order, so that a sweep's only random
+    /// access is the one into the belief sums.
+    eoff: Vec<usize>,
     /// Edges of each variable, in ascending order (empty when the run does not need
     /// them: flooding without the variable-to-factor messages).
     vedges: Vec<Vec<usize>>,
@@ -107,10 +111,16 @@ impl FactorBp {
     }
 
     fn layout(g: &FactorGraph, with_vedges: bool) -> Result<Layout, InferError> {
-        let k = g.num_states();
+        let mut voff = Vec::with_capacity(g.num_vars() + 1);
+        voff.push(0usize);
+        for &kv in g.num_states() {
+            let last = voff[voff.len() - 1];
+            voff.push(last + kv);
+        }
         let edges: usize = g.factors().iter().map(|f| f.vars.len()).sum();
         let mut fedge = Vec::with_capacity(g.factors().len() + 1);
         let mut evar = Vec::with_capacity(edges);
+        let mut eoff = Vec::with_capacity(edges);
         let mut moff = Vec::with_capacity(edges + 1);
         moff.push(0);
         let mut vedges = vec![Vec::new(); if with_vedges { g.num_vars() } else { 0 }];
@@ -122,7 +132,9 @@ impl FactorBp {
                     vedges[v as usize].push(evar.len());
                 }
                 evar.push(v);
-                total += k[v as usize];
+                let (lo, hi) = (voff[v as usize], voff[v as usize + 1]);
+                eoff.push(lo);
+                total += hi - lo;
                 moff.push(total);
             }
             fedge.push(evar.len());
@@ -136,6 +148,7 @@ impl FactorBp {
         Ok(Layout {
             fedge,
             evar,
+            eoff,
             moff,
             vedges,
         })
@@ -165,7 +178,7 @@ impl FactorBp {
         // Sequential and residual: the belief sums are kept up to date as each factor's
         // messages change (the variable-to-factor messages are the sums minus the
         // receiver's own message, no per-edge gather over the variable's factors).
-        let mut sums = BeliefSums::new(g, &lay);
+        let mut sums = BeliefSums::new(g);
         while !conv.converged
             && conv.iterations < self.max_iters
             && self.schedule == FactorSchedule::Sequential
@@ -246,7 +259,13 @@ impl FactorBp {
         } else {
             Vec::new()
         };
-        Ok(State { lay, fv, vf, conv })
+        Ok(State {
+            lay,
+            fv,
+            vf,
+            sums,
+            conv,
+        })
     }
 
     /// Residual BP: a max-heap of the factors' pending residuals (lazily invalidated by
@@ -429,12 +448,33 @@ impl FactorBp {
     /// when BP leaves a variable without a possible state; [`InferError::TooLarge`] past
     /// 2^30 message entries.
     pub fn marginals(&self, g: &FactorGraph) -> Result<FactorMarginals, InferError> {
-        let (logs, conv) = self.run_logs(g, false)?;
-        let probs = logs
-            .into_iter()
-            .map(|b| b.into_iter().map(f64::exp).collect())
-            .collect();
-        Ok(FactorMarginals::new(probs, conv))
+        let mut st = self.run_state(g, false, false)?;
+        // each belief `exp(b − max b)` normalised by its sum: one exponential per state
+        st.sums.fill(&st.lay, &st.fv);
+        let sums = &st.sums;
+        let mut probs = Vec::with_capacity(g.num_vars());
+        let mut off = 0;
+        for (v, &kv) in g.num_states().iter().enumerate() {
+            let mx = (off..off + kv)
+                .map(|i| sums.belief(i))
+                .fold(f64::NEG_INFINITY, f64::max);
+            if mx == f64::NEG_INFINITY {
+                return Err(InferError::ZeroProbability {
+                    node: Some(v),
+                    cause: "loopy BP finds every state impossible (evidence and zero potentials)",
+                });
+            }
+            let mut p: Vec<f64> = (off..off + kv)
+                .map(|i| (sums.belief(i) - mx).exp())
+                .collect();
+            let z: f64 = p.iter().sum();
+            for x in &mut p {
+                *x /= z;
+            }
+            probs.push(p);
+            off += kv;
+        }
+        Ok(FactorMarginals::new(probs, st.conv))
     }
 
     /// Max-product: each variable's state of largest max-marginal (the lowest on ties).
@@ -476,6 +516,8 @@ struct State {
     lay: Layout,
     fv: Vec<f64>,
     vf: Vec<f64>,
+    /// The belief sums' storage (not up to date: fill them from `fv`).
+    sums: BeliefSums,
     conv: Convergence,
 }
 
@@ -522,7 +564,7 @@ fn edge_message(g: &FactorGraph, lay: &Layout, fv: &[f64], vf: &mut [f64], e: us
 fn variable_beliefs(g: &FactorGraph, st: &State, max: bool) -> Result<Vec<Vec<f64>>, InferError> {
     // the evidence's log-prior plus the incoming messages in edge order, as the sweeps'
     // sums (the same additions in the same order as a per-variable loop)
-    let mut sums = BeliefSums::new(g, &st.lay);
+    let mut sums = BeliefSums::new(g);
     sums.fill(&st.lay, &st.fv);
     let mut beliefs = Vec::with_capacity(g.num_vars());
     let mut off = 0;
@@ -580,48 +622,47 @@ struct Scratch {
 /// or a hard zero reaching a message) no counts are kept, which halves the memory the
 /// sweep reads at random.
 struct BeliefSums {
-    /// The first state (in `fin`) of each edge's variable: read in edge order, so the
-    /// sweep's only random access is the one into the sums.
-    eoff: Vec<usize>,
     /// Per state: the sum of the finite incoming entries.
     fin: Vec<f64>,
     /// Per state: the number of `-∞` entries, the evidence's log-prior included; empty
     /// while there is none.
     ninf: Vec<u32>,
-    /// `ninf` before any message: 1 for a state the evidence excludes.
+    /// `ninf` before any message: 1 for a state the evidence excludes (empty without
+    /// evidence: all 0).
     init: Vec<u32>,
 }
 
 impl BeliefSums {
-    fn new(g: &FactorGraph, lay: &Layout) -> Self {
-        let mut voff = Vec::with_capacity(g.num_vars() + 1);
-        voff.push(0);
-        for &kv in g.num_states() {
-            let last = voff[voff.len() - 1];
-            voff.push(last + kv);
-        }
-        let total = voff[voff.len() - 1];
-        let mut init = vec![0u32; total];
-        for (v, ev) in g.evidence().iter().enumerate() {
-            if let Some(x) = *ev {
-                for (s, slot) in init[voff[v]..voff[v + 1]].iter_mut().enumerate() {
-                    if s != x as usize {
-                        *slot = 1;
+    fn new(g: &FactorGraph) -> Self {
+        let total: usize = g.num_states().iter().sum();
+        let mut init = Vec::new();
+        if g.evidence().iter().any(Option::is_some) {
+            init = vec![0u32; total];
+            let mut off = 0;
+            for (ev, &kv) in g.evidence().iter().zip(g.num_states()) {
+                if let Some(x) = *ev {
+                    for (s, slot) in init[off..off + kv].iter_mut().enumerate() {
+                        if s != x as usize {
+                            *slot = 1;
+                        }
                     }
                 }
+                off += kv;
             }
         }
-        let ninf = if g.evidence().iter().any(Option::is_some) {
-            init.clone()
-        } else {
-            Vec::new()
-        };
-        let eoff = lay.evar.iter().map(|&v| voff[v as usize]).collect();
         Self {
-            eoff,
             fin: vec![0.0; total],
-            ninf,
+            ninf: init.clone(),
             init,
+        }
+    }
+
+    /// The counts before any message (the evidence's, or all 0).
+    fn initial_counts(&self) -> Vec<u32> {
+        if self.init.is_empty() {
+            vec![0; self.fin.len()]
+        } else {
+            self.init.clone()
         }
     }
 
@@ -631,7 +672,7 @@ impl BeliefSums {
         self.fin.fill(0.0);
         if self.ninf.is_empty() {
             let mut clean = true;
-            'edges: for (e, &b) in self.eoff.iter().enumerate() {
+            'edges: for (e, &b) in lay.eoff.iter().enumerate() {
                 for (s, &m) in fv[lay.moff[e]..lay.moff[e + 1]].iter().enumerate() {
                     if m == f64::NEG_INFINITY {
                         clean = false;
@@ -645,10 +686,14 @@ impl BeliefSums {
             }
             // a `-∞` message: keep counts from now on
             self.fin.fill(0.0);
-            self.ninf = self.init.clone();
+            self.ninf = self.initial_counts();
         }
-        self.ninf.copy_from_slice(&self.init);
-        for (e, &b) in self.eoff.iter().enumerate() {
+        if self.init.is_empty() {
+            self.ninf.fill(0);
+        } else {
+            self.ninf.copy_from_slice(&self.init);
+        }
+        for (e, &b) in lay.eoff.iter().enumerate() {
             for (s, &m) in fv[lay.moff[e]..lay.moff[e + 1]].iter().enumerate() {
                 if m == f64::NEG_INFINITY {
                     self.ninf[b + s] += 1;
@@ -666,10 +711,10 @@ impl BeliefSums {
         let base = lay.moff[lay.fedge[f]];
         if self.ninf.is_empty() && new.contains(&f64::NEG_INFINITY) {
             // no message held a `-∞` so far: the counts are the evidence's (none)
-            self.ninf = self.init.clone();
+            self.ninf = self.initial_counts();
         }
         for e in lay.fedge[f]..lay.fedge[f + 1] {
-            let b = self.eoff[e];
+            let b = lay.eoff[e];
             for i in lay.moff[e]..lay.moff[e + 1] {
                 let (o, n) = (fv[i], new[i - base]);
                 let j = b + i - lay.moff[e];
@@ -752,7 +797,7 @@ fn flood_block(
     inc.resize(lay.moff[e1] - base, 0.0);
     for e in e0..e1 {
         let (lo, hi) = (lay.moff[e], lay.moff[e + 1]);
-        b.without(b.eoff[e], &fv[lo..hi], &mut inc[lo - base..hi - base]);
+        b.without(lay.eoff[e], &fv[lo..hi], &mut inc[lo - base..hi - base]);
     }
     for f in fs {
         let r = lay.moff[lay.fedge[f]] - base..lay.moff[lay.fedge[f + 1]] - base;
@@ -782,7 +827,7 @@ fn factor_from_sums(
     inc.resize(lay.moff[e1] - base, 0.0);
     for e in e0..e1 {
         let (lo, hi) = (lay.moff[e], lay.moff[e + 1]);
-        b.without(b.eoff[e], &fv[lo..hi], &mut inc[lo - base..hi - base]);
+        b.without(lay.eoff[e], &fv[lo..hi], &mut inc[lo - base..hi - base]);
     }
     factor_update(g, f, lay, lt, &inc, max, out, sc);
     sc.inbuf = inc;
