@@ -1,6 +1,8 @@
 //! Loopy belief propagation on a [`FactorGraph`] (Kschischang, Frey & Loeliger 2001;
-//! Koller & Friedman 2009 §11.3): sum- and max-product in the log domain, flooding
-//! schedule with damping.
+//! Koller & Friedman 2009 §11.3): sum- and max-product with messages stored as
+//! logarithms and each factor's messages computed in the linear domain where no term can
+//! underflow (else in the log domain); flooding, sequential and residual schedules with
+//! damping.
 
 use rayon::prelude::*;
 
