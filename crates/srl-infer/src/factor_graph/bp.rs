@@ -416,15 +416,7 @@ impl FactorBp {
                     s += st.vf[st.lay.moff[e0 + j] + c];
                 }
                 logb.push(s);
-                let mut j = a;
-                while j > 0 {
-                    j -= 1;
-                    ctr[j] += 1;
-                    if ctr[j] < cards[j] {
-                        break;
-                    }
-                    ctr[j] = 0;
-                }
+                odometer(&mut ctr[..a], &cards[..a]);
             }
             let z = lse(&logb);
             if z == f64::NEG_INFINITY {
@@ -1175,15 +1167,7 @@ fn linear_messages<const MAX: bool>(
                 for j in 0..last {
                     acc(&mut o_others[start[j] + ctr[j]], srow * excl[j]);
                 }
-                let mut j = last;
-                while j > 0 {
-                    j -= 1;
-                    ctr[j] += 1;
-                    if ctr[j] < cards[j] {
-                        break;
-                    }
-                    ctr[j] = 0;
-                }
+                odometer(&mut ctr[..last], &cards[..last]);
             }
         }
     }
@@ -1255,15 +1239,7 @@ fn factor_kernel(
                     sc.acc[slot] += (s - out[slot]).exp();
                 }
             }
-            let mut j = a;
-            while j > 0 {
-                j -= 1;
-                sc.ctr[j] += 1;
-                if sc.ctr[j] < sc.cards[j] {
-                    break;
-                }
-                sc.ctr[j] = 0;
-            }
+            odometer(&mut sc.ctr[..a], &sc.cards[..a]);
         }
     }
     if !max {
@@ -1320,15 +1296,7 @@ fn fast_factor_messages(
                 out[slot] = s;
             }
         }
-        let mut j = a;
-        while j > 0 {
-            j -= 1;
-            sc.ctr[j] += 1;
-            if sc.ctr[j] < sc.cards[j] {
-                break;
-            }
-            sc.ctr[j] = 0;
-        }
+        odometer(&mut sc.ctr[..a], &sc.cards[..a]);
     }
     if !max {
         if out
@@ -1350,15 +1318,7 @@ fn fast_factor_messages(
                     sc.acc[sc.outoff[j] + sc.ctr[j]] += w;
                 }
             }
-            let mut j = a;
-            while j > 0 {
-                j -= 1;
-                sc.ctr[j] += 1;
-                if sc.ctr[j] < sc.cards[j] {
-                    break;
-                }
-                sc.ctr[j] = 0;
-            }
+            odometer(&mut sc.ctr[..a], &sc.cards[..a]);
         }
         for (o, &w) in out.iter_mut().zip(&sc.acc) {
             *o = if w > 0.0 {
@@ -1374,6 +1334,18 @@ fn fast_factor_messages(
         remove_own(&mut out[r], &vf[sc.inc[j]..sc.inc[j] + sc.cards[j]]);
     }
     true
+}
+
+/// Advances `ctr` to the next table position over `cards` (last position fastest),
+/// back to all zeros after the last one.
+fn odometer(ctr: &mut [usize], cards: &[usize]) {
+    for (c, &k) in ctr.iter_mut().zip(cards).rev() {
+        *c += 1;
+        if *c < k {
+            return;
+        }
+        *c = 0;
+    }
 }
 
 /// Subtracts the receiver's own incoming message `own` from the group sums `out`
