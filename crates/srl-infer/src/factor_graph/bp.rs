@@ -602,8 +602,8 @@ struct Scratch {
     /// The incoming variable-to-factor messages of one factor or block, computed from
     /// the variables' belief sums.
     inbuf: Vec<f64>,
-    /// The linear kernel's incoming messages and sums for factors over more than
-    /// [`LIN_MAX_STATES`] message entries.
+    /// The linear kernel's incoming messages and sums (as many entries as the largest
+    /// factor's messages so far).
     lp: Vec<f64>,
     /// See `lp`.
     lo: Vec<f64>,
@@ -854,16 +854,15 @@ fn factor_update(
         for (c, w) in cards.iter_mut().zip(lay.moff[e0..=e0 + a].windows(2)) {
             *c = w[1] - w[0];
         }
+        // the kernel's working vectors live in the thread's scratch (grown, never
+        // cleared: the kernel writes `p` and zeroes `o` itself)
         let n = inc.len();
-        let (mut ps, mut os) = ([0.0f64; LIN_MAX_STATES], [0.0f64; LIN_MAX_STATES]);
         let (mut hp, mut ho) = (std::mem::take(&mut sc.lp), std::mem::take(&mut sc.lo));
-        let (p, o): (&mut [f64], &mut [f64]) = if n <= LIN_MAX_STATES {
-            (&mut ps[..n], &mut os[..n])
-        } else {
+        if hp.len() < n {
             hp.resize(n, 0.0);
             ho.resize(n, 0.0);
-            (&mut hp, &mut ho)
-        };
+        }
+        let (p, o) = (&mut hp[..n], &mut ho[..n]);
         let ok = if max {
             linear_messages::<true>(lin, range, &cards[..a], inc, out, p, o)
         } else {
@@ -890,9 +889,6 @@ fn factor_update(
 /// ones take the log-domain kernel).
 const LIN_MAX_ARITY: usize = 32;
 const LIN_MAX_ENTRIES: usize = 1 << 20;
-/// Factors with up to this many message entries `Σ_j k_j` keep the kernel's working
-/// vectors on the stack (larger ones use the thread's scratch).
-const LIN_MAX_STATES: usize = 64;
 /// The largest spread (in nats) between the largest and the smallest non-zero product
 /// of a table entry and its incoming messages that the linear-domain kernel accepts:
 /// every non-zero product stays above `e^-600`, far from `f64`'s smallest normal
@@ -1100,35 +1096,6 @@ fn linear_messages<const MAX: bool>(
         }
     };
     match cards.len() {
-        2 => {
-            let (c0, c1) = (cards[0], cards[1]);
-            let (p0, p1) = (&p[..c0], &p[c0..c0 + c1]);
-            let (o0, o1) = o[..c0 + c1].split_at_mut(c0);
-            for (x0, (&q0, t0)) in p0.iter().zip(lin.chunks_exact(c1)).enumerate() {
-                for (x1, (&q1, &t)) in p1.iter().zip(t0).enumerate() {
-                    acc(&mut o0[x0], t * q1);
-                    acc(&mut o1[x1], t * q0);
-                }
-            }
-        }
-        3 => {
-            let (c0, c1, c2) = (cards[0], cards[1], cards[2]);
-            let (p0, rest) = p[..c0 + c1 + c2].split_at(c0);
-            let (p1, p2) = rest.split_at(c1);
-            let (o0, rest) = o[..c0 + c1 + c2].split_at_mut(c0);
-            let (o1, o2) = rest.split_at_mut(c1);
-            for (x0, (&q0, t0)) in p0.iter().zip(lin.chunks_exact(c1 * c2)).enumerate() {
-                for (x1, (&q1, t01)) in p1.iter().zip(t0.chunks_exact(c2)).enumerate() {
-                    let q01 = q0 * q1;
-                    for (x2, (&q2, &t)) in p2.iter().zip(t01).enumerate() {
-                        let tq2 = t * q2;
-                        acc(&mut o0[x0], tq2 * q1);
-                        acc(&mut o1[x1], tq2 * q0);
-                        acc(&mut o2[x2], t * q01);
-                    }
-                }
-            }
-        }
         // a constant factor sends no message
         0 => {}
         a => {
@@ -1475,7 +1442,7 @@ mod kernel_tests {
             let cards: Vec<usize> = if case % 3 == 0 && a == 3 {
                 vec![2, 2, 2]
             } else if case % 7 == 6 && a <= 3 {
-                // more than LIN_MAX_STATES message entries: the scratch buffers
+                // large factors: over 60 message entries, up to 64 000 table entries
                 (0..a).map(|_| rng.random_range(20..=40usize)).collect()
             } else {
                 (0..a).map(|_| rng.random_range(1..=4usize)).collect()
@@ -1544,7 +1511,7 @@ mod kernel_tests {
                     );
                 }
                 checked[usize::from(cards == [2, 2, 2])] += 1;
-                if inc.len() > LIN_MAX_STATES {
+                if inc.len() > 60 {
                     checked[2] += 1;
                 }
             }
