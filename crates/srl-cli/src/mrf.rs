@@ -130,8 +130,7 @@ fn task_of(a: &MrfArgs) -> (srl_infer::Task, srl_infer::Algorithm, TaskOptions) 
     let task = match a.task {
         Task::Mar => srl_infer::Task::Mar,
         Task::Map => srl_infer::Task::Map,
-        // PR never reaches the pairwise path (run sends it to the factor-graph path)
-        Task::Pr => srl_infer::Task::Mar,
+        Task::Pr => srl_infer::Task::Pr,
     };
     let algorithm = match a.algorithm {
         Algorithm::Lbp => srl_infer::Algorithm::Lbp,
@@ -281,93 +280,6 @@ pub fn run(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The approximate method of the factor-graph path.
-enum GeneralMethod {
-    /// Loopy BP (any schedule).
-    Bp(srl_infer::FactorBp),
-    /// Naive mean field.
-    MeanField(srl_infer::factor_graph::FactorMeanField),
-    /// Gibbs sampling blocked over a colouring.
-    Gibbs(srl_infer::factor_graph::FactorGibbs),
-    /// Variable elimination.
-    Exact,
-}
-
-/// The factor-graph settings of `a`, checked before any file is read: `--algorithm
-/// lbp|mf|gibbs|exact` for MAR, `lbp|exact` for MAP, `exact` for PR.
-fn general_settings(a: &MrfArgs) -> anyhow::Result<GeneralMethod> {
-    use srl_infer::factor_graph::{FactorGibbs, FactorMeanField, FactorSchedule};
-    if a.task == Task::Pr && a.algorithm != Algorithm::Exact {
-        anyhow::bail!(
-            "--task pr: the partition function is computed by --algorithm exact (variable \
-             elimination) only"
-        );
-    }
-    match (a.task, a.algorithm) {
-        (_, Algorithm::Lbp | Algorithm::Exact)
-        | (Task::Mar, Algorithm::MeanField | Algorithm::Gibbs) => {}
-        (_, other) => anyhow::bail!(
-            "--algorithm {}: general factor graphs (factors of more than two variables, BAYES \
-             files, .bif/.net networks, --task pr) support --algorithm lbp|mf|gibbs|exact for \
-             --task mar and lbp|exact for --task map",
-            value_name(other)
-        ),
-    }
-    Ok(match a.algorithm {
-        Algorithm::Lbp => {
-            let schedule = match a.schedule {
-                None | Some(ScheduleArg::Flooding) => FactorSchedule::Flooding,
-                Some(ScheduleArg::Sequential) => FactorSchedule::Sequential,
-                Some(ScheduleArg::Residual) => FactorSchedule::Residual,
-                Some(s) => anyhow::bail!(
-                    "--schedule {}: loopy BP on general factor graphs supports --schedule \
-                     flooding|sequential|residual",
-                    value_name(s)
-                ),
-            };
-            let d = srl_infer::FactorBp::default();
-            let bp = srl_infer::FactorBp {
-                max_iters: a.max_iterations.unwrap_or(d.max_iters),
-                tolerance: a.tolerance.unwrap_or(d.tolerance),
-                damping: a.damping,
-                schedule,
-            };
-            bp.validate().map_err(as_flag)?;
-            GeneralMethod::Bp(bp)
-        }
-        Algorithm::MeanField => {
-            if let Some(s) = a.schedule
-                && s != ScheduleArg::Sequential
-            {
-                anyhow::bail!(
-                    "--schedule {}: mean field on general factor graphs runs --schedule \
-                     sequential",
-                    value_name(s)
-                );
-            }
-            let d = FactorMeanField::default();
-            let mf = FactorMeanField {
-                max_iters: a.max_iterations.unwrap_or(d.max_iters),
-                tolerance: a.tolerance.unwrap_or(d.tolerance),
-                damping: a.damping,
-            };
-            mf.validate().map_err(as_flag)?;
-            GeneralMethod::MeanField(mf)
-        }
-        Algorithm::Gibbs => {
-            let gibbs = FactorGibbs {
-                burn_in: a.burn_in,
-                samples: a.samples,
-                seed: a.seed,
-                ..FactorGibbs::default()
-            };
-            gibbs.validate().map_err(as_flag)?;
-            GeneralMethod::Gibbs(gibbs)
-        }
-        _ => GeneralMethod::Exact,
-    })
-}
-
 /// Loads a general model: a BIF/NET network through srl-bayes, else a UAI file of any
 /// arity; then the evidence.
 fn load_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<srl_infer::FactorGraph> {
@@ -390,10 +302,11 @@ fn load_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<srl_infer::FactorGraph> {
     }
 }
 
-/// `srl mrf` on the factor-graph path.
+/// `srl mrf` on the factor-graph path: the library's [`srl_infer::run_factor_task`]
+/// between loading and printing.
 fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
-    use srl_infer::factor_graph::{uai_map_string, uai_mar_string, uai_pr_string};
-    let method = general_settings(a)?;
+    let (task, algorithm, options) = task_of(a);
+    options.validate_factor(task, algorithm).map_err(as_flag)?;
     if let Some(out) = &a.out {
         let inputs: Vec<&std::path::Path> = std::iter::once(a.model.as_path())
             .chain(a.evidence.as_deref())
@@ -409,9 +322,10 @@ fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
         ),
         None => format!("the model {}", a.model.display()),
     };
-    let ve = srl_infer::VariableElimination::default();
     let pb = ui.spinner("inference");
     let t0 = std::time::Instant::now();
+    let outcome =
+        srl_infer::run_factor_task(&g, task, algorithm, &options, a.seed).with_context(context)?;
     let mut summary = json!({
         "command": "mrf",
         "task": value_name(a.task).to_uppercase(),
@@ -420,36 +334,22 @@ fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
         "factors": g.factors().len(),
         "out": a.out.as_ref().map(|p| p.display().to_string()),
     });
-    let (text, conv, extra) = match a.task {
-        Task::Mar => {
-            let m = match &method {
-                GeneralMethod::Exact => ve.marginals(&g),
-                GeneralMethod::Bp(bp) => bp.marginals(&g),
-                GeneralMethod::MeanField(mf) => mf.marginals(&g),
-                GeneralMethod::Gibbs(gibbs) => gibbs.marginals(&g),
-            }
-            .with_context(context)?;
+    let extra = match &outcome {
+        srl_infer::FactorOutcome::Mar(m) => {
             summary["marginals"] = json!(
                 (0..m.num_nodes())
                     .map(|v| m.node(v).to_vec())
                     .collect::<Vec<_>>()
             );
-            (uai_mar_string(&m), m.convergence(), String::new())
+            String::new()
         }
-        Task::Map => {
-            let x = match &method {
-                GeneralMethod::Bp(bp) => bp.map(&g),
-                _ => ve.map(&g),
-            }
-            .with_context(context)?;
+        srl_infer::FactorOutcome::Map(x) => {
             summary["states"] = json!(x.states);
             summary["log_score"] = json!(x.log_score);
-            let extra = format!(", log score {:.6}", x.log_score);
-            (uai_map_string(&x), x.convergence, extra)
+            format!(", log score {:.6}", x.log_score)
         }
-        Task::Pr => {
-            let lz = ve.log_partition(&g).with_context(context)?;
-            if lz == f64::NEG_INFINITY {
+        srl_infer::FactorOutcome::Pr(lz) => {
+            if *lz == f64::NEG_INFINITY {
                 ui.note(&format!(
                     "srl mrf: warning: {} has probability zero (PR is -inf)",
                     context()
@@ -457,10 +357,10 @@ fn run_general(a: &MrfArgs, ui: Ui) -> anyhow::Result<()> {
             }
             summary["log_z"] = json!(lz);
             summary["log10_z"] = json!(lz / std::f64::consts::LN_10);
-            let extra = format!(", ln Z {lz:.9}");
-            (uai_pr_string(lz), srl_infer::Convergence::exact(), extra)
+            format!(", ln Z {lz:.9}")
         }
     };
+    let (text, conv) = (outcome.to_uai_string(), outcome.convergence());
     pb.finish_and_clear();
     let secs = t0.elapsed().as_secs_f64();
     ui.note(&format!(

@@ -81,5 +81,8 @@ pub use map::{Icm, MapInference, MarginalInference};
 pub use marginals::{Beliefs, Convergence, MapAssignment, Marginals, log_sum_exp};
 pub use mean_field::{MeanField, Sweep};
 pub use mrf::{MrfParts, PairTable, PairwiseMrf};
-pub use task::{Algorithm, ScheduleChoice, Task, TaskOptions, TaskOutcome, run_task};
+pub use task::{
+    Algorithm, FactorOutcome, ScheduleChoice, Task, TaskOptions, TaskOutcome, run_factor_task,
+    run_task,
+};
 pub use uai::{UaiWarning, parse_uai_evidence, read_uai_evidence};

@@ -20,6 +20,10 @@
 
 use rand::Rng;
 
+use crate::factor_graph::{
+    FactorBp, FactorGibbs, FactorGraph, FactorMap, FactorMarginals, FactorMeanField,
+    FactorSchedule, VariableElimination, uai_map_string, uai_mar_string, uai_pr_string,
+};
 use crate::{
     BpMode, Convergence, Exact, Gibbs, Icm, InferError, LoopyBp, MapAssignment, Marginals,
     MeanField, PairwiseMrf, Schedule, Sweep,
@@ -33,15 +37,20 @@ pub enum Task {
     /// The most probable assignment (UAI `MAP`; for approximate algorithms, their best
     /// assignment).
     Map,
+    /// The log partition function `ln Z` (UAI `PR`; for a Bayesian network with
+    /// evidence, `ln P(evidence)`): by exact elimination on a factor graph
+    /// ([`run_factor_task`]); the pairwise [`run_task`] refuses it.
+    Pr,
 }
 
 impl Task {
-    /// The task's name: `mar` or `map`.
+    /// The task's name: `mar`, `map` or `pr`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Task::Mar => "mar",
             Task::Map => "map",
+            Task::Pr => "pr",
         }
     }
 }
@@ -119,6 +128,19 @@ pub enum ScheduleChoice {
     Parallel,
 }
 
+impl ScheduleChoice {
+    /// The schedule's name (`flooding`, `sequential`, `residual`, `parallel`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ScheduleChoice::Flooding => "flooding",
+            ScheduleChoice::Sequential => "sequential",
+            ScheduleChoice::Residual => "residual",
+            ScheduleChoice::Parallel => "parallel",
+        }
+    }
+}
+
 /// The options of [`run_task`]; `None` takes the algorithm's own default.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TaskOptions {
@@ -157,7 +179,8 @@ impl TaskOptions {
     /// # Errors
     /// [`InferError::InvalidParameter`]: damping outside `[0, 1)`, a negative or
     /// non-finite tolerance, 0 iterations, 0 Gibbs samples, a schedule the algorithm does
-    /// not have, ICM asked for marginals.
+    /// not have, ICM asked for marginals, the PR task (factor graphs only:
+    /// [`TaskOptions::validate_factor`]).
     pub fn validate(&self, task: Task, algorithm: Algorithm) -> Result<(), InferError> {
         let bad = |name, value: String, reason| {
             Err(InferError::InvalidParameter {
@@ -166,20 +189,7 @@ impl TaskOptions {
                 reason,
             })
         };
-        if self.max_iterations == Some(0) {
-            return bad("max-iterations", "0".into(), "must be at least 1");
-        }
-        if algorithm == Algorithm::Gibbs && self.samples == 0 {
-            return bad("samples", "0".into(), "Gibbs needs at least one sample");
-        }
-        if !(0.0..1.0).contains(&self.damping) {
-            return bad("damping", self.damping.to_string(), "must be in [0, 1)");
-        }
-        if let Some(t) = self.tolerance
-            && !(t.is_finite() && t >= 0.0)
-        {
-            return bad("tolerance", t.to_string(), "must be a non-negative number");
-        }
+        self.validate_shared(algorithm)?;
         let ok = match (algorithm, self.schedule) {
             (_, None) => true,
             (Algorithm::Lbp, Some(s)) => s != ScheduleChoice::Parallel,
@@ -202,7 +212,146 @@ impl TaskOptions {
                 "icm computes MAP only; ask for the map task",
             );
         }
+        if task == Task::Pr {
+            return bad(
+                "task",
+                "pr".into(),
+                "the partition function is computed on a factor graph by exact elimination (run_factor_task; srl mrf --task pr)",
+            );
+        }
         Ok(())
+    }
+
+    /// The checks both model kinds share: iterations, Gibbs samples, damping, tolerance.
+    fn validate_shared(&self, algorithm: Algorithm) -> Result<(), InferError> {
+        let bad = |name, value: String, reason| {
+            Err(InferError::InvalidParameter {
+                name,
+                value,
+                reason,
+            })
+        };
+        if self.max_iterations == Some(0) {
+            return bad("max-iterations", "0".into(), "must be at least 1");
+        }
+        if algorithm == Algorithm::Gibbs && self.samples == 0 {
+            return bad("samples", "0".into(), "Gibbs needs at least one sample");
+        }
+        if !(0.0..1.0).contains(&self.damping) {
+            return bad("damping", self.damping.to_string(), "must be in [0, 1)");
+        }
+        if let Some(t) = self.tolerance
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return bad("tolerance", t.to_string(), "must be a non-negative number");
+        }
+        Ok(())
+    }
+
+    /// Checks the options for `task` by `algorithm` on a general factor graph
+    /// ([`run_factor_task`]), before any work: the checks of [`TaskOptions::validate`]
+    /// that apply to every model (iterations, samples, damping, tolerance), then the
+    /// factor-graph algorithms: `lbp`, `mean-field`, `gibbs` or `exact` for MAR, `lbp`
+    /// or `exact` for MAP, `exact` for PR; loopy BP's schedules flooding, sequential and
+    /// residual, mean field's sequential only.
+    ///
+    /// # Errors
+    /// [`InferError::InvalidParameter`] naming the option (`algorithm`, `schedule`,
+    /// `damping`, ...).
+    pub fn validate_factor(&self, task: Task, algorithm: Algorithm) -> Result<(), InferError> {
+        let bad = |name, value: String, reason| {
+            Err(InferError::InvalidParameter {
+                name,
+                value,
+                reason,
+            })
+        };
+        self.validate_shared(algorithm)?;
+        let supported = matches!(
+            (task, algorithm),
+            (
+                Task::Mar,
+                Algorithm::Lbp | Algorithm::MeanField | Algorithm::Gibbs | Algorithm::Exact
+            ) | (Task::Map, Algorithm::Lbp | Algorithm::Exact)
+                | (Task::Pr, Algorithm::Exact)
+        );
+        if !supported {
+            return bad(
+                "algorithm",
+                algorithm.name().into(),
+                if task == Task::Pr {
+                    "the partition function (task pr) is computed by exact elimination only: algorithm exact"
+                } else {
+                    "general factor graphs support lbp|mean-field|gibbs|exact for task mar and lbp|exact for task map"
+                },
+            );
+        }
+        match (algorithm, self.schedule) {
+            (_, None)
+            | (
+                Algorithm::Lbp,
+                Some(
+                    ScheduleChoice::Flooding
+                    | ScheduleChoice::Sequential
+                    | ScheduleChoice::Residual,
+                ),
+            )
+            | (Algorithm::MeanField, Some(ScheduleChoice::Sequential)) => Ok(()),
+            (Algorithm::Lbp, Some(s)) => bad(
+                "schedule",
+                s.name().into(),
+                "loopy BP on general factor graphs runs flooding|sequential|residual",
+            ),
+            (Algorithm::MeanField, Some(s)) => bad(
+                "schedule",
+                s.name().into(),
+                "mean field on general factor graphs runs sequential",
+            ),
+            (_, Some(s)) => bad(
+                "schedule",
+                s.name().into(),
+                "only loopy BP and mean field have a schedule",
+            ),
+        }
+    }
+
+    /// The factor-graph loopy BP of these options ([`run_factor_task`]).
+    #[must_use]
+    pub fn factor_bp(&self) -> FactorBp {
+        let d = FactorBp::default();
+        FactorBp {
+            max_iters: self.max_iterations.unwrap_or(d.max_iters),
+            tolerance: self.tolerance.unwrap_or(d.tolerance),
+            damping: self.damping,
+            schedule: match self.schedule {
+                Some(ScheduleChoice::Sequential) => FactorSchedule::Sequential,
+                Some(ScheduleChoice::Residual) => FactorSchedule::Residual,
+                _ => FactorSchedule::Flooding,
+            },
+        }
+    }
+
+    /// The factor-graph mean field of these options ([`run_factor_task`]).
+    #[must_use]
+    pub fn factor_mean_field(&self) -> FactorMeanField {
+        let d = FactorMeanField::default();
+        FactorMeanField {
+            max_iters: self.max_iterations.unwrap_or(d.max_iters),
+            tolerance: self.tolerance.unwrap_or(d.tolerance),
+            damping: self.damping,
+        }
+    }
+
+    /// The factor-graph Gibbs sampler of these options, seeded with `seed`
+    /// ([`run_factor_task`]).
+    #[must_use]
+    pub fn factor_gibbs(&self, seed: u64) -> FactorGibbs {
+        FactorGibbs {
+            burn_in: self.burn_in,
+            samples: self.samples,
+            seed,
+            ..FactorGibbs::default()
+        }
     }
 
     /// The loopy BP configuration of these options (sum-product; [`run_task`] switches to
@@ -347,7 +496,14 @@ pub fn run_task<R: Rng + ?Sized>(
                 .run(mrf),
             )
         }
-        // validate refuses it
+        // validate refuses them
+        (Task::Pr, _) => {
+            return Err(InferError::InvalidParameter {
+                name: "task",
+                value: "pr".into(),
+                reason: "the partition function is computed on a factor graph by exact elimination (run_factor_task; srl mrf --task pr)",
+            });
+        }
         (Task::Mar, Algorithm::Icm) => {
             return Err(InferError::InvalidParameter {
                 name: "task",
@@ -365,6 +521,83 @@ pub fn run_task<R: Rng + ?Sized>(
         });
     }
     Ok(outcome)
+}
+
+/// The result of [`run_factor_task`].
+#[derive(Clone, Debug)]
+pub enum FactorOutcome {
+    /// Marginals (task MAR).
+    Mar(FactorMarginals),
+    /// An assignment (task MAP).
+    Map(FactorMap),
+    /// `ln Z`, natural logarithm (task PR; `-∞` when the evidence is impossible).
+    Pr(f64),
+}
+
+impl FactorOutcome {
+    /// The run's convergence report (exact elimination: converged, no residual).
+    #[must_use]
+    pub fn convergence(&self) -> Convergence {
+        match self {
+            FactorOutcome::Mar(m) => m.convergence(),
+            FactorOutcome::Map(x) => x.convergence,
+            FactorOutcome::Pr(_) => Convergence::exact(),
+        }
+    }
+
+    /// The outcome in the UAI competition's output format: `MAR`, `MAP` or `PR` (then
+    /// `log10 Z`) and one line ([`uai_mar_string`], [`uai_map_string`],
+    /// [`uai_pr_string`]).
+    #[must_use]
+    pub fn to_uai_string(&self) -> String {
+        match self {
+            FactorOutcome::Mar(m) => uai_mar_string(m),
+            FactorOutcome::Map(x) => uai_map_string(x),
+            FactorOutcome::Pr(lz) => uai_pr_string(*lz),
+        }
+    }
+}
+
+/// Runs `task` by `algorithm` on the general factor graph `g` (any arity, a Bayesian
+/// network's CPTs, evidence as set on `g`) with `options`; `seed` drives Gibbs sampling
+/// only (the same seed, the same samples for any thread count). The factor-graph job of
+/// `srl mrf` (UAI files with a factor of more than two variables, `BAYES` files, BIF and
+/// NET networks, `--task pr`).
+///
+/// | task | algorithms |
+/// |---|---|
+/// | MAR | `lbp` ([`FactorBp`], sum-product), `mean-field` ([`FactorMeanField`]), `gibbs` ([`FactorGibbs`]), `exact` ([`VariableElimination`]) |
+/// | MAP | `lbp` (max-product), `exact` (max-product elimination with traceback) |
+/// | PR | `exact` (`ln Z` by elimination) |
+///
+/// # Errors
+/// [`InferError::InvalidParameter`] for options the task and algorithm do not take
+/// ([`TaskOptions::validate_factor`]); the algorithm's errors ([`InferError::ZeroProbability`]
+/// when the model and evidence leave a variable no state or the assignment found has
+/// probability zero, [`InferError::TooLarge`] past the elimination's size limit,
+/// [`InferError::NoFeasibleSample`] from Gibbs).
+pub fn run_factor_task(
+    g: &FactorGraph,
+    task: Task,
+    algorithm: Algorithm,
+    options: &TaskOptions,
+    seed: u64,
+) -> Result<FactorOutcome, InferError> {
+    options.validate_factor(task, algorithm)?;
+    let ve = VariableElimination::default();
+    Ok(match (task, algorithm) {
+        (Task::Mar, Algorithm::Lbp) => FactorOutcome::Mar(options.factor_bp().marginals(g)?),
+        (Task::Mar, Algorithm::MeanField) => {
+            FactorOutcome::Mar(options.factor_mean_field().marginals(g)?)
+        }
+        (Task::Mar, Algorithm::Gibbs) => {
+            FactorOutcome::Mar(options.factor_gibbs(seed).marginals(g)?)
+        }
+        (Task::Mar, _) => FactorOutcome::Mar(ve.marginals(g)?),
+        (Task::Map, Algorithm::Lbp) => FactorOutcome::Map(options.factor_bp().map(g)?),
+        (Task::Map, _) => FactorOutcome::Map(ve.map(g)?),
+        (Task::Pr, _) => FactorOutcome::Pr(ve.log_partition(g)?),
+    })
 }
 
 #[cfg(test)]
@@ -459,5 +692,101 @@ mod tests {
                 "{a:?}: {e}"
             );
         }
+    }
+
+    /// A factor graph of three binary variables and one arity-3 factor (a tree).
+    fn factor_tiny() -> FactorGraph {
+        FactorGraph::from_uai_str(
+            "MARKOV\n3\n2 2 2\n2\n3 0 1 2\n1 2\n8\n 1 2 3 4 5 6 7 8\n2\n 1 3\n",
+            "tiny3.uai",
+        )
+        .expect("model")
+        .0
+    }
+
+    #[test]
+    fn factor_tasks_run_or_are_refused_by_name() {
+        let g = factor_tiny();
+        let o = TaskOptions {
+            samples: 4000,
+            ..TaskOptions::default()
+        };
+        for task in [Task::Mar, Task::Map, Task::Pr] {
+            for a in Algorithm::ALL {
+                let supported = matches!(
+                    (task, a),
+                    (
+                        Task::Mar,
+                        Algorithm::Lbp | Algorithm::MeanField | Algorithm::Gibbs | Algorithm::Exact
+                    ) | (Task::Map, Algorithm::Lbp | Algorithm::Exact)
+                        | (Task::Pr, Algorithm::Exact)
+                );
+                match run_factor_task(&g, task, a, &o, 7) {
+                    Ok(_) => assert!(supported, "{task:?} {a:?} ran"),
+                    Err(InferError::InvalidParameter { name, .. }) => {
+                        assert!(!supported, "{task:?} {a:?}: refused");
+                        assert_eq!(name, "algorithm");
+                    }
+                    Err(e) => panic!("{task:?} {a:?}: {e}"),
+                }
+            }
+        }
+        // exact values: Z = Σ_x φ(x0, x1, x2) ψ(x2) = (1 + 3 + 5 + 7) + 3 (2 + 4 + 6 + 8) = 76
+        let FactorOutcome::Pr(lz) =
+            run_factor_task(&g, Task::Pr, Algorithm::Exact, &o, 0).expect("pr")
+        else {
+            panic!("pr")
+        };
+        assert!((lz - 76f64.ln()).abs() < 1e-12, "{lz}");
+        let exact = run_factor_task(&g, Task::Mar, Algorithm::Exact, &o, 0).expect("exact");
+        let bp = run_factor_task(&g, Task::Mar, Algorithm::Lbp, &o, 0).expect("lbp");
+        let (FactorOutcome::Mar(e), FactorOutcome::Mar(b)) = (&exact, &bp) else {
+            panic!("marginals")
+        };
+        // P(x0 = 1) = (5 + 7 + 3 (6 + 8)) / 76 = 54 / 76; BP is exact on a tree
+        assert!((e.node(0)[1] - 54.0 / 76.0).abs() < 1e-12);
+        assert!((b.node(0)[1] - 54.0 / 76.0).abs() < 1e-9);
+        assert!(exact.to_uai_string().starts_with("MAR\n3 2 "));
+        let FactorOutcome::Map(x) =
+            run_factor_task(&g, Task::Map, Algorithm::Exact, &o, 0).expect("map")
+        else {
+            panic!("map")
+        };
+        assert_eq!(x.states, vec![1, 1, 1]);
+        // schedules: loopy BP's three, mean field's sequential only
+        for (a, s, ok) in [
+            (Algorithm::Lbp, ScheduleChoice::Residual, true),
+            (Algorithm::Lbp, ScheduleChoice::Parallel, false),
+            (Algorithm::MeanField, ScheduleChoice::Sequential, true),
+            (Algorithm::MeanField, ScheduleChoice::Parallel, false),
+            (Algorithm::Exact, ScheduleChoice::Flooding, false),
+        ] {
+            let o = TaskOptions {
+                schedule: Some(s),
+                ..TaskOptions::default()
+            };
+            assert_eq!(
+                run_factor_task(&g, Task::Mar, a, &o, 0).is_ok(),
+                ok,
+                "{a:?} {s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_pairwise_pipeline_refuses_pr() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let e = run_task(
+            &tiny(),
+            Task::Pr,
+            Algorithm::Exact,
+            &TaskOptions::default(),
+            &mut rng,
+        )
+        .expect_err("pr");
+        assert!(
+            matches!(e, InferError::InvalidParameter { name: "task", .. }),
+            "{e}"
+        );
     }
 }
