@@ -232,6 +232,23 @@ impl PyMarginals {
     }
 }
 
+impl PyMarginals {
+    /// A record from its parts (srl.FactorGraph's marginals).
+    pub(crate) fn from_parts(
+        nodes: Py<PyArray2<f64>>,
+        map_state: Py<PyArray1<i64>>,
+        convergence: Convergence,
+        log_partition: Option<f64>,
+    ) -> Self {
+        Self {
+            nodes,
+            map_state,
+            convergence,
+            log_partition,
+        }
+    }
+}
+
 /// `Marginals` to Python: `(n, kmax)` rows, handed over without a copy when every
 /// variable has the same number of states.
 fn marginals_to_py(

@@ -12,6 +12,7 @@
 //! | `advice=` of `srl.BoostedRDN`, `srl.SoftBoostedRDN`; `srl.fit_targets` | srl-boost `Advice::read`, `fit_boosted` (`SoftRfgbParams::fit_with_advice`), `advice_weight`; `parse_targets`, `fit_targets` |
 //! | `srl.BoostedRDNRegressor` | srl-boost `RegressionRfgbParams::fit`, `RegressionRfgb` |
 //! | `srl.PairwiseMRF` (`loopy_bp`, `mean_field`, `gibbs`, `exact`) | srl-infer `PairwiseMrf`, `LoopyBp`, `MeanField`, `Gibbs`, `Exact` |
+//! | `srl.FactorGraph` (`from_uai`, `from_network`, `marginals`, `map`, `log_partition`) | srl-infer `FactorGraph`, `run_factor_task`; srl-bayes `read_network_factor_graph` |
 //! | `srl.BayesianNetwork` (`from_bif`, `trim`) | srl-bayes `read_bif`, `JointAgreement`, `BranchAndBound` |
 //! | `srl.CostSensitiveClassifier` (decisions, calibration report) | srl-learn `min_expected_cost`, srl-eval `brier_score`, `reliability_curve` |
 //! | `srl.LogisticRegression`, `srl.NaiveBayes`, `srl.UKNN` (tabular, scikit-learn's `check_estimator`) | srl-learn `LogisticRegressionParams`, `UknnParams`, srl-bayes `NaiveBayesParams` |
@@ -25,6 +26,7 @@ pub mod boost;
 pub mod collective;
 pub mod cost;
 pub mod errors;
+pub mod factor;
 pub mod infer;
 pub mod model_file;
 pub mod regression;
@@ -48,6 +50,8 @@ fn srl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(boost::_parse_targets, m)?)?;
     m.add_class::<infer::PyPairwiseMrf>()?;
     m.add_function(wrap_pyfunction!(infer::_pairwise_mrf_from_state, m)?)?;
+    m.add_class::<factor::PyFactorGraph>()?;
+    m.add_function(wrap_pyfunction!(factor::_factor_graph_from_state, m)?)?;
     m.add_class::<infer::PyMarginals>()?;
     m.add_class::<infer::PyConvergence>()?;
     m.add_class::<bayes::PyBayesianNetwork>()?;

@@ -10,7 +10,8 @@ Rust; this package converts arguments and results and maps errors):
   ``advice=`` (Odom et al. 2015, BoostSRL ``-adviceFile``); :func:`fit_targets` for
   several targets in one run (BoostSRL ``-target a,b,c``).
 * Inference (srl-infer): :class:`PairwiseMRF` with ``loopy_bp``, ``mean_field``,
-  ``gibbs``, ``exact`` returning :class:`Marginals`.
+  ``gibbs``, ``exact`` returning :class:`Marginals`; :class:`FactorGraph` (factors of any
+  arity, UAI files, BIF/NET networks) with ``marginals``, ``map``, ``log_partition``.
 * Bayesian networks (srl-bayes): :class:`BayesianNetwork` (``from_bif``, ``trim``).
 * Cost-sensitive decisions (srl-learn, srl-eval): :class:`CostSensitiveClassifier` wraps
   any classifier with ``predict_proba`` and predicts the class of least expected cost
@@ -34,6 +35,7 @@ from ._srl import (  # noqa: F401
     BayesianNetwork,
     Convergence,
     Database,
+    FactorGraph,
     Marginals,
     NotFittedError,
     PairwiseMRF,
@@ -69,6 +71,7 @@ __all__ = [
     "Convergence",
     "CostSensitiveClassifier",
     "Database",
+    "FactorGraph",
     "Graph",
     "ICA",
     "LogisticRegression",

@@ -266,6 +266,48 @@ class PairwiseMRF:
     def exact(self, enumeration_limit_log2: int = 20) -> Marginals: ...
 
 @final
+class FactorGraph:
+    """P(x) ∝ exp(Σ_f θ_f(x_scope(f))), factors of any arity (srl-infer's FactorGraph);
+    the methods run srl-infer's run_factor_task, the job of ``srl mrf``."""
+    @staticmethod
+    def from_uai(path: _Path, evidence: Optional[_Path] = None) -> "FactorGraph":
+        """UAI MARKOV or BAYES of any arity; OSError, srl.ParseError (file, line)."""
+    @staticmethod
+    def from_network(path: _Path) -> "FactorGraph":
+        """A BIF (.bif, .bif.gz) or Hugin .net network, one factor per CPT."""
+    @property
+    def num_vars(self) -> int: ...
+    @property
+    def num_factors(self) -> int: ...
+    @property
+    def num_states(self) -> npt.NDArray[np.int64]: ...
+    def to_uai(self) -> str: ...
+    def marginals(
+        self,
+        algorithm: Literal["lbp", "mean-field", "gibbs", "exact"] = "lbp",
+        schedule: Optional[Literal["flooding", "sequential", "residual"]] = None,
+        damping: float = 0.0,
+        max_iterations: Optional[int] = None,
+        tolerance: Optional[float] = None,
+        samples: int = 800,
+        burn_in: int = 200,
+        seed: int = 0,
+    ) -> Marginals:
+        """UAI MAR; nodes (n, k) padded with 0 past a variable's states; ValueError for
+        options the algorithm does not take or a variable left no state."""
+    def map(
+        self,
+        algorithm: Literal["exact", "lbp"] = "exact",
+        schedule: Optional[Literal["flooding", "sequential", "residual"]] = None,
+        damping: float = 0.0,
+        max_iterations: Optional[int] = None,
+        tolerance: Optional[float] = None,
+    ) -> Tuple[npt.NDArray[np.int64], float, Convergence]:
+        """UAI MAP: (states (n,), log score in nats, convergence)."""
+    def log_partition(self) -> float:
+        """ln Z (nats) by exact elimination; ln P(evidence) for a Bayesian network."""
+
+@final
 class Trimming:
     subset: List[str]
     threshold: float
@@ -303,6 +345,7 @@ class BayesianNetwork:
         compilation needing more than max_table entries."""
 
 def _pairwise_mrf_from_state(state: str) -> PairwiseMRF: ...
+def _factor_graph_from_state(state: str) -> FactorGraph: ...
 def _bayesian_network_from_state(state: str) -> BayesianNetwork: ...
 def _min_expected_cost(
     proba: npt.ArrayLike, costs: npt.ArrayLike
