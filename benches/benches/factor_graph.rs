@@ -13,7 +13,18 @@
 //! srl-benches --bench factor_graph` also writes the model there (docs/srl-infer.md has
 //! the libDAI command and both rates).
 //!
-//! Run: `cargo bench -p srl-benches --bench factor_graph` (about a minute).
+//! - `factor_bp_bnlearn/NET/sweeps=100`: flooding loopy BP, one thread, 100 sweeps
+//!   (tolerance 1e-300) on bnlearn networks read from `$SRL_DATA_DIR/bnlearn_bif` as
+//!   factor graphs (one factor per CPT): hepar2, munin1 and pathfinder, which run all 100
+//!   sweeps (checked before timing; alarm, win95pts and link stop early when a sweep
+//!   changes no message, so a rate per sweep would mislead); elements are
+//!   factor-to-variable messages. Skipped, with a note, without the data directory.
+//!   `cargo run --release -p srl-bayes --example network_to_uai -- NET.bif.gz NET.uai`
+//!   writes the same model for libDAI (docs/srl-infer.md has both rates).
+//!
+//! Run: `cargo bench -p srl-benches --bench factor_graph` (about three minutes).
+
+#![allow(clippy::print_stderr)] // the note of a skipped data set
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -104,5 +115,50 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_bnlearn(c: &mut Criterion) {
+    let Some(dir) =
+        std::env::var_os("SRL_DATA_DIR").map(|d| std::path::PathBuf::from(d).join("bnlearn_bif"))
+    else {
+        eprintln!("factor_bp_bnlearn: skipped, SRL_DATA_DIR is not set");
+        return;
+    };
+    let sweeps = 100usize;
+    let mut group = c.benchmark_group("factor_bp_bnlearn");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    for name in ["hepar2", "munin1", "pathfinder"] {
+        let path = dir.join(format!("{name}.bif.gz"));
+        if !path.exists() {
+            eprintln!(
+                "factor_bp_bnlearn: skipped {name}, looked at {}",
+                path.display()
+            );
+            continue;
+        }
+        let (_, g) = srl_bayes::factor_graph::read_network_factor_graph(&path).expect("network");
+        let edges: usize = g.factors().iter().map(|f| f.vars.len()).sum();
+        group.throughput(Throughput::Elements((sweeps * edges) as u64));
+        let bp = FactorBp {
+            max_iters: sweeps,
+            tolerance: 1e-300,
+            ..FactorBp::default()
+        };
+        let done = bp.marginals(&g).expect("bp").convergence().iterations;
+        assert_eq!(done, sweeps, "{name}: BP stopped after {done} sweeps");
+        group.bench_with_input(
+            BenchmarkId::new(name, format!("sweeps={sweeps}")),
+            &g,
+            |b, g| b.iter(|| pool.install(|| bp.marginals(g).expect("bp"))),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_bnlearn);
 criterion_main!(benches);
