@@ -136,16 +136,16 @@ impl FactorBp {
                 evar.push(v);
                 let (lo, hi) = (voff[v as usize], voff[v as usize + 1]);
                 eoff.push(lo);
-                total += hi - lo;
+                total = total
+                    .checked_add(hi - lo)
+                    .filter(|&t| t <= crate::mrf::MAX_MODEL_ENTRIES)
+                    .ok_or(InferError::TooLarge {
+                        what: "message entries of factor-graph BP (limit 2^30)",
+                        count: usize::MAX,
+                    })?;
                 moff.push(total);
             }
             fedge.push(evar.len());
-        }
-        if total > crate::mrf::MAX_MODEL_ENTRIES {
-            return Err(InferError::TooLarge {
-                what: "message entries of factor-graph BP (limit 2^30)",
-                count: total,
-            });
         }
         Ok(Layout {
             fedge,
@@ -214,7 +214,6 @@ impl FactorBp {
         // (handing blocks to the pool costs more than they take)
         let work: usize = (0..nf).map(|f| g.factor_table(f).len()).sum();
         let serial = rayon::current_num_threads() == 1 || work < FLOOD_PARALLEL_MIN;
-        sums.fill(&lay, &fv);
         while !conv.converged
             && conv.iterations < self.max_iters
             && self.schedule == FactorSchedule::Flooding
@@ -270,8 +269,8 @@ impl FactorBp {
         })
     }
 
-    /// Residual BP: a max-heap of the factors' pending residuals (lazily invalidated by
-    /// version numbers). Committing a factor's messages changes its variables' belief
+    /// Residual BP: an indexed max-heap of the factors' pending residuals (ties to the
+    /// lower factor index). Committing a factor's messages changes its variables' belief
     /// sums, so the pending messages of the factors sharing a variable are recomputed.
     #[allow(clippy::too_many_arguments)]
     fn residual_updates(
@@ -889,6 +888,10 @@ fn factor_update(
 /// ones take the log-domain kernel).
 const LIN_MAX_ARITY: usize = 32;
 const LIN_MAX_ENTRIES: usize = 1 << 20;
+/// The most linear-table entries kept for one run (2^27: 1 GiB), so that a pool near
+/// the model's limit (2^30 entries) is not copied whole; tables past it take the
+/// log-domain kernel.
+const LIN_MAX_TOTAL: usize = 1 << 27;
 /// The largest spread (in nats) between the largest and the smallest non-zero product
 /// of a table entry and its incoming messages that the linear-domain kernel accepts:
 /// every non-zero product stays above `e^-600`, far from `f64`'s smallest normal
@@ -897,7 +900,8 @@ const LIN_MAX_RANGE: f64 = 600.0;
 
 /// Each pooled table in the linear domain, `exp(θ − max θ)` (a hard zero stays 0), with
 /// its spread `max θ − min finite θ`; tables over [`LIN_MAX_ENTRIES`] entries, of a
-/// spread over [`LIN_MAX_RANGE`] or without a finite entry have none.
+/// spread over [`LIN_MAX_RANGE`], without a finite entry or past [`LIN_MAX_TOTAL`]
+/// entries in all have none.
 struct LinearTables {
     /// Offset of each pooled table in `lin` (`usize::MAX`: none).
     off: Vec<usize>,
@@ -918,7 +922,8 @@ impl LinearTables {
             .iter()
             .map(Vec::len)
             .filter(|&l| l <= LIN_MAX_ENTRIES)
-            .sum();
+            .fold(0usize, usize::saturating_add)
+            .min(LIN_MAX_TOTAL);
         let mut lin = Vec::new();
         if lin.try_reserve_exact(bound).is_err() {
             return Self { off, range, lin };
@@ -926,7 +931,7 @@ impl LinearTables {
         // one pass per table: its maximum and smallest finite entry, then (the table
         // still in cache) its linear form
         for (i, t) in tables.iter().enumerate() {
-            if t.len() > LIN_MAX_ENTRIES {
+            if t.len() > LIN_MAX_ENTRIES || lin.len() + t.len() > LIN_MAX_TOTAL {
                 continue;
             }
             // the entries are finite or -∞ (a FactorGraph invariant)
