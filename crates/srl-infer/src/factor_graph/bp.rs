@@ -1103,6 +1103,42 @@ fn linear_messages<const MAX: bool>(
     match cards.len() {
         // a constant factor sends no message
         0 => {}
+        // the rows below for one and two other variables, without the odometer and the
+        // prefix and suffix products
+        2 => {
+            let (c0, c1) = (cards[0], cards[1]);
+            let (p0, p1) = p[..c0 + c1].split_at(c0);
+            let (o0, o1) = o[..c0 + c1].split_at_mut(c0);
+            for ((slot0, &q0), row) in o0.iter_mut().zip(p0).zip(lin.chunks_exact(c1)) {
+                let mut srow = 0.0;
+                for ((slot, &t), &q) in o1.iter_mut().zip(row).zip(p1) {
+                    acc(slot, t * q0);
+                    acc(&mut srow, t * q);
+                }
+                acc(slot0, srow);
+            }
+        }
+        3 => {
+            let (c0, c1, c2) = (cards[0], cards[1], cards[2]);
+            let (p0, rest) = p[..c0 + c1 + c2].split_at(c0);
+            let (p1, p2) = rest.split_at(c1);
+            let (o0, rest) = o[..c0 + c1 + c2].split_at_mut(c0);
+            let (o1, o2) = rest.split_at_mut(c1);
+            for ((slot0, &q0), block) in o0.iter_mut().zip(p0).zip(lin.chunks_exact(c1 * c2)) {
+                let mut s0 = 0.0;
+                for ((slot1, &q1), row) in o1.iter_mut().zip(p1).zip(block.chunks_exact(c2)) {
+                    let pre = q0 * q1;
+                    let mut srow = 0.0;
+                    for ((slot, &t), &q) in o2.iter_mut().zip(row).zip(p2) {
+                        acc(slot, t * pre);
+                        acc(&mut srow, t * q);
+                    }
+                    acc(&mut s0, srow * q1);
+                    acc(slot1, srow * q0);
+                }
+                acc(slot0, s0);
+            }
+        }
         a => {
             // rows over the last variable (odometer over the others): per row the
             // products of the other variables' messages without each one (prefix ×
