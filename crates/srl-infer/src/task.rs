@@ -173,6 +173,15 @@ impl Default for TaskOptions {
     }
 }
 
+/// An option error: `name` (the option), `value` (as given) and why it is refused.
+fn bad(name: &'static str, value: String, reason: &'static str) -> Result<(), InferError> {
+    Err(InferError::InvalidParameter {
+        name,
+        value,
+        reason,
+    })
+}
+
 impl TaskOptions {
     /// Checks the options for `task` by `algorithm` (before any work).
     ///
@@ -182,13 +191,6 @@ impl TaskOptions {
     /// not have, ICM asked for marginals, the PR task (factor graphs only:
     /// [`TaskOptions::validate_factor`]).
     pub fn validate(&self, task: Task, algorithm: Algorithm) -> Result<(), InferError> {
-        let bad = |name, value: String, reason| {
-            Err(InferError::InvalidParameter {
-                name,
-                value,
-                reason,
-            })
-        };
         self.validate_shared(algorithm)?;
         let ok = match (algorithm, self.schedule) {
             (_, None) => true,
@@ -224,13 +226,6 @@ impl TaskOptions {
 
     /// The checks both model kinds share: iterations, Gibbs samples, damping, tolerance.
     fn validate_shared(&self, algorithm: Algorithm) -> Result<(), InferError> {
-        let bad = |name, value: String, reason| {
-            Err(InferError::InvalidParameter {
-                name,
-                value,
-                reason,
-            })
-        };
         if self.max_iterations == Some(0) {
             return bad("max-iterations", "0".into(), "must be at least 1");
         }
@@ -259,13 +254,6 @@ impl TaskOptions {
     /// [`InferError::InvalidParameter`] naming the option (`algorithm`, `schedule`,
     /// `damping`, ...).
     pub fn validate_factor(&self, task: Task, algorithm: Algorithm) -> Result<(), InferError> {
-        let bad = |name, value: String, reason| {
-            Err(InferError::InvalidParameter {
-                name,
-                value,
-                reason,
-            })
-        };
         self.validate_shared(algorithm)?;
         let supported = matches!(
             (task, algorithm),
