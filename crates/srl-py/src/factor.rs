@@ -69,8 +69,6 @@ impl PyFactorGraph {
         seed: u64,
     ) -> PyResult<FactorOutcome> {
         let algorithm = Algorithm::from_name(algorithm).map_err(errors::infer)?;
-        opts.validate_factor(task, algorithm)
-            .map_err(errors::infer)?;
         py.detach(|| srl_infer::run_factor_task(&self.g, task, algorithm, opts, seed))
             .map_err(errors::infer)
     }

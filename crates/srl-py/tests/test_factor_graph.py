@@ -166,3 +166,19 @@ def test_bad_options_and_files_are_errors(tmp_path):
         srl.FactorGraph.from_uai(tmp_path / "missing.uai")
     with pytest.raises(srl.ParseError):
         srl.FactorGraph.from_network(write(tmp_path, "MARKOV\n", "x.txt"))
+
+
+def test_pickled_state_is_validated_as_a_file_is():
+    """A hand-edited pickle state is a ValueError naming it, never a panic."""
+    one = 0x3FF0000000000000  # the bits of 1.0
+    bad_states = [
+        '{"num_states": [2], "factors": [[[1], [0, 0]]], "evidence": [null]}',  # variable 1 of 1
+        '{"num_states": [2], "factors": [[[0], [0]]], "evidence": [null]}',  # 1 entry for 2 states
+        '{"num_states": [2], "factors": [], "evidence": [5]}',  # state 5 of 2
+        '{"num_states": [2], "factors": [], "evidence": []}',  # evidence of the wrong length
+        '{"num_states": [0], "factors": [], "evidence": [null]}',  # no state
+        f'{{"num_states": [2, 2], "factors": [[[0, 0], [{one}, {one}, {one}, {one}]]], "evidence": [null, null]}}',
+    ]
+    for state in bad_states:
+        with pytest.raises(ValueError, match="not a pickled srl.FactorGraph"):
+            srl._srl._factor_graph_from_state(state)

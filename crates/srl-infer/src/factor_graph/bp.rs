@@ -374,8 +374,8 @@ impl FactorBp {
         g: &FactorGraph,
         max: bool,
     ) -> Result<(Vec<Vec<f64>>, Convergence), InferError> {
-        let st = self.run_state(g, max, false)?;
-        let beliefs = variable_beliefs(g, &st, max)?;
+        let mut st = self.run_state(g, max, false)?;
+        let beliefs = variable_beliefs(g, &mut st, max)?;
         Ok((beliefs, st.conv))
     }
 
@@ -389,8 +389,8 @@ impl FactorBp {
     /// # Errors
     /// As [`FactorBp::marginals`].
     pub fn bethe_log_partition(&self, g: &FactorGraph) -> Result<(f64, Convergence), InferError> {
-        let st = self.run_state(g, false, true)?;
-        let beliefs = variable_beliefs(g, &st, false)?;
+        let mut st = self.run_state(g, false, true)?;
+        let beliefs = variable_beliefs(g, &mut st, false)?;
         let mut total = 0.0;
         for (v, b) in beliefs.iter().enumerate() {
             let d = st.lay.vedges[v].len() as f64;
@@ -554,11 +554,15 @@ fn edge_message(g: &FactorGraph, lay: &Layout, fv: &[f64], vf: &mut [f64], e: us
 }
 
 /// Normalised log-beliefs of every variable (log-sum-exp 0, or maximum 0 for max-product).
-fn variable_beliefs(g: &FactorGraph, st: &State, max: bool) -> Result<Vec<Vec<f64>>, InferError> {
+fn variable_beliefs(
+    g: &FactorGraph,
+    st: &mut State,
+    max: bool,
+) -> Result<Vec<Vec<f64>>, InferError> {
     // the evidence's log-prior plus the incoming messages in edge order, as the sweeps'
     // sums (the same additions in the same order as a per-variable loop)
-    let mut sums = BeliefSums::new(g);
-    sums.fill(&st.lay, &st.fv);
+    st.sums.fill(&st.lay, &st.fv);
+    let sums = &st.sums;
     let mut beliefs = Vec::with_capacity(g.num_vars());
     let mut off = 0;
     for (v, &kv) in g.num_states().iter().enumerate() {
@@ -1285,9 +1289,6 @@ fn fast_factor_messages(
     out: &mut [f64],
     sc: &mut Scratch,
 ) -> bool {
-    if a == 3 {
-        return fast_arity3(table, vf, max, out, sc);
-    }
     let mut smax = f64::NEG_INFINITY;
     // pass 1: per-slot maxima (the max-product messages before the own-message removal)
     sc.ctr.clear();
@@ -1371,85 +1372,6 @@ fn remove_own(out: &mut [f64], own: &[f64]) {
             *o -= m;
         }
     }
-}
-
-/// [`fast_factor_messages`] for a factor of three variables: nested loops over the
-/// states (no odometer), the entries' full sums kept for the second pass.
-fn fast_arity3(table: &[f64], vf: &[f64], max: bool, out: &mut [f64], sc: &mut Scratch) -> bool {
-    let (c0, c1, c2) = (sc.cards[0], sc.cards[1], sc.cards[2]);
-    let (m0, m1, m2) = (
-        &vf[sc.inc[0]..sc.inc[0] + c0],
-        &vf[sc.inc[1]..sc.inc[1] + c1],
-        &vf[sc.inc[2]..sc.inc[2] + c2],
-    );
-    let (o0, o1, o2) = (sc.outoff[0], sc.outoff[1], sc.outoff[2]);
-    let size = c0 * c1 * c2;
-    let mut sums = [0.0f64; 64];
-    if size > sums.len() || table.len() != size {
-        return false;
-    }
-    let mut smax = f64::NEG_INFINITY;
-    let mut idx = 0;
-    for (x0, &a0) in m0.iter().enumerate() {
-        for (x1, &a1) in m1.iter().enumerate() {
-            let s01 = a0 + a1;
-            for (x2, &a2) in m2.iter().enumerate() {
-                let s = table[idx] + s01 + a2;
-                sums[idx] = s;
-                idx += 1;
-                smax = smax.max(s);
-                let (p0, p1, p2) = (o0 + x0, o1 + x1, o2 + x2);
-                if s > out[p0] {
-                    out[p0] = s;
-                }
-                if s > out[p1] {
-                    out[p1] = s;
-                }
-                if s > out[p2] {
-                    out[p2] = s;
-                }
-            }
-        }
-    }
-    if !max {
-        if out
-            .iter()
-            .any(|&m| m > f64::NEG_INFINITY && m < smax - 600.0)
-        {
-            return false;
-        }
-        let mut w = [0.0f64; 64];
-        let len = out.len();
-        if len > w.len() {
-            return false;
-        }
-        let mut idx = 0;
-        for x0 in 0..c0 {
-            for x1 in 0..c1 {
-                for x2 in 0..c2 {
-                    let s = sums[idx];
-                    idx += 1;
-                    if s > f64::NEG_INFINITY {
-                        let e = (s - smax).exp();
-                        w[o0 + x0] += e;
-                        w[o1 + x1] += e;
-                        w[o2 + x2] += e;
-                    }
-                }
-            }
-        }
-        for (o, &x) in out.iter_mut().zip(&w[..len]) {
-            *o = if x > 0.0 {
-                x.ln() + smax
-            } else {
-                f64::NEG_INFINITY
-            };
-        }
-    }
-    for (off, own) in [(o0, m0), (o1, m1), (o2, m2)] {
-        remove_own(&mut out[off..off + own.len()], own);
-    }
-    true
 }
 
 #[cfg(test)]
@@ -1567,38 +1489,15 @@ mod kernel_tests {
     fn linear_kernel_declines_a_spread_that_could_underflow() {
         let table = [0.0, -500.0, 0.0, 0.0];
         let lin: Vec<f64> = table.iter().map(|&x: &f64| x.exp()).collect();
-        let inc = [0.0, -200.0, 0.0, 0.0];
-        let mut out = [0.0; 4];
-        assert!(!linear_messages::<false>(
-            &lin,
-            500.0,
-            &[2, 2],
-            &inc,
-            &mut out,
-            &mut [0.0; 6],
-            &mut [0.0; 6]
-        ));
-        let inc = [0.0, -50.0, 0.0, 0.0];
-        assert!(linear_messages::<false>(
-            &lin,
-            500.0,
-            &[2, 2],
-            &inc,
-            &mut out,
-            &mut [0.0; 6],
-            &mut [0.0; 6]
-        ));
+        // the 2 × 2 factor's linear kernel on incoming messages `inc`: taken or declined
+        let takes = |inc: [f64; 4]| {
+            let (mut out, mut p, mut o) = ([0.0; 4], [0.0; 4], [0.0; 4]);
+            linear_messages::<false>(&lin, 500.0, &[2, 2], &inc, &mut out, &mut p, &mut o)
+        };
+        assert!(!takes([0.0, -200.0, 0.0, 0.0]));
+        assert!(takes([0.0, -50.0, 0.0, 0.0]));
         // a variable without a possible state goes to the log-domain kernel
-        let inc = [f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0, 0.0];
-        assert!(!linear_messages::<false>(
-            &lin,
-            500.0,
-            &[2, 2],
-            &inc,
-            &mut out,
-            &mut [0.0; 6],
-            &mut [0.0; 6]
-        ));
+        assert!(!takes([f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0, 0.0]));
         let lin8 = [1.0; 8];
         let inc6 = [0.0, -700.0, 0.0, 0.0, 0.0, 0.0];
         let mut out6 = [0.0; 6];
