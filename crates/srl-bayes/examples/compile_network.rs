@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use srl_bayes::compile::{candidate_plans, compile, plan};
+use srl_bayes::compile::{candidate_plans, compile_planned, plan};
 use srl_bayes::{BayesError, BayesianNetwork, Cpt, ThresholdClassifier, Variable};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -57,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             features: leaves.clone(),
             threshold: 0.5,
         };
-        let p = plan(&net, &clf, 1 << 26)?;
+        let p = plan(&net, &clf, max_table)?;
         println!(
             "class {} ({} states): {} leaves, {} instantiations; {} with context limit {:?}: {} variables summed first, {} steps after, peak table {}, about {:.2e} operations",
             net.variable(class).name,
@@ -84,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         let t = Instant::now();
-        match compile(&net, &clf, max_table) {
+        match compile_planned(&net, &clf, p, max_table) {
             Ok(c) => println!(
                 "  compiled in {:.3} s; total weight {:.12}",
                 t.elapsed().as_secs_f64(),

@@ -109,7 +109,11 @@ impl EliminationPlan {
 
 /// Bytes per table entry assumed by [`default_max_table`]: the compiled weights (16 bytes
 /// per instantiation) plus the trimming search's cache of marginal tables (at most twice
-/// the instantiations, 24 bytes each).
+/// the instantiations, 24 bytes each). The exhaustive searches over the subset lattice
+/// (`JointAgreement::map_subsets`: exhaustive MAA, FS-SDD, information gain) also hold a
+/// 24-byte copy of the base table and, on each of up to `min(threads, features)` threads,
+/// a first-level child table of at least half its size: with many threads they can pass
+/// this budget.
 pub const BYTES_PER_ENTRY: u64 = 64;
 
 /// The default table limit: a quarter of the machine's memory (`MemTotal` of
@@ -455,7 +459,7 @@ pub struct CompiledJoint {
     /// `[Pr(x, d), Pr(x, ¬d)]` per instantiation `x` (unnormalised weights; `¬d` is every
     /// other class state).
     pub weights: Vec<[f64; 2]>,
-    /// The radix order of `stats`: positions in the classifier's feature list, slowest first
+    /// The radix order of `weights`: positions in the classifier's feature list, slowest first
     /// (a permutation of `0..n`).
     pub order: Vec<usize>,
     /// `Σ_x Pr(x)` (the network's total weight, 1 when every CPT row sums to 1).
@@ -488,7 +492,9 @@ pub fn compile(
 /// `clf` (so a front end can report the plan before the work without planning twice).
 ///
 /// # Errors
-/// As [`compile`].
+/// As [`compile`]; [`BayesError::InvalidQuery`] for a plan made for other features
+/// (its branches are not each of `clf`'s features once, or its instantiation count is
+/// not theirs).
 pub fn compile_planned(
     net: &BayesianNetwork,
     clf: &ThresholdClassifier,
@@ -496,6 +502,17 @@ pub fn compile_planned(
     max_table: usize,
 ) -> Result<CompiledJoint, BayesError> {
     clf.validate(net)?;
+    let mut order = plan.branch_order();
+    order.sort_unstable();
+    let states = clf
+        .features
+        .iter()
+        .try_fold(1u128, |a, &f| a.checked_mul(net.cardinality(f) as u128));
+    if !order.iter().copied().eq(0..clf.features.len()) || states != Some(plan.instantiations) {
+        return Err(BayesError::query(
+            "the elimination plan was made for other features than this classifier's",
+        ));
+    }
     let limit = max_table as u128;
     for entries in [plan.instantiations, plan.peak_entries] {
         if entries > limit {

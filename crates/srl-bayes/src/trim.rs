@@ -298,12 +298,8 @@ pub fn sweep(stats: &mut [YStat]) -> (f64, f64) {
     (best, best_t)
 }
 
-fn info_gain_of(stats: &[YStat]) -> f64 {
-    info_gain_by(stats, |s| (s.pos_class, s.neg_class))
-}
-
 /// `I(D; Y)` from the weights `(Pr(y, d), Pr(y, ¬d))` of each instantiation `y`.
-fn info_gain_by<T>(stats: &[T], w: impl Fn(&T) -> (f64, f64)) -> f64 {
+fn info_gain_of(stats: &[YStat]) -> f64 {
     let h = |a: f64, b: f64| {
         let m = a + b;
         if m <= 0.0 {
@@ -319,7 +315,7 @@ fn info_gain_by<T>(stats: &[T], w: impl Fn(&T) -> (f64, f64)) -> f64 {
     };
     let (mut wd, mut wn) = (0.0, 0.0);
     for s in stats {
-        let (a, b) = w(s);
+        let (a, b) = (s.pos_class, s.neg_class);
         wd += a;
         wn += b;
     }
@@ -330,7 +326,7 @@ fn info_gain_by<T>(stats: &[T], w: impl Fn(&T) -> (f64, f64)) -> f64 {
     let cond: f64 = stats
         .iter()
         .map(|s| {
-            let (a, b) = w(s);
+            let (a, b) = (s.pos_class, s.neg_class);
             (a + b) / total * h(a, b)
         })
         .sum();

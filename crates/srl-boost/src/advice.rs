@@ -370,17 +370,22 @@ impl Advice {
     }
 
     /// The check a learning run makes ([`Advice::check_targets`] against the targets
-    /// learned and every other predicate of the examples, `example_preds`, as
-    /// `srl boost learn` and srl-py do), returning the labels that are not a target of
-    /// this run: their advice is not used, and the caller says so.
+    /// learned and every other predicate of the examples in `atoms`' positive and
+    /// negative files, as `srl boost learn` and srl-py do), returning the labels that are
+    /// not a target of this run: their advice is not used, and the caller says so.
     ///
     /// # Errors
     /// As [`Advice::check_targets`].
-    pub fn unused_labels<'a>(
+    pub fn unused_labels(
         &self,
         targets: &[String],
-        example_preds: impl IntoIterator<Item = &'a str>,
+        atoms: &crate::FolderAtoms,
     ) -> Result<Vec<String>, BoostError> {
+        let example_preds = atoms
+            .pos
+            .iter()
+            .chain(&atoms.neg)
+            .map(|at| at.pred.as_str());
         let mut known: Vec<&str> = targets.iter().map(String::as_str).collect();
         for p in example_preds {
             if !known.iter().any(|k| k.eq_ignore_ascii_case(p)) {

@@ -376,12 +376,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     if let Some(adv) = &advice {
         // a label must name a predicate of the pos/neg files (else a typo); advice on a
         // predicate that is not a --target here is not used, and said so
-        let preds = atoms
-            .pos
-            .iter()
-            .chain(&atoms.neg)
-            .map(|at| at.pred.as_str());
-        for l in adv.unused_labels(&targets, preds)? {
+        for l in adv.unused_labels(&targets, &atoms)? {
             ui.note(&format!(
                 "srl boost learn: warning: the advice on {l} is not used: {l} is not a --target of this run"
             ));

@@ -129,6 +129,27 @@ pub enum ScheduleChoice {
 }
 
 impl ScheduleChoice {
+    /// The schedule of a name (case-insensitive): `flooding`, `sequential`, `residual`,
+    /// `parallel`.
+    ///
+    /// # Errors
+    /// [`InferError::InvalidParameter`] for an unknown name.
+    pub fn from_name(name: &str) -> Result<Self, InferError> {
+        Ok(match name.to_ascii_lowercase().as_str() {
+            "flooding" => ScheduleChoice::Flooding,
+            "sequential" => ScheduleChoice::Sequential,
+            "residual" => ScheduleChoice::Residual,
+            "parallel" => ScheduleChoice::Parallel,
+            _ => {
+                return Err(InferError::InvalidParameter {
+                    name: "schedule",
+                    value: name.to_owned(),
+                    reason: "not one of flooding, sequential, residual (loopy BP), sequential, parallel (mean field)",
+                });
+            }
+        })
+    }
+
     /// The schedule's name (`flooding`, `sequential`, `residual`, `parallel`).
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -759,6 +780,19 @@ mod tests {
                 "{a:?} {s:?}"
             );
         }
+    }
+
+    #[test]
+    fn schedule_names_round_trip() {
+        for s in [
+            ScheduleChoice::Flooding,
+            ScheduleChoice::Sequential,
+            ScheduleChoice::Residual,
+            ScheduleChoice::Parallel,
+        ] {
+            assert_eq!(ScheduleChoice::from_name(s.name()).expect("name"), s);
+        }
+        assert!(ScheduleChoice::from_name("sideways").is_err());
     }
 
     #[test]

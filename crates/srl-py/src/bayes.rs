@@ -255,22 +255,20 @@ impl PyBayesianNetwork {
         if feats.is_empty() {
             return Err(value_error("no features to trim"));
         }
-        let costs = match costs {
-            Some(c) if c.len() != feats.len() => {
-                return Err(value_error(format!(
-                    "costs: {} values for {} features",
-                    c.len(),
-                    feats.len()
-                )));
-            }
-            Some(c) => c,
-            None => vec![1.0; feats.len()],
-        };
-        let max_table = match max_table {
-            Some(0) => return Err(value_error("max_table: must be at least 1")),
-            Some(m) => m,
-            None => srl_bayes::compile::default_max_table(),
-        };
+        // the checks with Python's argument names; the defaults (unit costs, a quarter
+        // of memory) are the library builder's
+        if let Some(c) = &costs
+            && c.len() != feats.len()
+        {
+            return Err(value_error(format!(
+                "costs: {} values for {} features",
+                c.len(),
+                feats.len()
+            )));
+        }
+        if max_table == Some(0) {
+            return Err(value_error("max_table: must be at least 1"));
+        }
         // the library's by-name trimming does the wiring (compile, branch and bound)
         let net = &self.net;
         let state_name = states[positive_state].clone();
@@ -280,13 +278,18 @@ impl PyBayesianNetwork {
             .collect();
         let t = py
             .detach(|| {
-                net.trim(class_var, &state_name)
+                let mut q = net
+                    .trim(class_var, &state_name)
                     .features(names)
                     .threshold(threshold)
-                    .budget(budget)
-                    .costs(costs)
-                    .max_table(max_table)
-                    .run()
+                    .budget(budget);
+                if let Some(c) = costs {
+                    q = q.costs(c);
+                }
+                if let Some(m) = max_table {
+                    q = q.max_table(m);
+                }
+                q.run()
             })
             .map_err(errors::bayes)?;
         Ok(PyTrimming {

@@ -820,20 +820,10 @@ impl BoostCore {
         let Some(path) = &self.cfg.advice else {
             return Ok(None);
         };
-        if self.mln {
-            return Err(value_error(
-                "advice: knowledge-based RFGB learns an RDN (BoostedRDN, SoftBoostedRDN), as BoostSRL's -adviceFile does",
-            ));
-        }
+        // BoostedMLN takes no advice argument; fit_boosted refuses MLN with advice
         let advice = py.detach(|| Advice::read(path)).map_err(errors::boost)?;
-        let preds = db
-            .atoms
-            .pos
-            .iter()
-            .chain(&db.atoms.neg)
-            .map(|at| at.pred.as_str());
         let unused = advice
-            .unused_labels(targets, preds)
+            .unused_labels(targets, &db.atoms)
             .map_err(errors::boost)?;
         for l in unused {
             let msg = format!(

@@ -26,35 +26,24 @@ pub struct PyFactorGraph {
     g: FactorGraph,
 }
 
-/// The options of one call, checked by the library (`TaskOptions::validate_factor`).
-#[allow(clippy::too_many_arguments)]
+/// The options of one call (the rest the library's defaults), checked by the library
+/// (`ScheduleChoice::from_name`, `TaskOptions::validate_factor`).
 fn options(
     schedule: Option<&str>,
     damping: f64,
     max_iterations: Option<usize>,
     tolerance: Option<f64>,
-    samples: usize,
-    burn_in: usize,
 ) -> PyResult<TaskOptions> {
-    let schedule = match schedule {
-        None => None,
-        Some("flooding") => Some(ScheduleChoice::Flooding),
-        Some("sequential") => Some(ScheduleChoice::Sequential),
-        Some("residual") => Some(ScheduleChoice::Residual),
-        Some("parallel") => Some(ScheduleChoice::Parallel),
-        Some(other) => {
-            return Err(value_error(format!(
-                "schedule {other:?}: expected \"flooding\", \"sequential\" or \"residual\" (loopy BP) or \"sequential\" (mean field)"
-            )));
-        }
-    };
+    let schedule = schedule
+        .map(ScheduleChoice::from_name)
+        .transpose()
+        .map_err(errors::infer)?;
     Ok(TaskOptions {
         schedule,
         damping,
         max_iterations,
         tolerance,
-        samples,
-        burn_in,
+        ..TaskOptions::default()
     })
 }
 
@@ -172,14 +161,11 @@ impl PyFactorGraph {
         burn_in: usize,
         seed: u64,
     ) -> PyResult<PyMarginals> {
-        let opts = options(
-            schedule,
-            damping,
-            max_iterations,
-            tolerance,
+        let opts = TaskOptions {
             samples,
             burn_in,
-        )?;
+            ..options(schedule, damping, max_iterations, tolerance)?
+        };
         let FactorOutcome::Mar(m) = self.run(py, Task::Mar, algorithm, &opts, seed)? else {
             return Err(value_error("the MAR task returned no marginals"));
         };
@@ -225,7 +211,7 @@ impl PyFactorGraph {
         max_iterations: Option<usize>,
         tolerance: Option<f64>,
     ) -> PyResult<(Py<PyArray1<i64>>, f64, PyConvergence)> {
-        let opts = options(schedule, damping, max_iterations, tolerance, 800, 200)?;
+        let opts = options(schedule, damping, max_iterations, tolerance)?;
         let FactorOutcome::Map(x) = self.run(py, Task::Map, algorithm, &opts, 0)? else {
             return Err(value_error("the MAP task returned no assignment"));
         };

@@ -79,6 +79,7 @@ def test_tree_matches_enumeration_for_every_algorithm(tmp_path):
         assert m.convergence.converged
         np.testing.assert_allclose(m.nodes[0], want[0], atol=1e-9)
     states, score, conv = g.map("exact")
+    # the largest product: φ(1, 1, 1) = 8 times ψ(x2 = 1) = 3
     assert states.tolist() == [1, 1, 1] and score == pytest.approx(np.log(24.0))
     assert conv.converged
     assert g.map("lbp")[0].tolist() == [1, 1, 1]
