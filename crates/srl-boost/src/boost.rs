@@ -136,6 +136,7 @@ pub const BOOSTSRL_LOG_PRIOR: f64 = -1.8;
 /// | `step` | 1 | step length multiplying each tree (BoostSRL `-step`) | > 0 |
 /// | `initial_log_odds` | −1.8 | ψ₀, the model's starting value (BoostSRL `logPrior`) | finite |
 /// | `apply_background_settings` | true | apply the background file's `setParam:` lines in [`fit`](Self::fit) | bool |
+/// | `recursion` | false | recursive target (BoostSRL `setParam: recursion=true`): clauses may test the target's other atoms through `recursive_T`, prediction samples them jointly ([`crate::recursion`]) | bool |
 ///
 /// α = β = 0 is RFGB ("Hard Margin" in the paper); `n_trees = 1` is the paper's
 /// "No Boosting" single tree.
@@ -160,6 +161,10 @@ pub struct SoftRfgbParams {
     /// (see [`apply_settings`](crate::settings::apply_settings)) on top of these
     /// parameters.
     pub apply_background_settings: bool,
+    /// Recursive target (BoostSRL `setParam: recursion=true`; [`crate::recursion`]):
+    /// the examples' atoms are the query relation `recursive_T` that node tests may
+    /// read (never an example's own atom), and the model predicts by Gibbs sampling.
+    pub recursion: bool,
 }
 
 /// RFGB is Soft-RFGB with α = β = 0.
@@ -178,6 +183,7 @@ impl Default for SoftRfgbParams {
             step: 1.0,
             initial_log_odds: BOOSTSRL_LOG_PRIOR,
             apply_background_settings: true,
+            recursion: false,
         }
     }
 }
@@ -351,6 +357,21 @@ impl SoftRfgbParams {
                 ),
             });
         }
+        // A recursive target: its examples' atoms become the query relation
+        // `recursive_T`, true for the positives (crate::recursion).
+        let recursive = params
+            .recursion
+            .then(|| crate::recursion::recursive_predicate(bk, &examples.pred));
+        let augmented;
+        let db = match &recursive {
+            Some(name) => {
+                augmented =
+                    crate::recursion::with_recursive_atoms(db, name, examples, examples.labels())?
+                        .0;
+                &augmented
+            }
+            None => db,
+        };
         let sets = params
             .negative_sampling
             .tree_sets(examples, params.n_trees, rng);
@@ -416,6 +437,7 @@ impl SoftRfgbParams {
             settings,
             tree_sets: sets,
             advice: None,
+            recursion: recursive,
         })
     }
 }
@@ -496,6 +518,10 @@ pub struct SoftRfgb {
     /// so model files of older versions load unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     advice: Option<AdviceUse>,
+    /// The recursive predicate (`recursive_T`) of a model learned with
+    /// `recursion` on; absent (and not written) otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    recursion: Option<String>,
 }
 
 impl PartialEq for SoftRfgb {
@@ -511,6 +537,7 @@ impl PartialEq for SoftRfgb {
             && self.train_log_likelihood == o.train_log_likelihood
             && self.settings == o.settings
             && self.advice == o.advice
+            && self.recursion == o.recursion
     }
 }
 
@@ -531,6 +558,8 @@ struct SoftRfgbRepr {
     settings: SettingsReport,
     #[serde(default)]
     advice: Option<AdviceUse>,
+    #[serde(default)]
+    recursion: Option<String>,
 }
 
 impl TryFrom<SoftRfgbRepr> for SoftRfgb {
@@ -550,6 +579,7 @@ impl TryFrom<SoftRfgbRepr> for SoftRfgb {
             settings: r.settings,
             tree_sets: Vec::new(),
             advice: r.advice,
+            recursion: r.recursion,
         };
         m.validate()?;
         Ok(m)
@@ -579,7 +609,42 @@ impl SoftRfgb {
         if let Some(a) = &self.advice {
             a.validate()?;
         }
-        check_step_and_trees(self.step, &self.trees, &self.target, self.arity)
+        check_step_and_trees(self.step, &self.trees, &self.target, self.arity)?;
+        // A tree testing recursive_T needs the model to say it is recursive, or
+        // prediction would read no recursive atom at all.
+        let name = format!("{}{}", crate::recursion::RECURSIVE_PREFIX, self.target);
+        match &self.recursion {
+            Some(r) if !r.eq_ignore_ascii_case(&name) => Err(format!(
+                "recursion = {r}: the recursive predicate of target {} is {name}",
+                self.target
+            )),
+            None if self
+                .trees
+                .iter()
+                .any(|t| crate::recursion::tree_tests(t, &name)) =>
+            {
+                Err(format!(
+                    "a tree tests {name} but the model has no `recursion` field: recursive models are predicted by Gibbs sampling"
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The recursive predicate (`recursive_T`) of a model learned with
+    /// `setParam: recursion=true` ([`crate::recursion`]), `None` otherwise.
+    pub fn recursion(&self) -> Option<&str> {
+        self.recursion.as_deref()
+    }
+
+    /// True when some tree tests the recursive predicate: prediction then samples the
+    /// examples' atoms jointly ([`predict_proba_with`](Self::predict_proba_with)).
+    pub fn is_recursive(&self) -> bool {
+        self.recursion.as_deref().is_some_and(|r| {
+            self.trees
+                .iter()
+                .any(|t| crate::recursion::tree_tests(t, r))
+        })
     }
 
     /// The advice the model was learned with ([`SoftRfgbParams::fit_with_advice`]),
@@ -648,7 +713,9 @@ impl SoftRfgb {
         &self.train_log_likelihood
     }
 
-    /// ψ(x) = ψ₀ + step · Σ_m tree_m(x) for each example.
+    /// ψ(x) = ψ₀ + step · Σ_m tree_m(x) for each example; for a recursive model
+    /// ([`is_recursive`](Self::is_recursive)) the log-odds of the Gibbs marginals of
+    /// [`predict_proba`](Self::predict_proba).
     ///
     /// # Errors
     /// [`BoostError::TargetMismatch`] for examples of another predicate.
@@ -657,6 +724,13 @@ impl SoftRfgb {
         db: &Database,
         examples: &Examples,
     ) -> Result<Vec<f64>, BoostError> {
+        if self.is_recursive() {
+            return Ok(self
+                .predict_proba(db, examples)?
+                .into_iter()
+                .map(|p| (p / (1.0 - p)).ln())
+                .collect());
+        }
         let mut psi = vec![self.initial_log_odds; examples.len()];
         for t in &self.trees {
             for (s, v) in psi.iter_mut().zip(t.predict(db, examples)?) {
@@ -666,20 +740,56 @@ impl SoftRfgb {
         Ok(psi)
     }
 
-    /// `P(y = 1 | x) = sigmoid(ψ(x))` for each example (Eq. 1).
+    /// `P(y = 1 | x) = sigmoid(ψ(x))` for each example (Eq. 1); for a recursive model
+    /// the marginals of [`predict_proba_with`](Self::predict_proba_with) with
+    /// [`GibbsInference::default`](crate::GibbsInference::default) (BoostSRL's 20
+    /// burn-in and 200 kept sweeps, seed 0).
     ///
     /// # Errors
-    /// [`BoostError::TargetMismatch`] for examples of another predicate.
+    /// [`BoostError::TargetMismatch`] for examples of another predicate; for a
+    /// recursive model, [`BoostError::InvalidParam`] when `db` states facts of the
+    /// recursive predicate.
     pub fn predict_proba(
         &self,
         db: &Database,
         examples: &Examples,
     ) -> Result<Vec<f64>, BoostError> {
-        Ok(self
-            .decision_function(db, examples)?
-            .into_iter()
-            .map(sigmoid)
-            .collect())
+        self.predict_proba_with(db, examples, &crate::GibbsInference::default())
+    }
+
+    /// [`predict_proba`](Self::predict_proba) with the Gibbs sampler's settings for a
+    /// recursive model: every example's atom is a query variable, sampled jointly
+    /// ([`crate::recursion`]); a model that is not recursive ignores `inference`.
+    ///
+    /// # Errors
+    /// As [`predict_proba`](Self::predict_proba); [`BoostError::InvalidParam`]
+    /// (`samples`) for `inference.samples == 0`.
+    pub fn predict_proba_with(
+        &self,
+        db: &Database,
+        examples: &Examples,
+        inference: &crate::GibbsInference,
+    ) -> Result<Vec<f64>, BoostError> {
+        match self.recursion.as_deref() {
+            Some(name) if self.is_recursive() => crate::recursion::gibbs_marginals(
+                &self.trees,
+                self.initial_log_odds,
+                self.step,
+                name,
+                db,
+                examples,
+                inference,
+            ),
+            _ => {
+                let mut psi = vec![self.initial_log_odds; examples.len()];
+                for t in &self.trees {
+                    for (s, v) in psi.iter_mut().zip(t.predict(db, examples)?) {
+                        *s += self.step * v;
+                    }
+                }
+                Ok(psi.into_iter().map(sigmoid).collect())
+            }
+        }
     }
 
     /// Labels at `threshold` (`p ≥ threshold` is positive).

@@ -70,6 +70,7 @@ pub mod logic;
 pub mod mln;
 pub mod model_file;
 pub mod reader;
+pub mod recursion;
 pub mod regression;
 pub mod retarget;
 pub mod rules;
@@ -94,6 +95,9 @@ pub use mln::{MlnBoost, MlnBoostParams, mln_gradient};
 pub use reader::{
     Atom, OtherTargets, Split, SplitSummary, build_split, load_split, parse_atoms,
     parse_background, read_atoms, read_background,
+};
+pub use recursion::{
+    BOOSTSRL_BURN_IN, BOOSTSRL_SAMPLES, GibbsInference, RECURSIVE_PREFIX, recursive_predicate,
 };
 pub use regression::{
     RegressionRfgb, RegressionRfgbParams, RegressionSplit, build_regression_split,

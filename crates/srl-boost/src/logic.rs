@@ -113,6 +113,9 @@ pub struct Relation {
     /// `index[pos].0[c]..index[pos].0[c+1]` is the range of `index[pos].1` holding
     /// the rows whose argument `pos` is constant `c`.
     index: Vec<(Vec<u32>, Vec<u32>)>,
+    /// A query relation ([`DatabaseBuilder::add_query_relation`]): which rows are true
+    /// now (`set` then holds exactly those tuples). `None`: every row is a fact.
+    active: Option<Vec<bool>>,
 }
 
 impl Relation {
@@ -123,7 +126,32 @@ impl Relation {
             tuples: Vec::new(),
             set: FxSet::default(),
             index: Vec::new(),
+            active: None,
         }
+    }
+
+    /// Number of rows: the facts, or for a query relation every atom, true or not.
+    pub fn n_rows(&self) -> usize {
+        self.tuples
+            .len()
+            .checked_div(self.arity)
+            .unwrap_or(self.set.len())
+    }
+
+    /// True for a query relation (its rows are atoms whose truth changes, e.g. the
+    /// `recursive_T` atoms of a recursive target during Gibbs sampling).
+    #[inline]
+    pub fn is_query(&self) -> bool {
+        self.active.is_some()
+    }
+
+    /// Whether row `row` is true now (always true outside a query relation).
+    ///
+    /// # Panics
+    /// If `row >= n_rows()` in a query relation.
+    #[inline]
+    pub fn is_active(&self, row: u32) -> bool {
+        self.active.as_ref().is_none_or(|a| a[row as usize])
     }
 
     /// Predicate name.
@@ -136,7 +164,7 @@ impl Relation {
         self.arity
     }
 
-    /// Number of (distinct) facts.
+    /// Number of (distinct) facts: the true rows of a query relation.
     pub fn len(&self) -> usize {
         self.set.len()
     }
@@ -280,6 +308,44 @@ impl Database {
         self.preds.iter().map(Relation::len).sum()
     }
 
+    /// Sets the truth of row `row` of the query relation `p`
+    /// ([`DatabaseBuilder::add_query_relation`]): what a Gibbs step over a recursive
+    /// target's atoms changes. O(1) (one hash-set insertion or removal).
+    ///
+    /// # Errors
+    /// [`BoostError::InvalidParam`] if `p` is not a query relation of this database or
+    /// `row` is out of range.
+    pub fn set_truth(&mut self, p: PredId, row: u32, value: bool) -> Result<(), BoostError> {
+        let bad = |message: String| BoostError::InvalidParam {
+            name: "query relation",
+            message,
+        };
+        let rel = self
+            .preds
+            .get_mut(p.0 as usize)
+            .ok_or_else(|| bad(format!("predicate id {} is not in the database", p.0)))?;
+        let n_rows = rel.n_rows();
+        let Some(active) = rel.active.as_mut() else {
+            return Err(bad(format!("{} is not a query relation", rel.name)));
+        };
+        let r = row as usize;
+        if r >= n_rows {
+            return Err(bad(format!("row {row} of {} ({n_rows} rows)", rel.name)));
+        }
+        if active[r] == value {
+            return Ok(());
+        }
+        active[r] = value;
+        let s = r * rel.arity;
+        let t: Box<[u32]> = rel.tuples[s..s + rel.arity].into();
+        if value {
+            rel.set.insert(t);
+        } else {
+            rel.set.remove(&t);
+        }
+        Ok(())
+    }
+
     /// Back to a builder (keeps the constant ids).
     pub fn into_builder(self) -> DatabaseBuilder {
         DatabaseBuilder {
@@ -359,12 +425,25 @@ impl DatabaseBuilder {
         Ok(p)
     }
 
+    /// [`declare`](Self::declare) for adding facts: a query relation takes none.
+    fn declare_for_facts(&mut self, name: &str, arity: usize) -> Result<PredId, BoostError> {
+        let p = self.declare(name, arity)?;
+        if self.preds[p.0 as usize].is_query() {
+            return Err(BoostError::InvalidParam {
+                name: "query relation",
+                message: format!("{name} is a query relation: its rows are set by set_truth"),
+            });
+        }
+        Ok(p)
+    }
+
     /// Adds the ground fact `name(args..)`; returns false if it was already present.
     ///
     /// # Errors
-    /// [`BoostError::Arity`] on an arity clash.
+    /// [`BoostError::Arity`] on an arity clash; [`BoostError::InvalidParam`] for a query
+    /// relation ([`add_query_relation`](Self::add_query_relation)).
     pub fn add_fact<S: AsRef<str>>(&mut self, name: &str, args: &[S]) -> Result<bool, BoostError> {
-        let p = self.declare(name, args.len())?;
+        let p = self.declare_for_facts(name, args.len())?;
         let ids: Vec<u32> = args
             .iter()
             .map(|a| self.consts.intern(a.as_ref()))
@@ -377,8 +456,72 @@ impl DatabaseBuilder {
     /// # Errors
     /// [`BoostError::Arity`] on an arity clash.
     pub fn add_fact_ids(&mut self, name: &str, args: &[u32]) -> Result<bool, BoostError> {
-        let p = self.declare(name, args.len())?;
+        let p = self.declare_for_facts(name, args.len())?;
         Ok(self.preds[p.0 as usize].insert(args))
+    }
+
+    /// Adds the query relation `name/arity` over `atoms` (constant ids, flat, `arity` per
+    /// atom) with the starting truth of each (`truth`, one per atom): a relation whose
+    /// rows are fixed but whose facts are the rows currently true
+    /// ([`Database::set_truth`] changes them; joins see only true rows). This is how a
+    /// recursive target's atoms are tested in clause bodies (BoostSRL's `recursive_T`
+    /// predicate, `setParam: recursion=true`). An atom listed twice gets one row (true
+    /// if either copy is).
+    ///
+    /// # Returns
+    /// The predicate and the row of each atom, in order.
+    ///
+    /// # Errors
+    /// [`BoostError::InvalidParam`] if `atoms.len() != arity · truth.len()`, or if
+    /// `name` already has facts (a recursive target's atoms are the examples, not
+    /// stated facts); [`BoostError::Arity`] if `name` was declared with another arity.
+    pub fn add_query_relation(
+        &mut self,
+        name: &str,
+        arity: usize,
+        atoms: &[u32],
+        truth: &[bool],
+    ) -> Result<(PredId, Vec<u32>), BoostError> {
+        if arity == 0 || atoms.len() != arity * truth.len() {
+            return Err(BoostError::InvalidParam {
+                name: "query relation",
+                message: format!(
+                    "{name}/{arity}: {} constant ids for {} atoms",
+                    atoms.len(),
+                    truth.len()
+                ),
+            });
+        }
+        let p = self.declare(name, arity)?;
+        let rel = &mut self.preds[p.0 as usize];
+        if !rel.set.is_empty() || rel.is_query() {
+            return Err(BoostError::InvalidParam {
+                name: "query relation",
+                message: format!(
+                    "{name} already has facts; the atoms of a recursive target are its examples, they must not be stated as facts"
+                ),
+            });
+        }
+        let mut row_of: FxMap<&[u32], u32> = FxMap::default();
+        let mut rows = Vec::with_capacity(truth.len());
+        let mut active: Vec<bool> = Vec::new();
+        for (atom, &t) in atoms.chunks_exact(arity).zip(truth) {
+            let r = *row_of.entry(atom).or_insert_with(|| {
+                rel.tuples.extend_from_slice(atom);
+                active.push(false);
+                (active.len() - 1) as u32
+            });
+            active[r as usize] |= t;
+            rows.push(r);
+        }
+        for (r, &on) in active.iter().enumerate() {
+            if on {
+                rel.set
+                    .insert(rel.tuples[r * arity..(r + 1) * arity].into());
+            }
+        }
+        rel.active = Some(active);
+        Ok((p, rows))
     }
 
     /// Removes every fact of predicate `name` and returns them (as constant-id tuples,
@@ -387,6 +530,7 @@ impl DatabaseBuilder {
         let p = *self.pred_ids.get(name)?;
         let rel = &mut self.preds[p.0 as usize];
         rel.set.clear();
+        rel.active = None;
         Some((rel.arity, std::mem::take(&mut rel.tuples)))
     }
 
@@ -553,6 +697,11 @@ pub enum ArgKind {
     Output,
     /// `#type`: a constant (one candidate per constant seen there).
     Constant,
+    /// `` `type ``: an existing variable of that type that is not one of the head's
+    /// arguments (BoostSRL's `notHeadVarMode`, used on `recursive_T` predicates so that a
+    /// recursive literal speaks of another atom than the example's own). Never a new
+    /// variable.
+    NotHead,
 }
 
 /// One argument of a mode declaration.
@@ -575,7 +724,8 @@ pub struct ModeDecl {
 
 impl ModeDecl {
     /// Parses `p(+a,-b,#c)` (an optional `mode:` prefix and trailing `.` are allowed;
-    /// `` `t `` (BoostSRL's recursive marker) is read as input; `!k` suffixes are dropped).
+    /// `` `t `` is BoostSRL's "not a head variable" marker, [`ArgKind::NotHead`]; `!k`
+    /// suffixes are dropped).
     ///
     /// # Errors
     /// A message when the text is not a mode.
@@ -595,7 +745,8 @@ impl ModeDecl {
         for a in args {
             let a = a.trim();
             let (kind, rest) = match a.chars().next() {
-                Some('+') | Some('`') => (ArgKind::Input, &a[1..]),
+                Some('+') => (ArgKind::Input, &a[1..]),
+                Some('`') => (ArgKind::NotHead, &a[1..]),
                 Some('-') => (ArgKind::Output, &a[1..]),
                 Some('#') => (ArgKind::Constant, &a[1..]),
                 _ => return Err(format!("mode argument `{a}` lacks +, -, # or `")),
@@ -627,6 +778,7 @@ impl std::fmt::Display for ModeDecl {
                 ArgKind::Input => '+',
                 ArgKind::Output => '-',
                 ArgKind::Constant => '#',
+                ArgKind::NotHead => '`',
             };
             write!(f, "{s}{}", a.ty)?;
         }

@@ -47,6 +47,7 @@ pub fn mln_gradient(positive: bool, p: f64) -> f64 {
 /// | `step` | 1 | step length multiplying each tree | > 0 |
 /// | `initial_log_odds` | −1.8 | ψ₀ (BoostSRL's log prior, added by its MLN inference too) | finite |
 /// | `apply_background_settings` | true | apply the background's `setParam:` lines in [`fit`](Self::fit) | bool |
+/// | `recursion` | false | recursive target, as [`SoftRfgbParams::recursion`] | bool |
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MlnBoostParams {
@@ -62,6 +63,10 @@ pub struct MlnBoostParams {
     pub initial_log_odds: f64,
     /// Whether [`fit`](Self::fit) applies the background's `setParam:` lines.
     pub apply_background_settings: bool,
+    /// Recursive target (BoostSRL `setParam: recursion=true`), as
+    /// [`SoftRfgbParams::recursion`]: the model's conditionals are sampled jointly at
+    /// prediction.
+    pub recursion: bool,
 }
 
 impl Default for MlnBoostParams {
@@ -82,6 +87,7 @@ impl MlnBoostParams {
             step: self.step,
             initial_log_odds: self.initial_log_odds,
             apply_background_settings: self.apply_background_settings,
+            recursion: self.recursion,
         }
     }
 
@@ -94,6 +100,7 @@ impl MlnBoostParams {
             step: p.step,
             initial_log_odds: p.initial_log_odds,
             apply_background_settings: p.apply_background_settings,
+            recursion: p.recursion,
         }
     }
 
@@ -207,6 +214,32 @@ impl MlnBoost {
         examples: &Examples,
     ) -> Result<Vec<f64>, BoostError> {
         self.model.predict_proba(db, examples)
+    }
+
+    /// [`predict_proba`](Self::predict_proba) with the Gibbs sampler's settings for a
+    /// recursive model ([`SoftRfgb::predict_proba_with`]: the same sampler over the
+    /// model's conditionals `sigmoid(ψ)`).
+    ///
+    /// # Errors
+    /// As [`SoftRfgb::predict_proba_with`].
+    pub fn predict_proba_with(
+        &self,
+        db: &Database,
+        examples: &Examples,
+        inference: &crate::GibbsInference,
+    ) -> Result<Vec<f64>, BoostError> {
+        self.model.predict_proba_with(db, examples, inference)
+    }
+
+    /// True when some tree tests the recursive predicate (`recursive_T`): prediction
+    /// then samples the examples' atoms jointly.
+    pub fn is_recursive(&self) -> bool {
+        self.model.is_recursive()
+    }
+
+    /// The recursive predicate of a model learned with `setParam: recursion=true`.
+    pub fn recursion(&self) -> Option<&str> {
+        self.model.recursion()
     }
 
     /// Labels at `threshold` (`p ≥ threshold` is positive).

@@ -278,6 +278,12 @@ impl RegressionRfgbParams {
                 ..SoftRfgbParams::default()
             };
             let report = soft.apply_settings(bk);
+            if soft.recursion {
+                return Err(BoostError::InvalidParam {
+                    name: "recursion",
+                    message: "setParam: recursion=true: recursive targets are learned for RDN and MLN-Boost models; RDN-Boost regression has none".into(),
+                });
+            }
             params = Self {
                 initial_value: params.initial_value,
                 ..Self::from_rfgb(&soft)

@@ -80,12 +80,12 @@ fn parse_bool(v: &str) -> Option<bool> {
 /// | `trees`, `numberOfTrees` | `n_trees` (integer ≥ 1) |
 /// | `step`, `stepLength` | `step` (number > 0) |
 /// | `logPrior`, `initialLogOdds` | `initial_log_odds` (finite number) |
+/// | `recursion` | `recursion` (`true` / `false`; [`crate::recursion`]) |
 ///
 /// Everything else is ignored with a reason: `numOfCycles` (bounds BoostSRL's ILP
 /// inner-loop calls per tree; this learner expands nodes until `max_leaves`),
 /// `minLCTrees`/`incrLCTrees` (learning-curve printing), `resampleNegs` (deprecated
-/// in BoostSRL, no effect), `lineSearch` (not implemented), `recursion` (the target
-/// is never used in a body here), `loadAllLibraries`/`loadAllBasicModes` (no Prolog
+/// in BoostSRL, no effect), `lineSearch` (not implemented), `loadAllLibraries`/`loadAllBasicModes` (no Prolog
 /// libraries here), unknown keys, and values that do not parse or are out of range.
 pub fn apply_settings(params: &mut SoftRfgbParams, bk: &Background) -> SettingsReport {
     let mut report = SettingsReport::default();
@@ -172,7 +172,20 @@ pub fn apply_settings(params: &mut SoftRfgbParams, bk: &Background) -> SettingsR
                 None => "deprecated in BoostSRL; value is not a boolean".into(),
             }),
             "linesearch" => Err("line search is not implemented; steps have length `step`".into()),
-            "recursion" => Err("the target predicate is never used in a clause body here".into()),
+            "recursion" => match parse_bool(v) {
+                Some(b) => {
+                    params.recursion = b;
+                    Ok(format!(
+                        "recursion = {b}{}",
+                        if b {
+                            " (the target's atoms are the query relation recursive_T; prediction samples them jointly)"
+                        } else {
+                            ""
+                        }
+                    ))
+                }
+                None => Err("expects true or false".into()),
+            },
             "loadalllibraries" | "loadallbasicmodes" => {
                 Err("no Prolog libraries or basic modes exist here".into())
             }

@@ -592,7 +592,7 @@ impl RelationalRegressionTree {
                     }
                 }
                 TreeNode::Split { test, yes, no, .. } => {
-                    let lits = compile_test(db, test, node.width);
+                    let lits = compile_test(db, test, node.width, self.arity);
                     let new_width = node.width + count_free(&lits);
                     let (y, n, _) = split_node(db, &node, &lits, new_width, cap, true);
                     stack.push((*yes, y));
@@ -601,6 +601,40 @@ impl RelationalRegressionTree {
             }
         }
         Ok(out)
+    }
+
+    /// The tree compiled against `db` for many single-example evaluations
+    /// ([`CompiledTree::value`]): each test's literals resolved to `db`'s relations and
+    /// constants once. Valid while `db`'s predicates and constants stay the same (a
+    /// query relation's truths may change).
+    pub(crate) fn compile(&self, db: &Database) -> CompiledTree {
+        let mut nodes = vec![CNode::Leaf(0.0); self.nodes.len()];
+        let mut stack = vec![(0usize, self.arity)];
+        let mut max_width = self.arity;
+        while let Some((i, width)) = stack.pop() {
+            match &self.nodes[i] {
+                TreeNode::Leaf { value, .. } => nodes[i] = CNode::Leaf(*value),
+                TreeNode::Split { test, yes, no, .. } => {
+                    let lits = compile_test(db, test, width, self.arity);
+                    let new_width = width + count_free(&lits);
+                    max_width = max_width.max(new_width);
+                    nodes[i] = CNode::Split {
+                        lits,
+                        new_width,
+                        yes: *yes,
+                        no: *no,
+                    };
+                    stack.push((*yes, new_width));
+                    stack.push((*no, width));
+                }
+            }
+        }
+        CompiledTree {
+            nodes,
+            arity: self.arity,
+            max_width,
+            per_grounding: self.per_grounding,
+        }
     }
 
     /// One clause per leaf, root-to-leaf: `head :- lits, \+ (lits), ... ⇒ value`.
@@ -774,6 +808,96 @@ fn conj_string(test: &[Literal]) -> String {
         .join(", ")
 }
 
+/// A node of a [`CompiledTree`].
+#[derive(Clone, Debug)]
+enum CNode {
+    Leaf(f64),
+    Split {
+        lits: Vec<CLit>,
+        new_width: usize,
+        yes: usize,
+        no: usize,
+    },
+}
+
+/// A [`RelationalRegressionTree`] compiled against one database
+/// ([`RelationalRegressionTree::compile`]): the value of one example at a time without
+/// compiling tests or allocating per call (Gibbs sampling of recursive targets
+/// evaluates each example's trees once per sweep).
+#[derive(Clone, Debug)]
+pub(crate) struct CompiledTree {
+    nodes: Vec<CNode>,
+    arity: usize,
+    max_width: usize,
+    per_grounding: bool,
+}
+
+/// Buffers reused by [`CompiledTree::value`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EvalScratch {
+    rows: Vec<u32>,
+    next: Vec<u32>,
+    bind: Vec<u32>,
+}
+
+impl CompiledTree {
+    /// The regression value of the example with arguments `args` (the tree's arity of
+    /// them): the leaf it reaches, times its true groundings for an MLN-Boost tree;
+    /// the same number as [`RelationalRegressionTree::predict`] on that example.
+    pub(crate) fn value(&self, db: &Database, args: &[u32], s: &mut EvalScratch) -> f64 {
+        debug_assert_eq!(args.len(), self.arity);
+        s.rows.clear();
+        s.rows.extend_from_slice(args);
+        if s.bind.len() < self.max_width {
+            s.bind.resize(self.max_width, 0);
+        }
+        let mut width = self.arity;
+        let mut i = 0;
+        loop {
+            match &self.nodes[i] {
+                CNode::Leaf(v) => {
+                    return if self.per_grounding {
+                        v * (s.rows.len() / width.max(1)) as f64
+                    } else {
+                        *v
+                    };
+                }
+                CNode::Split {
+                    lits,
+                    new_width,
+                    yes,
+                    no,
+                } => {
+                    s.next.clear();
+                    let rows = std::mem::take(&mut s.rows);
+                    let w = width.max(1);
+                    for row in rows.chunks_exact(w) {
+                        s.bind[..width].copy_from_slice(&row[..width]);
+                        conj_collect(
+                            db,
+                            lits,
+                            0,
+                            &mut s.bind,
+                            *new_width,
+                            &mut s.next,
+                            0,
+                            usize::MAX,
+                        );
+                    }
+                    s.rows = rows;
+                    if s.next.is_empty() {
+                        i = *no;
+                    } else {
+                        std::mem::swap(&mut s.rows, &mut s.next);
+                        width = *new_width;
+                        i = *yes;
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Compiled literals and joins (the hot path).
 
@@ -793,6 +917,14 @@ struct CLit {
     rel: Option<u32>,
     args: Vec<CArg>,
     all_bound: bool,
+    /// Over a query relation (a recursive target's atoms): a row counts only while it
+    /// is true ([`Relation::is_active`]).
+    masked: bool,
+    /// For a literal over the recursive target's own atoms: the head's arity `k`; a
+    /// tuple equal to the head binding (slots `0..k`) is never a solution, so an
+    /// example's conditional never reads its own atom (Neville & Jensen 2007: an RDN's
+    /// conditional of `Y_i` is given the other variables). 0: no exclusion.
+    not_self: u8,
 }
 
 impl CLit {
@@ -802,7 +934,34 @@ impl CLit {
             rel,
             args,
             all_bound,
+            masked: false,
+            not_self: 0,
         }
+    }
+
+    /// [`CLit::new`] with the flags of a literal over a query relation of `db`: rows
+    /// are filtered by their truth, and when the relation has the head's arity
+    /// `head_arity` (the recursive target's own atoms), the head's atom is excluded.
+    fn in_db(db: &Database, rel: Option<u32>, args: Vec<CArg>, head_arity: usize) -> Self {
+        let mut l = Self::new(rel, args);
+        if let Some(r) = rel {
+            let relation = &db.relations()[r as usize];
+            if relation.is_query() {
+                l.masked = true;
+                if relation.arity() == head_arity && head_arity <= u8::MAX as usize {
+                    l.not_self = head_arity as u8;
+                }
+            }
+        }
+        l
+    }
+
+    /// Whether row `r` (tuple `t`) of `rel` may be a solution under binding `b`: a
+    /// query relation's row must be true, and not the head's own atom.
+    #[inline]
+    fn row_ok(&self, rel: &Relation, r: u32, t: &[u32], b: &[u32]) -> bool {
+        !self.masked
+            || (rel.is_active(r) && (self.not_self == 0 || t != &b[..self.not_self as usize]))
     }
 }
 
@@ -813,7 +972,7 @@ fn count_free(lits: &[CLit]) -> usize {
         .count()
 }
 
-fn compile_test(db: &Database, test: &[Literal], width: usize) -> Vec<CLit> {
+fn compile_test(db: &Database, test: &[Literal], width: usize, head_arity: usize) -> Vec<CLit> {
     let mut introduced: Vec<u16> = Vec::new();
     test.iter()
         .map(|l| {
@@ -843,7 +1002,7 @@ fn compile_test(db: &Database, test: &[Literal], width: usize) -> Vec<CLit> {
                     introduced.push(v);
                 }
             }
-            CLit::new(rel, args)
+            CLit::in_db(db, rel, args, head_arity)
         })
         .collect()
 }
@@ -871,7 +1030,7 @@ impl CompiledConjunction {
     /// clauses.
     pub(crate) fn new(db: &Database, body: &[Literal], width: usize, n_vars: usize) -> Self {
         Self {
-            lits: compile_test(db, body, width),
+            lits: compile_test(db, body, width, width),
             width,
             slots: n_vars.max(width),
         }
@@ -944,13 +1103,16 @@ fn ground_holds(rel: &Relation, lit: &CLit, b: &[u32]) -> bool {
                 best = Some(rows);
             }
         }
+        let key = &key[..n];
+        if lit.not_self > 0 && key == &b[..lit.not_self as usize] {
+            return false;
+        }
         match best {
-            Some(rows) if rows.len() <= SCAN_POSTINGS => {
-                let key = &key[..n];
-                rows.iter()
-                    .any(|&r| rel.tuple(r).iter().zip(key).all(|(x, y)| x == y))
-            }
-            _ => rel.contains(&key[..n]),
+            Some(rows) if rows.len() <= SCAN_POSTINGS => rows
+                .iter()
+                .any(|&r| rel.is_active(r) && rel.tuple(r).iter().zip(key).all(|(x, y)| x == y)),
+            // a query relation's set holds only its true rows
+            _ => rel.contains(key),
         }
     } else {
         let key: Vec<u32> = lit
@@ -962,6 +1124,9 @@ fn ground_holds(rel: &Relation, lit: &CLit, b: &[u32]) -> bool {
                 CArg::Free(_) => u32::MAX,
             })
             .collect();
+        if lit.not_self > 0 && key[..] == b[..lit.not_self as usize] {
+            return false;
+        }
         rel.contains(&key)
     }
 }
@@ -982,7 +1147,7 @@ fn conj_exists(db: &Database, lits: &[CLit], k: usize, b: &mut [u32]) -> bool {
         Some(rows) => {
             for &r in rows {
                 let t = rel.tuple(r);
-                if tuple_matches(lit, t, b) {
+                if tuple_matches(lit, t, b) && lit.row_ok(rel, r, t, b) {
                     if last {
                         return true;
                     }
@@ -995,8 +1160,11 @@ fn conj_exists(db: &Database, lits: &[CLit], k: usize, b: &mut [u32]) -> bool {
             false
         }
         None => {
-            for r in 0..rel.len() as u32 {
+            for r in 0..rel.n_rows() as u32 {
                 let t = rel.tuple(r);
+                if !lit.row_ok(rel, r, t, b) {
+                    continue;
+                }
                 if last {
                     return true;
                 }
@@ -1037,16 +1205,19 @@ fn conj_count(db: &Database, lits: &[CLit], k: usize, b: &mut [u32]) -> u64 {
         Some(rows) => {
             for &r in rows {
                 let t = rel.tuple(r);
-                if tuple_matches(lit, t, b) {
+                if tuple_matches(lit, t, b) && lit.row_ok(rel, r, t, b) {
                     bind(lit, t, b);
                     n += conj_count(db, lits, k + 1, b);
                 }
             }
         }
         None => {
-            for r in 0..rel.len() as u32 {
-                bind(lit, rel.tuple(r), b);
-                n += conj_count(db, lits, k + 1, b);
+            for r in 0..rel.n_rows() as u32 {
+                let t = rel.tuple(r);
+                if lit.row_ok(rel, r, t, b) {
+                    bind(lit, t, b);
+                    n += conj_count(db, lits, k + 1, b);
+                }
             }
         }
     }
@@ -1057,7 +1228,8 @@ fn conj_count(db: &Database, lits: &[CLit], k: usize, b: &mut [u32]) -> u64 {
 /// than one (then nothing is memoised).
 fn reads(width: usize, test: &Test) -> (Option<u16>, bool) {
     let mut read: Option<u16> = None;
-    let mut many = false;
+    // A literal excluding the head's own atom reads the head's variables too.
+    let mut many = test.lits.iter().any(|l| l.not_self > 0);
     for a in test.lits.iter().flat_map(|l| &l.args) {
         if let CArg::Bound(v) = *a
             && (v as usize) < width
@@ -1113,13 +1285,13 @@ fn conj_collect(
     let rows = match postings(rel, lit, b) {
         Some(r) => r,
         None => {
-            all = (0..rel.len() as u32).collect();
+            all = (0..rel.n_rows() as u32).collect();
             &all
         }
     };
     for &r in rows {
         let t = rel.tuple(r);
-        if tuple_matches(lit, t, b) {
+        if tuple_matches(lit, t, b) && lit.row_ok(rel, r, t, b) {
             bind(lit, t, b);
             if !conj_collect(db, lits, k + 1, b, width, out, base, cap) {
                 return false;
@@ -1505,6 +1677,17 @@ impl<'a> Learner<'a> {
                                 next.push((a, new_types.clone()));
                             }
                         }
+                        ArgKind::NotHead => {
+                            // an existing variable that is not the head's (slots
+                            // 0..arity hold the head's arguments)
+                            for (v, &vt) in var_types.iter().enumerate().skip(self.examples.arity) {
+                                if vt == t {
+                                    let mut a = args.clone();
+                                    a.push(CArg::Bound(v as u16));
+                                    next.push((a, new_types.clone()));
+                                }
+                            }
+                        }
                     }
                 }
                 partial = next;
@@ -1518,7 +1701,11 @@ impl<'a> Learner<'a> {
                         continue;
                     }
                 }
-                out.push((CLit::new(Some(m.rel), args), new_types, m.bridger));
+                out.push((
+                    CLit::in_db(self.db, Some(m.rel), args, self.examples.arity),
+                    new_types,
+                    m.bridger,
+                ));
             }
         }
         out

@@ -13,8 +13,9 @@ use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use srl_boost::{
-    Background, Database, Examples, MlnBoost, MlnBoostParams, NegativeSampling, OtherTargets,
-    RegressionRfgb, RegressionRfgbParams, SettingsReport, SoftRfgb, SoftRfgbParams, TreeParams,
+    Background, Database, Examples, GibbsInference, MlnBoost, MlnBoostParams, NegativeSampling,
+    OtherTargets, RegressionRfgb, RegressionRfgbParams, SettingsReport, SoftRfgb, SoftRfgbParams,
+    TreeParams,
 };
 
 use crate::model::{
@@ -161,9 +162,17 @@ pub struct PredictArgs {
     /// BoostSRL, and srl's default score every negative.
     #[arg(long, allow_hyphen_values = true)]
     pub test_neg_pos_ratio: Option<f64>,
-    /// Seed of `--test-neg-pos-ratio`'s draw.
+    /// Seed of `--test-neg-pos-ratio`'s draw and of the Gibbs sampler of a recursive
+    /// model.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Recursive models (`setParam: recursion=true`): Gibbs sweeps discarded before the
+    /// marginals are averaged (BoostSRL: 20).
+    #[arg(long, default_value_t = srl_boost::BOOSTSRL_BURN_IN)]
+    pub burn_in: usize,
+    /// Recursive models: Gibbs sweeps averaged into the marginals (BoostSRL: 200).
+    #[arg(long, default_value_t = srl_boost::BOOSTSRL_SAMPLES)]
+    pub samples: usize,
 }
 
 /// `srl boost show`.
@@ -262,6 +271,26 @@ pub fn params(
 fn warn_notes(ui: Ui, who: &str, bk: &Background) {
     for n in &bk.notes {
         ui.note(&format!("{who}: warning: {n}"));
+    }
+}
+
+/// Warns about modes on a target's `recursive_T` predicate that cannot take effect:
+/// without `setParam: recursion=true` no `recursive_T` atom exists (BoostSRL treats
+/// them as unknown too), and with it, a target without such a mode learns no recursive
+/// clause.
+fn warn_recursive_modes(ui: Ui, bk: &Background, targets: &[String], recursion: bool) {
+    for t in targets {
+        let name = srl_boost::recursive_predicate(bk, t);
+        let declared = bk.modes.iter().any(|m| m.pred == name);
+        if declared && !recursion {
+            ui.note(&format!(
+                "srl boost learn: warning: mode {name}: the background does not set `setParam: recursion=true.`, so {name} has no atoms and no clause can test it"
+            ));
+        } else if recursion && !declared {
+            ui.note(&format!(
+                "srl boost learn: warning: setParam: recursion=true, but no mode declares {name}: no clause of {t} can test its other atoms"
+            ));
+        }
     }
 }
 
@@ -372,6 +401,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
         ui.note(&format!("srl boost learn: setParam: {r}"));
     }
+    warn_recursive_modes(ui, &bk, &targets, params.recursion);
     let atoms = srl_boost::FolderAtoms::read(&a.train, &a.prefix)?;
     if let Some(adv) = &advice {
         // a label must name a predicate of the pos/neg files (else a typo); advice on a
@@ -512,6 +542,11 @@ fn learn_regression(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     if let Some(r) = settings.as_ref().filter(|r| !r.is_empty()) {
         ui.note(&format!("srl boost learn: setParam: {r}"));
     }
+    if rfgb.recursion {
+        bail!(
+            "setParam: recursion=true: recursive targets are learned for RDN and MLN-Boost models; RDN-Boost regression has none"
+        );
+    }
     // applied in `params`, in the order of the classification options
     let params = RegressionRfgbParams::from_rfgb(&rfgb);
     let split = srl_boost::load_regression_split(&a.train, &a.prefix, &a.target, &bk)?;
@@ -621,16 +656,32 @@ impl Boosted {
         }
     }
 
-    /// P(target atom true) for each example.
+    /// P(target atom true) for each example; a recursive model samples the examples'
+    /// atoms jointly with `inference`.
     ///
     /// # Errors
     /// Examples of another target; a regression model (it predicts values).
-    pub fn predict_proba(&self, db: &Database, ex: &Examples) -> anyhow::Result<Vec<f64>> {
+    pub fn predict_proba(
+        &self,
+        db: &Database,
+        ex: &Examples,
+        inference: &GibbsInference,
+    ) -> anyhow::Result<Vec<f64>> {
         Ok(match self {
-            Boosted::Rdn(m) => m.predict_proba(db, ex)?,
-            Boosted::Mln(m) => m.predict_proba(db, ex)?,
+            Boosted::Rdn(m) => m.predict_proba_with(db, ex, inference)?,
+            Boosted::Mln(m) => m.predict_proba_with(db, ex, inference)?,
             Boosted::Reg(_) => bail!("a regression model predicts values, not probabilities"),
         })
+    }
+
+    /// True for a model whose trees test the target's other atoms (`recursive_T`):
+    /// its predictions are Gibbs marginals over all the test atoms.
+    pub fn is_recursive(&self) -> bool {
+        match self {
+            Boosted::Rdn(m) => m.is_recursive(),
+            Boosted::Mln(m) => m.is_recursive(),
+            Boosted::Reg(_) => false,
+        }
     }
 }
 
@@ -662,7 +713,10 @@ pub struct Scored {
 /// # Errors
 /// As the readers; a model of another target.
 /// With `test_neg_pos_ratio = Some(r)`, only `round(r · #pos)` negatives drawn with
-/// `seed` are scored (BoostSRL `-testNegPosRatio`).
+/// `seed` are scored (BoostSRL `-testNegPosRatio`). A recursive model's atoms are
+/// inferred jointly over the whole folder (Gibbs sampling with `inference`) and the
+/// sample is drawn for reporting afterwards, as BoostSRL does.
+#[allow(clippy::too_many_arguments)]
 pub fn score(
     model: &Boosted,
     dir: &Path,
@@ -670,6 +724,7 @@ pub fn score(
     bk: &Background,
     test_neg_pos_ratio: Option<f64>,
     seed: u64,
+    inference: &GibbsInference,
     ui: Ui,
 ) -> anyhow::Result<Scored> {
     let split = srl_boost::load_split(
@@ -680,23 +735,26 @@ pub fn score(
         OtherTargets::PositivesAsFacts,
     )?;
     warn_split(ui, "srl boost predict", &split.summary);
-    let sampled;
-    let ex = match test_neg_pos_ratio {
+    let idx: Vec<usize> = match test_neg_pos_ratio {
         Some(r) => {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let idx = NegativeSampling::Once(r)
+            NegativeSampling::Once(r)
                 .tree_sets(&split.examples, 1, &mut rng)
-                .swap_remove(0);
-            sampled = split.examples.subset(&idx);
-            &sampled
+                .swap_remove(0)
         }
-        None => &split.examples,
+        None => (0..split.examples.len()).collect(),
     };
-    let probs = model.predict_proba(&split.db, ex)?;
-    let atoms = (0..ex.len()).map(|i| ex.atom(i, &split.db)).collect();
+    let probs = if model.is_recursive() {
+        // every atom of the folder is a query variable of the joint inference
+        let all = model.predict_proba(&split.db, &split.examples, inference)?;
+        idx.iter().map(|&i| all[i]).collect()
+    } else {
+        model.predict_proba(&split.db, &split.examples.subset(&idx), inference)?
+    };
+    let ex = &split.examples;
     Ok(Scored {
-        atoms,
-        labels: ex.labels().to_vec(),
+        atoms: idx.iter().map(|&i| ex.atom(i, &split.db)).collect(),
+        labels: idx.iter().map(|&i| ex.labels()[i]).collect(),
         probs,
     })
 }
@@ -707,6 +765,9 @@ fn predict(a: &PredictArgs, ui: Ui) -> anyhow::Result<()> {
     }
     if !(a.f_beta.is_finite() && a.f_beta > 0.0) {
         bail!("--f-beta {}: must be a positive number", a.f_beta);
+    }
+    if a.samples == 0 {
+        bail!("--samples 0: a recursive model's marginals average at least one Gibbs sweep");
     }
     if let Some(r) = a.test_neg_pos_ratio
         && !(r == -1.0 || (r.is_finite() && r > 0.0))
@@ -794,6 +855,11 @@ fn predict_one(
     out: Option<&Path>,
     ui: Ui,
 ) -> anyhow::Result<(serde_json::Value, String)> {
+    let inference = GibbsInference {
+        burn_in: a.burn_in,
+        samples: a.samples,
+        seed: a.seed,
+    };
     let s = score(
         model,
         &a.test,
@@ -801,6 +867,7 @@ fn predict_one(
         bk,
         test_neg_pos_ratio,
         a.seed,
+        &inference,
         ui,
     )?;
     let metric = |r: Result<f64, srl_eval::EvalError>| r.map_or(f64::NAN, |v| v);
@@ -833,6 +900,9 @@ fn predict_one(
         "cll": cll,
         "threshold": a.threshold,
         "test_neg_pos_ratio": test_neg_pos_ratio,
+        "gibbs": model.is_recursive().then(|| json!({
+            "burn_in": a.burn_in, "samples": a.samples, "seed": a.seed,
+        })),
         "fnr": fnr,
         "f_beta": fb,
         "beta": a.f_beta,
@@ -919,10 +989,22 @@ fn show(a: &ShowArgs, ui: Ui) -> anyhow::Result<()> {
             adv.avoided_examples
         ));
     }
+    if let Some(r) = m.recursion() {
+        text.push_str(&format!(
+            "% recursive target: clauses test {r} (the other atoms of {}){}\n",
+            m.target(),
+            if m.is_recursive() {
+                "; predictions are Gibbs marginals over all test atoms"
+            } else {
+                ", but no tree uses it"
+            }
+        ));
+    }
     let trees = tree_clauses(m.trees(), &mut text);
     let mut summary = json!({
         "command": "boost show",
         "model_type": SoftRfgb::KIND,
+        "recursion": m.recursion(),
         "target": m.target(),
         "alpha": m.alpha(),
         "beta": m.beta(),
