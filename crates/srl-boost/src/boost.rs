@@ -277,7 +277,8 @@ impl SoftRfgbParams {
         examples: &Examples,
         rng: &mut R,
     ) -> Result<SoftRfgb, BoostError> {
-        self.fit_with(db, bk, examples, rng, false, None)
+        self.fit_with(db, bk, examples, rng, StepLearner::Tree, None)
+            .map(|(m, _)| m)
     }
 
     /// [`fit`](Self::fit) with expert advice (knowledge-based RFGB, Odom et al. 2015;
@@ -319,24 +320,33 @@ impl SoftRfgbParams {
             preferred_examples: counts.iter().filter(|&&c| c > 0.0).count(),
             avoided_examples: counts.iter().filter(|&&c| c < 0.0).count(),
         };
-        let mut model = self.fit_with(db, bk, examples, rng, false, Some((&counts, weight)))?;
+        let (mut model, _) = self.fit_with(
+            db,
+            bk,
+            examples,
+            rng,
+            StepLearner::Tree,
+            Some((&counts, weight)),
+        )?;
         model.advice = Some(record);
         Ok(model)
     }
 
-    /// [`fit`](Self::fit) with RFGB's trees (`per_grounding` false) or MLN-Boost's
-    /// ([`TreeParams::fit_mln`], `per_grounding` true); everything else is shared.
-    /// `advice`: each example's `n_t − n_f` and the weight `w` ([`advice_gradient`]);
-    /// `None` leaves the gradients untouched (bit for bit).
+    /// [`fit`](Self::fit) with what each boosting step learns ([`StepLearner`]): RFGB's
+    /// tree, MLN-Boost's tree ([`TreeParams::fit_mln`]) or MLN-Boost's clauses
+    /// ([`crate::clauses`]); everything else is shared. `advice`: each example's
+    /// `n_t − n_f` and the weight `w` ([`advice_gradient`]); `None` leaves the gradients
+    /// untouched (bit for bit). Returns the model (its trees flattened in step order)
+    /// and the number of trees of each step.
     pub(crate) fn fit_with<R: rand::Rng + ?Sized>(
         &self,
         db: &Database,
         bk: &Background,
         examples: &Examples,
         rng: &mut R,
-        per_grounding: bool,
+        learner: StepLearner<'_>,
         advice: Option<(&[f64], f64)>,
-    ) -> Result<SoftRfgb, BoostError> {
+    ) -> Result<(SoftRfgb, Vec<usize>), BoostError> {
         let mut params = self.clone();
         let settings = if self.apply_background_settings {
             params.apply_settings(bk)
@@ -378,21 +388,25 @@ impl SoftRfgbParams {
         let labels = examples.labels();
         let n = examples.len();
         let mut psi = vec![params.initial_log_odds; n];
-        // Number of trees already added into psi[i].
+        // Number of boosting steps already added into psi[i].
         let mut applied = vec![0usize; n];
-        let mut trees: Vec<RelationalRegressionTree> = Vec::with_capacity(params.n_trees);
+        // The trees of each step (one, or one per clause).
+        let mut steps: Vec<Vec<RelationalRegressionTree>> = Vec::with_capacity(params.n_trees);
         let mut history = Vec::with_capacity(params.n_trees + 1);
         let mut n_train = 0;
         for (m, idx) in sets.iter().enumerate() {
-            // Bring examples that sat out earlier trees up to date, tree by tree.
-            for (t, tree) in trees.iter().enumerate() {
+            // Bring examples that sat out earlier steps up to date, step by step.
+            for (t, step_trees) in steps.iter().enumerate() {
                 let stale: Vec<usize> = idx.iter().copied().filter(|&i| applied[i] <= t).collect();
                 if stale.is_empty() {
                     continue;
                 }
-                let values = tree.predict(db, &examples.subset(&stale))?;
-                for (&i, v) in stale.iter().zip(values) {
-                    psi[i] += params.step * v;
+                let sub = examples.subset(&stale);
+                for tree in step_trees {
+                    let values = tree.predict(db, &sub)?;
+                    for (&i, v) in stale.iter().zip(values) {
+                        psi[i] += params.step * v;
+                    }
                 }
             }
             let train = examples.subset(idx);
@@ -411,10 +425,32 @@ impl SoftRfgbParams {
                     *g = advice_gradient(*g, counts[i], w);
                 }
             }
-            let (tree, values) =
-                params
-                    .tree
-                    .fit_assign_counted(db, bk, &train, &grad, None, per_grounding)?;
+            let (step_trees, values) = match learner {
+                StepLearner::Tree | StepLearner::MlnTree => {
+                    let per_grounding = matches!(learner, StepLearner::MlnTree);
+                    let (tree, values) = params.tree.fit_assign_counted(
+                        db,
+                        bk,
+                        &train,
+                        &grad,
+                        None,
+                        per_grounding,
+                    )?;
+                    (vec![tree], values)
+                }
+                StepLearner::MlnClauses(c) => {
+                    let (n_clauses, max_len) = c.schedule.at_step(m);
+                    params.tree.fit_clauses(
+                        db,
+                        bk,
+                        &train,
+                        &grad,
+                        n_clauses,
+                        max_len,
+                        c.beam_width,
+                    )?
+                }
+            };
             for (&i, v) in idx.iter().zip(values) {
                 psi[i] += params.step * v;
                 applied[i] = m + 1;
@@ -422,24 +458,40 @@ impl SoftRfgbParams {
             let after: Vec<f64> = idx.iter().map(|&i| psi[i]).collect();
             history.push(log_likelihood(&tl, &after));
             n_train = n_train.max(idx.len());
-            trees.push(tree);
+            steps.push(step_trees);
         }
-        Ok(SoftRfgb {
-            target: examples.pred.clone(),
-            arity: examples.arity,
-            alpha: params.alpha,
-            beta: params.beta,
-            step: params.step,
-            initial_log_odds: params.initial_log_odds,
-            trees,
-            n_train,
-            train_log_likelihood: history,
-            settings,
-            tree_sets: sets,
-            advice: None,
-            recursion: recursive,
-        })
+        let per_step: Vec<usize> = steps.iter().map(Vec::len).collect();
+        let trees: Vec<RelationalRegressionTree> = steps.into_iter().flatten().collect();
+        Ok((
+            SoftRfgb {
+                target: examples.pred.clone(),
+                arity: examples.arity,
+                alpha: params.alpha,
+                beta: params.beta,
+                step: params.step,
+                initial_log_odds: params.initial_log_odds,
+                trees,
+                n_train,
+                train_log_likelihood: history,
+                settings,
+                tree_sets: sets,
+                advice: None,
+                recursion: recursive,
+            },
+            per_step,
+        ))
     }
+}
+
+/// What one boosting step of [`SoftRfgbParams::fit_with`] learns.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum StepLearner<'a> {
+    /// RFGB's relational regression tree.
+    Tree,
+    /// MLN-Boost's tree, leaves weighted per true grounding ([`TreeParams::fit_mln`]).
+    MlnTree,
+    /// MLN-Boost's clauses (BoostSRL `-mlnClause`; [`crate::clauses`]).
+    MlnClauses(&'a crate::clauses::MlnClauseParams),
 }
 
 /// Mean log-likelihood `(1/n) Σ log P(yᵢ | ψᵢ)`.

@@ -14,17 +14,22 @@
 use crate::BoostError;
 use crate::advice::{Advice, BOOSTSRL_ADVICE_WEIGHT};
 use crate::boost::{SoftRfgb, SoftRfgbParams};
+use crate::clauses::MlnClauseParams;
 use crate::logic::{Background, Database, Examples};
 use crate::mln::{MlnBoost, MlnBoostParams};
 
-/// Which boosted model [`fit_boosted`] learns (BoostSRL's `-mln` flag or not).
+/// Which boosted model [`fit_boosted`] learns (BoostSRL's `-mln` and `-mlnClause` flags
+/// or not).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoostKind {
     /// A relational dependency network: RFGB / Soft-RFGB ([`SoftRfgb`]), the only kind
     /// that takes expert advice.
     Rdn,
-    /// MLN-Boost (Khot et al. 2011; BoostSRL `-mln`), [`MlnBoost`].
+    /// MLN-Boost (Khot et al. 2011; BoostSRL `-mln`), one tree per step, [`MlnBoost`].
     Mln,
+    /// MLN-Boost by clauses (BoostSRL `-mln -mlnClause`; [`crate::clauses`]): weighted
+    /// clauses per step, [`MlnBoost`].
+    MlnClauses(MlnClauseParams),
 }
 
 /// A model learned by [`fit_boosted`].
@@ -67,7 +72,7 @@ pub fn advice_weight(given: Option<f64>) -> Result<f64, BoostError> {
 ///
 /// * [`BoostKind::Mln`]: MLN-Boost with the same trees, sampling and step
 ///   ([`MlnBoostParams::from_rfgb`]`(params)`[`.fit`](MlnBoostParams::fit)); it takes no
-///   advice.
+///   advice. [`BoostKind::MlnClauses`]: the same with weighted clauses per step.
 /// * [`BoostKind::Rdn`] with `advice = Some((advice, w))`: knowledge-based RFGB (Odom et
 ///   al. 2015, BoostSRL `-adviceFile FILE -adviceWt W`),
 ///   [`SoftRfgbParams::fit_with_advice`].
@@ -96,13 +101,19 @@ pub fn fit_boosted<R: rand::Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<BoostedModel, BoostError> {
     match (kind, advice) {
-        (BoostKind::Mln, Some(_)) => Err(BoostError::InvalidParam {
+        (BoostKind::Mln | BoostKind::MlnClauses(_), Some(_)) => Err(BoostError::InvalidParam {
             name: "advice",
             message: "knowledge-based RFGB learns an RDN, as BoostSRL's -adviceFile does; MLN-Boost takes no advice".into(),
         }),
         (BoostKind::Mln, None) => MlnBoostParams::from_rfgb(params)
             .fit(db, bk, examples, rng)
             .map(BoostedModel::Mln),
+        (BoostKind::MlnClauses(c), None) => MlnBoostParams {
+            clauses: Some(c),
+            ..MlnBoostParams::from_rfgb(params)
+        }
+        .fit(db, bk, examples, rng)
+        .map(BoostedModel::Mln),
         (BoostKind::Rdn, Some((a, w))) => params
             .fit_with_advice(db, bk, examples, a, w, rng)
             .map(BoostedModel::Rdn),

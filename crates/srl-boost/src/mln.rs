@@ -20,7 +20,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::BoostError;
-use crate::boost::{NegativeSampling, SoftRfgb, SoftRfgbParams, sigmoid};
+use crate::boost::{NegativeSampling, SoftRfgb, SoftRfgbParams, StepLearner, sigmoid};
+use crate::clauses::MlnClauseParams;
 use crate::logic::{Background, Database, Examples};
 use crate::settings::SettingsReport;
 use crate::tree::{RelationalRegressionTree, TreeParams};
@@ -48,6 +49,7 @@ pub fn mln_gradient(positive: bool, p: f64) -> f64 {
 /// | `initial_log_odds` | −1.8 | ψ₀ (BoostSRL's log prior, added by its MLN inference too) | finite |
 /// | `apply_background_settings` | true | apply the background's `setParam:` lines in [`fit`](Self::fit) | bool |
 /// | `recursion` | false | recursive target, as [`SoftRfgbParams::recursion`] | bool |
+/// | `clauses` | `None` | `Some`: each step learns weighted clauses instead of a tree (BoostSRL `-mlnClause`, [`crate::clauses`]) | see [`MlnClauseParams`] |
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MlnBoostParams {
@@ -67,6 +69,10 @@ pub struct MlnBoostParams {
     /// [`SoftRfgbParams::recursion`]: the model's conditionals are sampled jointly at
     /// prediction.
     pub recursion: bool,
+    /// MLN-Boost by clauses (BoostSRL `-mlnClause`; [`crate::clauses`]): `None` learns
+    /// one tree per step (BoostSRL's `-mln` default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clauses: Option<MlnClauseParams>,
 }
 
 impl Default for MlnBoostParams {
@@ -101,6 +107,7 @@ impl MlnBoostParams {
             initial_log_odds: p.initial_log_odds,
             apply_background_settings: p.apply_background_settings,
             recursion: p.recursion,
+            clauses: None,
         }
     }
 
@@ -125,8 +132,13 @@ impl MlnBoostParams {
     /// # Complexity
     /// As [`SoftRfgbParams::fit`], with [`TreeParams::fit_mln`]'s counting joins.
     ///
+    /// With [`clauses`](Self::clauses) set, each step learns weighted clauses instead of
+    /// a tree ([`crate::clauses`]); the model keeps how many per step
+    /// ([`MlnBoost::clauses_per_step`]).
+    ///
     /// # References
-    /// Khot et al. (2011), ICDM, Sec. 3-4 (tree-based MLN-Boost).
+    /// Khot et al. (2011), ICDM, Sec. 3-4 (tree-based MLN-Boost; the clause-based
+    /// representation with `clauses`).
     pub fn fit<R: rand::Rng + ?Sized>(
         &self,
         db: &Database,
@@ -134,8 +146,24 @@ impl MlnBoostParams {
         examples: &Examples,
         rng: &mut R,
     ) -> Result<MlnBoost, BoostError> {
-        let model = self.as_rfgb().fit_with(db, bk, examples, rng, true, None)?;
-        Ok(MlnBoost { model })
+        let learner = match &self.clauses {
+            Some(c) => {
+                c.validate()?;
+                StepLearner::MlnClauses(c)
+            }
+            None => StepLearner::MlnTree,
+        };
+        let (model, per_step) = self
+            .as_rfgb()
+            .fit_with(db, bk, examples, rng, learner, None)?;
+        Ok(MlnBoost {
+            model,
+            clause_steps: if self.clauses.is_some() {
+                per_step
+            } else {
+                Vec::new()
+            },
+        })
     }
 }
 
@@ -146,11 +174,63 @@ impl MlnBoostParams {
 /// applied to another [`Database`] of the same vocabulary). `Display` prints the MLN
 /// (see [`clauses`](Self::clauses)).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "MlnBoostRepr")]
 pub struct MlnBoost {
     model: SoftRfgb,
+    /// For a model learned by clauses: the number of clauses (one-split trees) of each
+    /// boosting step, in order; empty for tree-based MLN-Boost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    clause_steps: Vec<usize>,
+}
+
+/// The serialised form of [`MlnBoost`], checked by `TryFrom` into it.
+#[derive(Deserialize)]
+struct MlnBoostRepr {
+    model: SoftRfgb,
+    #[serde(default)]
+    clause_steps: Vec<usize>,
+}
+
+impl TryFrom<MlnBoostRepr> for MlnBoost {
+    type Error = String;
+
+    fn try_from(r: MlnBoostRepr) -> Result<Self, String> {
+        if let Some(i) = r.model.trees().iter().position(|t| !t.per_grounding()) {
+            return Err(format!(
+                "tree {i} is not an MLN-Boost tree (per_grounding is false)"
+            ));
+        }
+        let total = r
+            .clause_steps
+            .iter()
+            .try_fold(0usize, |a, &b| a.checked_add(b));
+        if !r.clause_steps.is_empty() && total != Some(r.model.trees().len()) {
+            return Err(format!(
+                "clause_steps add up to {} clauses, the model has {} trees",
+                total.map_or_else(|| "more than usize::MAX".to_owned(), |t| t.to_string()),
+                r.model.trees().len()
+            ));
+        }
+        Ok(Self {
+            model: r.model,
+            clause_steps: r.clause_steps,
+        })
+    }
 }
 
 impl MlnBoost {
+    /// For a model learned by clauses (BoostSRL `-mlnClause`; [`crate::clauses`]): how
+    /// many clauses each boosting step learned (the trees are the clauses in step
+    /// order); empty for tree-based MLN-Boost.
+    pub fn clauses_per_step(&self) -> &[usize] {
+        &self.clause_steps
+    }
+
+    /// True for a model learned by clauses.
+    pub fn is_clause_based(&self) -> bool {
+        !self.clause_steps.is_empty()
+    }
+
     /// The trees (each with [`RelationalRegressionTree::per_grounding`] set).
     pub fn trees(&self) -> &[RelationalRegressionTree] {
         self.model.trees()
@@ -280,10 +360,13 @@ impl MlnBoost {
             self.initial_log_odds(),
             format!("{}({})", self.target(), head_vars.join(", ")),
         )];
+        let clause_based = self.is_clause_based();
         for t in self.trees() {
             out.extend(
                 t.mln_formulas()
                     .into_iter()
+                    // a clause's false branch carries no formula (weight 0)
+                    .filter(|(w, _)| !(clause_based && *w == 0.0))
                     .map(|(w, f)| (self.step() * w, f)),
             );
         }
@@ -293,15 +376,28 @@ impl MlnBoost {
 
 impl std::fmt::Display for MlnBoost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(
-            f,
-            "// MLN-Boost model for {}/{} ({} trees, step {}, initial log-odds {}; Khot et al. 2011, tree-based)",
-            self.target(),
-            self.model.arity(),
-            self.trees().len(),
-            self.step(),
-            self.initial_log_odds()
-        )?;
+        if self.is_clause_based() {
+            writeln!(
+                f,
+                "// MLN-Boost model for {}/{} ({} clauses in {} steps, step {}, initial log-odds {}; Khot et al. 2011, clause-based)",
+                self.target(),
+                self.model.arity(),
+                self.trees().len(),
+                self.clause_steps.len(),
+                self.step(),
+                self.initial_log_odds()
+            )?;
+        } else {
+            writeln!(
+                f,
+                "// MLN-Boost model for {}/{} ({} trees, step {}, initial log-odds {}; Khot et al. 2011, tree-based)",
+                self.target(),
+                self.model.arity(),
+                self.trees().len(),
+                self.step(),
+                self.initial_log_odds()
+            )?;
+        }
         writeln!(
             f,
             "// P(target | rest of the world) = sigmoid(sum over clauses of weight x true groundings)"
@@ -316,6 +412,20 @@ impl std::fmt::Display for MlnBoost {
             self.target(),
             head_vars.join(", ")
         )?;
+        if self.is_clause_based() {
+            let mut trees = self.trees().iter();
+            for (m, &k) in self.clause_steps.iter().enumerate() {
+                writeln!(f, "// step {} ({k} clauses)", m + 1)?;
+                for t in trees.by_ref().take(k) {
+                    for (w, c) in t.mln_formulas() {
+                        if w != 0.0 {
+                            writeln!(f, "{:.6}  {c}", self.step() * w)?;
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
         for (i, t) in self.trees().iter().enumerate() {
             writeln!(f, "// tree {}", i + 1)?;
             for (w, c) in t.mln_formulas() {

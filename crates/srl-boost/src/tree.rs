@@ -274,6 +274,103 @@ impl TreeParams {
             .map(|(t, _)| t)
     }
 
+    /// MLN-Boost's clauses for one boosting step (BoostSRL `-mlnClause`;
+    /// [`crate::clauses`]): up to `n_clauses` weighted clauses, each found by a beam
+    /// search of width `beam` over bodies of at most `max_len` mode literals and fitted
+    /// to the residuals the earlier clauses left. Each clause is returned as a one-split
+    /// tree with [`per_grounding`](RelationalRegressionTree::per_grounding) set (the test
+    /// is the body, the true leaf the weight, the false leaf 0), with each example's
+    /// summed value `Σ_c w_c · n_c`. Fewer clauses come back when no body reduces the
+    /// squared error (or covers `min_leaf_examples` examples).
+    ///
+    /// # Errors
+    /// As [`fit`](Self::fit).
+    ///
+    /// # Complexity
+    /// Per clause and body length: `beam × candidate literals` counting joins
+    /// ([`fit_mln`](Self::fit_mln)'s), scored in parallel; only the `beam` best bodies are
+    /// materialised.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn fit_clauses(
+        &self,
+        db: &Database,
+        bk: &Background,
+        examples: &Examples,
+        targets: &[f64],
+        n_clauses: usize,
+        max_len: usize,
+        beam: usize,
+    ) -> Result<(Vec<RelationalRegressionTree>, Vec<f64>), BoostError> {
+        self.validate()?;
+        let n = examples.len();
+        if n == 0 {
+            return Err(BoostError::NoExamples {
+                reason: "empty example set".into(),
+            });
+        }
+        if targets.len() != n {
+            return Err(BoostError::InvalidParam {
+                name: "targets",
+                message: format!("expected {n} values (one per example)"),
+            });
+        }
+        let ones = vec![1.0; n];
+        let mut residual = targets.to_vec();
+        let mut values = vec![0.0; n];
+        let mut trees = Vec::new();
+        let zeros = vec![0.0; n];
+        let mut covered = vec![false; n];
+        let mut n_covered = 0usize;
+        for _ in 0..n_clauses {
+            // BoostSRL's outer loop stops once 90 % of the examples are covered
+            // (ILPouterLoop.minFractionOfPosCoveredToStop)
+            if n_covered as f64 >= CLAUSE_COVERAGE_TO_STOP * n as f64 {
+                break;
+            }
+            let learner = Learner::new(self, db, bk, examples, &residual, &ones, true);
+            let Some((node, weight, gain, truncated)) =
+                learner.best_clause(max_len, beam.max(1), &zeros, &covered)
+            else {
+                break;
+            };
+            for &e in &node.ex {
+                if !covered[e as usize] {
+                    covered[e as usize] = true;
+                    n_covered += 1;
+                }
+            }
+            let test: Vec<Literal> = node.path.iter().map(|l| learner.literal_of(l)).collect();
+            for (i, &e) in node.ex.iter().enumerate() {
+                let v = weight * node.n_rows(i) as f64;
+                residual[e as usize] -= v;
+                values[e as usize] += v;
+            }
+            trees.push(RelationalRegressionTree {
+                target: examples.pred.clone(),
+                arity: examples.arity,
+                nodes: vec![
+                    TreeNode::Split {
+                        test,
+                        yes: 1,
+                        no: 2,
+                        gain,
+                    },
+                    TreeNode::Leaf {
+                        value: weight,
+                        n_examples: node.ex.len(),
+                    },
+                    TreeNode::Leaf {
+                        value: 0.0,
+                        n_examples: n - node.ex.len(),
+                    },
+                ],
+                truncated,
+                per_grounding: true,
+            });
+        }
+        Ok((trees, values))
+    }
+
     /// [`fit`](Self::fit) that also returns each training example's leaf value.
     pub(crate) fn fit_assign(
         &self,
@@ -808,6 +905,10 @@ fn conj_string(test: &[Literal]) -> String {
         .join(", ")
 }
 
+/// The fraction of a step's examples covered after which MLN-Boost's clause learner
+/// stops adding clauses (BoostSRL `ILPouterLoop.minFractionOfPosCoveredToStop`).
+pub(crate) const CLAUSE_COVERAGE_TO_STOP: f64 = 0.9;
+
 /// A node of a [`CompiledTree`].
 #[derive(Clone, Debug)]
 enum CNode {
@@ -1318,6 +1419,20 @@ struct NodeData {
 }
 
 impl NodeData {
+    /// A copy (the binding tables included).
+    fn clone_data(&self) -> Self {
+        Self {
+            ex: self.ex.clone(),
+            start: self.start.clone(),
+            rows: self.rows.clone(),
+            width: self.width,
+            var_types: self.var_types.clone(),
+            path: self.path.clone(),
+            depth: self.depth,
+            clause_len: self.clause_len,
+        }
+    }
+
     fn root(examples: &Examples, ex: Vec<u32>) -> Self {
         let width = examples.arity;
         let mut rows = Vec::with_capacity(ex.len() * width);
@@ -2033,6 +2148,104 @@ impl<'a> Learner<'a> {
             })
             .collect();
         Literal { pred, args }
+    }
+
+    /// The body (a node holding the examples it covers with their true groundings) of
+    /// the best clause for the learner's targets (the residuals), by beam search over
+    /// bodies of 1..=`max_len` literals; with its weight `Σ rᵢnᵢ / Σ nᵢ²`, its reduction of
+    /// squared error `(Σ rᵢnᵢ)² / Σ nᵢ²` and the number of examples whose groundings were
+    /// cut at `max_bindings_per_example`. `None` when no body covers
+    /// `min_leaf_examples` examples or reduces the error above rounding.
+    ///
+    /// As BoostSRL's seeds are drawn from the examples no clause covers yet, the
+    /// clause returned must cover at least one example that `covered` marks false.
+    fn best_clause(
+        &self,
+        max_len: usize,
+        beam: usize,
+        zeros: &[f64],
+        covered: &[bool],
+    ) -> Option<(NodeData, f64, f64, usize)> {
+        let n = self.examples.len();
+        let mut root = NodeData::root(self.examples, (0..n as u32).collect());
+        root.var_types = self.head_types.clone();
+        let total_q: f64 = self.y.iter().map(|r| r * r).sum();
+        let mut frontier: Vec<NodeData> = vec![root];
+        let mut best: Option<(f64, NodeData, usize)> = None;
+        let cap = self.p.max_bindings_per_example;
+        for _ in 0..max_len.min(self.p.max_clause_length) {
+            // every one-literal refinement of every body in the beam
+            let mut cands: Vec<(usize, Test)> = Vec::new();
+            for (b, node) in frontier.iter().enumerate() {
+                for (lit, new_types, _) in self.gen_lits(&node.var_types, node.width, None) {
+                    if lit.all_bound && node.path.contains(&lit) {
+                        continue;
+                    }
+                    cands.push((
+                        b,
+                        Test {
+                            lits: vec![lit],
+                            new_types,
+                        },
+                    ));
+                }
+            }
+            let min = self.p.min_leaf_examples;
+            let scores: Vec<Option<f64>> = cands
+                .par_iter()
+                .map_init(Vec::new, |scratch, (b, t)| {
+                    let (yes, _) = self.eval_counts(&frontier[*b], t, scratch, zeros);
+                    (yes.n >= min && yes.nn > 0.0).then(|| yes.ny * yes.ny / yes.nn)
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..cands.len()).filter(|&k| scores[k].is_some()).collect();
+            // best first; ties keep the generation order (deterministic)
+            order.sort_by(|&a, &b| {
+                scores[b]
+                    .partial_cmp(&scores[a])
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(a.cmp(&b))
+            });
+            let mut next = Vec::with_capacity(beam);
+            for k in order {
+                let score = scores[k].unwrap_or(0.0);
+                let best_score = best.as_ref().map(|(s, _, _)| *s);
+                // the beam is full and no later body can beat the best clause
+                if next.len() >= beam && best_score.is_some_and(|b| score <= b) {
+                    break;
+                }
+                let (b, t) = &cands[k];
+                let node = &frontier[*b];
+                let new_width = node.width + t.new_types.len();
+                let (mut child, _, cut) = split_node(self.db, node, &t.lits, new_width, cap, false);
+                child.var_types = node.var_types.clone();
+                child.var_types.extend_from_slice(&t.new_types);
+                child.path = node.path.clone();
+                child.path.extend(t.lits.iter().cloned());
+                let new_coverage = child.ex.iter().any(|&e| !covered[e as usize]);
+                if new_coverage && best_score.is_none_or(|s| score > s) {
+                    best = Some((score, child.clone_data(), cut));
+                }
+                if next.len() < beam {
+                    next.push(child);
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        let (gain, node, cut) = best?;
+        if !(gain > 1e-10 * total_q && gain > 0.0) {
+            return None;
+        }
+        let (mut ny, mut nn) = (0.0, 0.0);
+        for (i, &e) in node.ex.iter().enumerate() {
+            let c = node.n_rows(i) as f64;
+            ny += c * self.y[e as usize];
+            nn += c * c;
+        }
+        Some((node, ny / nn, gain, cut))
     }
 
     fn grow(self) -> (RelationalRegressionTree, Vec<f64>) {

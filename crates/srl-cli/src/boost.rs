@@ -71,6 +71,20 @@ pub struct LearnArgs {
     /// RDN-Boost regression (BoostSRL `-reg`): the same as `--model-type regression`.
     #[arg(long)]
     pub regression: bool,
+    /// MLN-Boost by clauses (BoostSRL `-mln -mlnClause`): each step learns weighted
+    /// clauses instead of a tree; needs `--model-type mln`. Without `--num-mln-clauses` /
+    /// `--mln-clause-length`, BoostSRL's own schedule: step m (from 0) learns at most
+    /// 20 / (m + 1) clauses of at most m / 4 + 1 literals.
+    #[arg(long)]
+    pub mln_clause: bool,
+    /// Clauses per step with `--mln-clause` (BoostSRL `-numMLNClause`, which its learning
+    /// loop overrides); needs `--mln-clause-length` too.
+    #[arg(long)]
+    pub num_mln_clauses: Option<usize>,
+    /// Literals per clause body with `--mln-clause` (BoostSRL `-mlnClauseLen`, which its
+    /// learning loop overrides); needs `--num-mln-clauses` too.
+    #[arg(long)]
+    pub mln_clause_length: Option<usize>,
     /// BoostSRL training folder (holds PREFIX_pos.txt, PREFIX_neg.txt, PREFIX_facts.txt).
     #[arg(long)]
     pub train: PathBuf,
@@ -312,6 +326,45 @@ fn warn_split(ui: Ui, who: &str, s: &srl_boost::SplitSummary) {
     }
 }
 
+/// The clause learner's settings of `--mln-clause` (BoostSRL `-mlnClause`), checked:
+/// `None` without it.
+///
+/// # Errors
+/// `--mln-clause` without `--model-type mln`; one of `--num-mln-clauses` /
+/// `--mln-clause-length` without the other or without `--mln-clause`; a zero.
+fn mln_clause_params(a: &LearnArgs) -> anyhow::Result<Option<srl_boost::MlnClauseParams>> {
+    let fixed = match (a.num_mln_clauses, a.mln_clause_length) {
+        (None, None) => None,
+        (Some(c), Some(l)) => Some((c, l)),
+        _ => bail!(
+            "--num-mln-clauses and --mln-clause-length go together (BoostSRL's loop overrides either one alone); give both or neither"
+        ),
+    };
+    if !a.mln_clause {
+        if fixed.is_some() {
+            bail!(
+                "--num-mln-clauses / --mln-clause-length shape the clauses of --mln-clause; give --mln-clause too"
+            );
+        }
+        return Ok(None);
+    }
+    if a.model_type != ModelType::Mln || a.regression {
+        bail!(
+            "--mln-clause learns an MLN by clauses (BoostSRL -mln -mlnClause): give --model-type mln"
+        );
+    }
+    let schedule = match fixed {
+        None => srl_boost::ClauseSchedule::BoostSrl,
+        Some((0, _)) => bail!("--num-mln-clauses 0: learn at least one clause per step"),
+        Some((_, 0)) => bail!("--mln-clause-length 0: a clause body has at least one literal"),
+        Some((clauses, length)) => srl_boost::ClauseSchedule::Fixed { clauses, length },
+    };
+    Ok(Some(srl_boost::MlnClauseParams {
+        schedule,
+        ..srl_boost::MlnClauseParams::default()
+    }))
+}
+
 /// Checks `learn`'s numbers before any work.
 fn check_learn_flags(a: &LearnArgs) -> anyhow::Result<()> {
     if a.trees == 0 {
@@ -363,6 +416,7 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
         }
         return learn_regression(a, ui);
     }
+    let clause_params = mln_clause_params(a)?;
     if a.model_type == ModelType::Mln && (a.alpha != 0.0 || a.beta != 0.0) {
         bail!(
             "--alpha {} --beta {}: the soft margin is for --model-type rdn; MLN-Boost takes neither",
@@ -414,11 +468,15 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
     }
     let pb = ui.spinner("learning trees");
     let t0 = std::time::Instant::now();
-    let mlnp = MlnBoostParams::from_rfgb(&params);
-    let kind = match a.model_type {
-        ModelType::Mln => srl_boost::BoostKind::Mln,
+    let mlnp = MlnBoostParams {
+        clauses: clause_params,
+        ..MlnBoostParams::from_rfgb(&params)
+    };
+    let kind = match (a.model_type, clause_params) {
+        (ModelType::Mln, Some(c)) => srl_boost::BoostKind::MlnClauses(c),
+        (ModelType::Mln, None) => srl_boost::BoostKind::Mln,
         // regression went to learn_regression above
-        ModelType::Rdn | ModelType::Regression => srl_boost::BoostKind::Rdn,
+        (ModelType::Rdn | ModelType::Regression, _) => srl_boost::BoostKind::Rdn,
     };
     let fits = srl_boost::fit_targets(&atoms, &targets, &bk, |split| {
         warn_split(ui, "srl boost learn", &split.summary);
@@ -494,6 +552,10 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
             "train_log_likelihood": ll,
             "initial_log_odds": psi0,
             "settings": settings.as_ref().map(ToString::to_string),
+            "clauses_per_step": match model {
+                Boosted::Mln(m) if m.is_clause_based() => Some(m.clauses_per_step().to_vec()),
+                _ => None,
+            },
             "seconds": secs,
             "model": out.display().to_string(),
         });
@@ -507,9 +569,16 @@ fn learn(a: &LearnArgs, ui: Ui) -> anyhow::Result<()> {
                 u.weight, u.preferred_examples, u.avoided_examples
             )
         });
+        let what = match model {
+            Boosted::Mln(m) if m.is_clause_based() => format!(
+                "{trees} {} clauses in {} steps",
+                model.kind(),
+                m.clauses_per_step().len()
+            ),
+            _ => format!("{trees} {} trees", model.kind()),
+        };
         text.push_str(&format!(
-            "learned {trees} {} trees for {}{advised} in {secs:.2} s; mean training log-likelihood {:.4}; model written to {}\n",
-            model.kind(),
+            "learned {what} for {}{advised} in {secs:.2} s; mean training log-likelihood {:.4}; model written to {}\n",
             model.target(),
             ll.unwrap_or(f64::NAN),
             out.display()
@@ -1070,6 +1139,7 @@ fn show_mln(
         "provenance": file.provenance,
         "trees": trees,
         "clauses": clauses,
+        "clauses_per_step": m.is_clause_based().then(|| m.clauses_per_step().to_vec()),
     });
     ui.summary(&summary, &text)
 }
