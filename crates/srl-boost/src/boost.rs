@@ -425,10 +425,16 @@ impl SoftRfgbParams {
                     *g = advice_gradient(*g, counts[i], w);
                 }
             }
+            // BoostSRL's seed sampling: each tree's node seeds come from the fit's
+            // generator (nothing is drawn when it is off)
+            let mut tree_params = params.tree.clone();
+            if let Some(s) = tree_params.seed_sampling.as_mut() {
+                s.seed = rng.next_u64();
+            }
             let (step_trees, values) = match learner {
                 StepLearner::Tree | StepLearner::MlnTree => {
                     let per_grounding = matches!(learner, StepLearner::MlnTree);
-                    let (tree, values) = params.tree.fit_assign_counted(
+                    let (tree, values) = tree_params.fit_assign_counted(
                         db,
                         bk,
                         &train,
@@ -440,7 +446,7 @@ impl SoftRfgbParams {
                 }
                 StepLearner::MlnClauses(c) => {
                     let (n_clauses, max_len) = c.schedule.at_step(m);
-                    params.tree.fit_clauses(
+                    tree_params.fit_clauses(
                         db,
                         bk,
                         &train,

@@ -110,4 +110,6 @@ pub use retarget::{
     positives_into_facts, retarget_closed_world, retarget_with_domains,
 };
 pub use settings::{SettingOutcome, SettingsReport, apply_settings};
-pub use tree::{Literal, RelationalRegressionTree, Term, TreeNode, TreeParams, UnsplitRoot};
+pub use tree::{
+    Literal, RelationalRegressionTree, SeedSampling, Term, TreeNode, TreeParams, UnsplitRoot,
+};

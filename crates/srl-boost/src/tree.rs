@@ -86,6 +86,7 @@ pub enum UnsplitRoot {
 /// | `unsplit_root` | `Zero` | `Zero` | value of a tree whose root cannot be split | [`UnsplitRoot`] |
 /// | `max_bindings_per_example` | 10 000 | 10 000 | substitutions kept per example in a true branch | ≥ 1 |
 /// | `outputs_bind_existing` | true | true | a `-type` argument may also reuse a variable of that type | bool |
+/// | `seed_sampling` | `None` | `None` | BoostSRL's seed-based candidate sampling ([`SeedSampling`]) | seeds ≥ 1 |
 ///
 /// A two-literal test is a literal introducing new variables followed by one that uses
 /// at least one of them (a bridger, as BoostSRL's lookahead). A literal of a
@@ -122,6 +123,32 @@ pub struct TreeParams {
     /// Whether a `-type` argument may also reuse an existing variable of its type
     /// (Aleph's reading of output modes) besides introducing a new one.
     pub outputs_bind_existing: bool,
+    /// BoostSRL's seed-based candidate sampling (off by default, `None`): at every node
+    /// only tests true for at least one of a few randomly drawn "seed" examples of the
+    /// node are scored ([`SeedSampling`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_sampling: Option<SeedSampling>,
+}
+
+/// BoostSRL's seed-based candidate sampling (`ILPouterLoop.numberPosSeedsToUse`,
+/// `LearnOneClause.clausesMustCoverFractPosSeeds`): at each node BoostSRL draws
+/// `ceil(5 · negPosRatio)` (10 for its default ratio 2) seed examples at random from
+/// the examples that reach the node and keeps only candidate tests that at least one
+/// seed satisfies; a `#` argument takes only constants that make the literal true for
+/// some seed (its bottom-clause constants). This learner otherwise scores every
+/// candidate, so it can only find the same or a better-scoring test than BoostSRL; the
+/// option reproduces BoostSRL's search, the main reason its trees can differ from
+/// srl's (a test true for no seed is never considered there).
+///
+/// The seeds of node k of a tree are drawn from a ChaCha8 stream seeded by `seed` and
+/// k, so a fit is the same for any thread count; the boosting loop draws each tree's
+/// `seed` from the fit's generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedSampling {
+    /// Seed examples per node (≥ 1; BoostSRL: 10).
+    pub seeds: usize,
+    /// Seed of the draws.
+    pub seed: u64,
 }
 
 impl Default for TreeParams {
@@ -148,6 +175,7 @@ impl TreeParams {
             unsplit_root: UnsplitRoot::Zero,
             max_bindings_per_example: 10_000,
             outputs_bind_existing: true,
+            seed_sampling: None,
         }
     }
 
@@ -190,6 +218,9 @@ impl TreeParams {
         }
         if !(self.max_acceptable_node_score.is_finite() && self.max_acceptable_node_score >= 0.0) {
             return bad("max_acceptable_node_score", "must be finite and >= 0");
+        }
+        if self.seed_sampling.is_some_and(|s| s.seeds == 0) {
+            return bad("seed_sampling", "seeds must be at least 1");
         }
         Ok(())
     }
@@ -2077,7 +2108,42 @@ impl<'a> Learner<'a> {
         out
     }
 
-    fn best_split(&self, node: &NodeData) -> Option<Candidate> {
+    /// The seed examples of node `id` under BoostSRL's seed-based sampling: indices
+    /// into `node.ex`, at most `seeds` of them drawn without replacement.
+    fn seeds_of(&self, node: &NodeData, id: usize) -> Option<Vec<usize>> {
+        use rand::SeedableRng as _;
+        let s = self.p.seed_sampling?;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+            s.seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        let n = node.ex.len();
+        let mut idx = rand::seq::index::sample(&mut rng, n, s.seeds.min(n)).into_vec();
+        idx.sort_unstable();
+        Some(idx)
+    }
+
+    /// Whether `test` holds for at least one of the node's examples at `seeds` (indices
+    /// into `node.ex`).
+    fn covers_a_seed(
+        &self,
+        node: &NodeData,
+        lits: &[CLit],
+        new_width: usize,
+        seeds: &[usize],
+        scratch: &mut Vec<u32>,
+    ) -> bool {
+        if scratch.len() < new_width.max(node.width) {
+            scratch.resize(new_width.max(node.width), 0);
+        }
+        seeds.iter().any(|&i| {
+            node.rows_of(i).any(|row| {
+                scratch[..node.width].copy_from_slice(&row[..node.width]);
+                conj_exists(self.db, lits, 0, scratch)
+            })
+        })
+    }
+
+    fn best_split(&self, node: &NodeData, id: usize) -> Option<Candidate> {
         if node.ex.len() < 2 * self.p.min_leaf_examples {
             return None;
         }
@@ -2091,7 +2157,28 @@ impl<'a> Learner<'a> {
         {
             return None;
         }
-        let groups = self.candidate_tests(node);
+        let mut groups = self.candidate_tests(node);
+        if let Some(seeds) = self.seeds_of(node, id) {
+            // BoostSRL scores only tests some seed example satisfies
+            let mut scratch = Vec::new();
+            let w = node.width;
+            groups.retain_mut(|(first, single, pairs)| {
+                let first_ok = self.covers_a_seed(
+                    node,
+                    &first.lits,
+                    w + first.new_types.len(),
+                    &seeds,
+                    &mut scratch,
+                );
+                if !first_ok {
+                    return false;
+                }
+                pairs.retain(|t| {
+                    self.covers_a_seed(node, &t.lits, w + t.new_types.len(), &seeds, &mut scratch)
+                });
+                *single || !pairs.is_empty()
+            });
+        }
         if groups.is_empty() {
             return None;
         }
@@ -2256,7 +2343,7 @@ impl<'a> Learner<'a> {
             value: 0.0,
             n_examples: n,
         }];
-        let first = self.best_split(&root);
+        let first = self.best_split(&root, 0);
         let root_unsplittable = first.is_none();
         let mut open: Vec<(usize, NodeData, Option<Candidate>)> = vec![(0, root, first)];
         let mut leaves = 1;
@@ -2305,12 +2392,12 @@ impl<'a> Learner<'a> {
             };
             leaves += 1;
             let cy = if leaves < self.p.max_leaves {
-                self.best_split(&yes)
+                self.best_split(&yes, yi)
             } else {
                 None
             };
             let cn = if leaves < self.p.max_leaves {
-                self.best_split(&no)
+                self.best_split(&no, ni)
             } else {
                 None
             };

@@ -121,9 +121,15 @@ pub struct LearnArgs {
     /// Step length multiplying each tree (BoostSRL `-step`).
     #[arg(long, default_value_t = 1.0)]
     pub step: f64,
-    /// Seed of the negative sampling.
+    /// Seed of the negative sampling (and of `--seed-examples`' draws).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// BoostSRL's seed-based candidate sampling: at every node, score only the tests
+    /// that at least one of N seed examples, drawn at random from the node's examples,
+    /// satisfies (BoostSRL draws ceil(5 · negPosRatio) = 10). Off by default: srl scores
+    /// every candidate test, the main reason its trees can differ from BoostSRL's.
+    #[arg(long)]
+    pub seed_examples: Option<usize>,
     /// Background file (default: DIR/PREFIX_bk.txt when it exists).
     #[arg(long)]
     pub bk: Option<PathBuf>,
@@ -267,6 +273,12 @@ pub fn params(
     p.alpha = a.alpha;
     p.beta = a.beta;
     p.step = a.step;
+    if let Some(k) = a.seed_examples {
+        if k == 0 {
+            bail!("--seed-examples 0: draw at least one seed example per node");
+        }
+        p.tree.seed_sampling = Some(srl_boost::SeedSampling { seeds: k, seed: 0 });
+    }
     if let Some(r) = a.neg_ratio {
         if !(r.is_finite() && r >= 0.0) {
             bail!("--neg-ratio {r}: must be a non-negative number");
