@@ -743,6 +743,18 @@ impl BoostConfig {
             .get("clauses")
             .and_then(|v| serde_json::from_value::<MlnClauseParams>(v.clone()).ok());
         c.mln_clause = clauses.is_some() || model.is_clause_based();
+        // boosting steps: a clause-based model has several trees (clauses) per step
+        if model.is_clause_based() {
+            c.n_estimators = model.clauses_per_step().len();
+        }
+        if let Some(n) = lib
+            .get("n_trees")
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n > 0)
+        {
+            c.n_estimators = n;
+        }
         if let Some(MlnClauseParams {
             schedule: ClauseSchedule::Fixed { clauses, length },
             ..
@@ -768,6 +780,9 @@ impl BoostConfig {
         let b = |k: &str| p.get(k).and_then(serde_json::Value::as_bool);
         if let Some(t) = s("target") {
             c.target = Some(t.to_owned());
+        }
+        if let Some(n) = u("n_estimators") {
+            c.n_estimators = n;
         }
         c.neg_pos_ratio = f("neg_pos_ratio");
         c.resample_negatives = b("resample_negatives").unwrap_or(true);
