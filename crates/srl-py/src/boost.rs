@@ -11,9 +11,9 @@ use pyo3::types::PyDict;
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use srl_boost::{
-    Advice, AdviceUse, Atom, Background, BoostKind, BoostedModel, FolderAtoms, MlnBoost,
-    MlnBoostParams, NegativeSampling, RelationalRegressionTree, SoftRfgb, SoftRfgbParams, Split,
-    TreeParams,
+    Advice, AdviceUse, Atom, Background, BoostKind, BoostedModel, ClauseSchedule, FolderAtoms,
+    GibbsInference, MlnBoost, MlnBoostParams, MlnClauseParams, NegativeSampling,
+    RelationalRegressionTree, SeedSampling, SoftRfgb, SoftRfgbParams, Split, TreeParams,
 };
 
 use crate::errors::{self, value_error};
@@ -321,6 +321,24 @@ pub struct BoostConfig {
     pub(crate) advice: Option<PathBuf>,
     /// The advice weight w (BoostSRL `-adviceWt`), checked by `fit`.
     pub(crate) advice_weight: f64,
+    /// BoostSRL's seed examples per node (`TreeParams::seed_sampling`, `srl boost learn
+    /// --seed-examples N`); None scores every candidate test. Checked (≥ 1) by `fit`.
+    pub(crate) seed_examples: Option<usize>,
+    /// Gibbs burn-in sweeps of a recursive model's prediction (`GibbsInference::burn_in`,
+    /// `srl boost predict --burn-in`).
+    pub(crate) gibbs_burn_in: usize,
+    /// Gibbs sweeps averaged by a recursive model's prediction
+    /// (`GibbsInference::samples`, `srl boost predict --samples`); checked (≥ 1) by `fit`
+    /// and by every prediction.
+    pub(crate) gibbs_samples: usize,
+    /// MLN-Boost by clauses (BoostSRL `-mlnClause`; `BoostedMLN` only).
+    pub(crate) mln_clause: bool,
+    /// Clauses per step with `mln_clause` (BoostSRL `-numMLNClause`; with
+    /// `mln_clause_length`).
+    pub(crate) n_mln_clauses: Option<usize>,
+    /// Literals per clause body with `mln_clause` (BoostSRL `-mlnClauseLen`; with
+    /// `n_mln_clauses`).
+    pub(crate) mln_clause_length: Option<usize>,
 }
 
 impl Default for BoostConfig {
@@ -342,6 +360,12 @@ impl Default for BoostConfig {
             random_state: 1,
             advice: None,
             advice_weight: srl_boost::BOOSTSRL_ADVICE_WEIGHT,
+            seed_examples: None,
+            gibbs_burn_in: srl_boost::BOOSTSRL_BURN_IN,
+            gibbs_samples: srl_boost::BOOSTSRL_SAMPLES,
+            mln_clause: false,
+            n_mln_clauses: None,
+            mln_clause_length: None,
         }
     }
 }
@@ -360,9 +384,10 @@ fn preset_tree(preset: &str) -> PyResult<TreeParams> {
     }
 }
 
-/// The keys of `get_params` in order; `soft` adds alpha and beta, `advice` (the RDN
-/// estimators, not `BoostedMLN`) advice and advice_weight.
-fn param_names(soft: bool, advice: bool) -> Vec<&'static str> {
+/// The keys of `get_params` in order; `soft` adds alpha and beta; the RDN estimators
+/// (`mln` false) have advice and advice_weight, `BoostedMLN` (`mln`) the clause learner's
+/// mln_clause, n_mln_clauses and mln_clause_length.
+fn param_names(soft: bool, mln: bool) -> Vec<&'static str> {
     let mut v = vec!["target", "n_estimators"];
     if soft {
         v.extend(["alpha", "beta"]);
@@ -379,8 +404,12 @@ fn param_names(soft: bool, advice: bool) -> Vec<&'static str> {
         "use_setparam",
         "random_state",
     ]);
-    if advice {
+    if !mln {
         v.extend(["advice", "advice_weight"]);
+    }
+    v.extend(["seed_examples", "gibbs_burn_in", "gibbs_samples"]);
+    if mln {
+        v.extend(["mln_clause", "n_mln_clauses", "mln_clause_length"]);
     }
     v
 }
@@ -432,6 +461,17 @@ impl BoostConfig {
         if let Some(m) = self.min_leaf_examples {
             p.tree.min_leaf_examples = m;
         }
+        if let Some(k) = self.seed_examples {
+            // as `srl boost learn --seed-examples N`: the library draws each tree's seed
+            // from the fit's generator
+            if k == 0 {
+                return Err(value_error(
+                    "seed_examples = 0: draw at least one seed example per node (BoostSRL's seed examples; None scores every candidate test)",
+                ));
+            }
+            p.tree.seed_sampling = Some(SeedSampling { seeds: k, seed: 0 });
+        }
+        self.gibbs()?;
         if srl_boost::advice_weight(Some(self.advice_weight)).is_err() {
             return Err(value_error(format!(
                 "advice_weight = {}: must be a number in [0, 1] (BoostSRL -adviceWt; 0: the data alone, 1: the advice alone)",
@@ -441,19 +481,87 @@ impl BoostConfig {
         Ok((p, report))
     }
 
+    /// The Gibbs sampler of a recursive model's prediction (`srl boost predict --burn-in
+    /// --samples --seed`): `gibbs_burn_in`, `gibbs_samples`, seeded by `random_state`.
+    ///
+    /// # Errors
+    /// `ValueError` for `gibbs_samples = 0` (srl-boost's `GibbsInference::validate`).
+    fn gibbs(&self) -> PyResult<GibbsInference> {
+        let g = GibbsInference {
+            burn_in: self.gibbs_burn_in,
+            samples: self.gibbs_samples,
+            seed: self.random_state,
+        };
+        g.validate().map_err(|_| {
+            value_error(format!(
+                "gibbs_samples = {}: a recursive model's marginals average at least one Gibbs sweep (BoostSRL: 200)",
+                self.gibbs_samples
+            ))
+        })?;
+        Ok(g)
+    }
+
+    /// What `fit` learns (srl-boost's `BoostKind`): RFGB for the RDN estimators;
+    /// MLN-Boost, by trees or, with `mln_clause`, by clauses (BoostSRL `-mln
+    /// -mlnClause`), for `BoostedMLN`. The clause arguments are checked as `srl boost
+    /// learn` checks `--mln-clause`, `--num-mln-clauses` and `--mln-clause-length`.
+    ///
+    /// # Errors
+    /// `ValueError` for one of `n_mln_clauses` / `mln_clause_length` without the other
+    /// or without `mln_clause`, or a zero.
+    fn boost_kind(&self, mln: bool) -> PyResult<BoostKind> {
+        if !mln {
+            // the RDN estimators have no clause arguments (not in `param_names`)
+            return Ok(BoostKind::Rdn);
+        }
+        let show = |v: Option<usize>| v.map_or_else(|| "None".to_owned(), |v| v.to_string());
+        let fixed = match (self.n_mln_clauses, self.mln_clause_length) {
+            (None, None) => None,
+            (Some(c), Some(l)) => Some((c, l)),
+            (c, l) => {
+                return Err(value_error(format!(
+                    "n_mln_clauses = {}, mln_clause_length = {}: the two go together (BoostSRL's loop overrides either one alone); give both or neither",
+                    show(c),
+                    show(l)
+                )));
+            }
+        };
+        if !self.mln_clause {
+            if fixed.is_some() {
+                return Err(value_error(
+                    "n_mln_clauses / mln_clause_length shape the clauses of mln_clause=True; give mln_clause=True too",
+                ));
+            }
+            return Ok(BoostKind::Mln);
+        }
+        let schedule = match fixed {
+            None => ClauseSchedule::BoostSrl,
+            Some((0, _)) => {
+                return Err(value_error(
+                    "n_mln_clauses = 0: learn at least one clause per step",
+                ));
+            }
+            Some((_, 0)) => {
+                return Err(value_error(
+                    "mln_clause_length = 0: a clause body has at least one literal",
+                ));
+            }
+            Some((clauses, length)) => ClauseSchedule::Fixed { clauses, length },
+        };
+        Ok(BoostKind::MlnClauses(MlnClauseParams {
+            schedule,
+            ..MlnClauseParams::default()
+        }))
+    }
+
     /// The advice file as a string (lossy for a path that is not UTF-8).
     fn advice_str(&self) -> Option<String> {
         self.advice.as_ref().map(|p| p.display().to_string())
     }
 
-    fn to_dict<'py>(
-        &self,
-        py: Python<'py>,
-        soft: bool,
-        advice: bool,
-    ) -> PyResult<Bound<'py, PyDict>> {
+    fn to_dict<'py>(&self, py: Python<'py>, soft: bool, mln: bool) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for k in param_names(soft, advice) {
+        for k in param_names(soft, mln) {
             match k {
                 "target" => d.set_item(k, self.target.clone())?,
                 "n_estimators" => d.set_item(k, self.n_estimators)?,
@@ -471,17 +579,23 @@ impl BoostConfig {
                 "random_state" => d.set_item(k, self.random_state)?,
                 "advice" => d.set_item(k, self.advice_str())?,
                 "advice_weight" => d.set_item(k, self.advice_weight)?,
+                "seed_examples" => d.set_item(k, self.seed_examples)?,
+                "gibbs_burn_in" => d.set_item(k, self.gibbs_burn_in)?,
+                "gibbs_samples" => d.set_item(k, self.gibbs_samples)?,
+                "mln_clause" => d.set_item(k, self.mln_clause)?,
+                "n_mln_clauses" => d.set_item(k, self.n_mln_clauses)?,
+                "mln_clause_length" => d.set_item(k, self.mln_clause_length)?,
                 _ => {}
             }
         }
         Ok(d)
     }
 
-    fn set(&mut self, key: &str, v: &Bound<'_, PyAny>, soft: bool, advice: bool) -> PyResult<()> {
-        if !param_names(soft, advice).contains(&key) {
+    fn set(&mut self, key: &str, v: &Bound<'_, PyAny>, soft: bool, mln: bool) -> PyResult<()> {
+        if !param_names(soft, mln).contains(&key) {
             return Err(value_error(format!(
                 "invalid parameter {key:?}; valid parameters: {}",
-                param_names(soft, advice).join(", ")
+                param_names(soft, mln).join(", ")
             )));
         }
         let mut assign = || -> PyResult<()> {
@@ -502,6 +616,12 @@ impl BoostConfig {
                 "random_state" => self.random_state = v.extract()?,
                 "advice" => self.advice = v.extract()?,
                 "advice_weight" => self.advice_weight = v.extract()?,
+                "seed_examples" => self.seed_examples = v.extract()?,
+                "gibbs_burn_in" => self.gibbs_burn_in = v.extract()?,
+                "gibbs_samples" => self.gibbs_samples = v.extract()?,
+                "mln_clause" => self.mln_clause = v.extract()?,
+                "n_mln_clauses" => self.n_mln_clauses = v.extract()?,
+                "mln_clause_length" => self.mln_clause_length = v.extract()?,
                 _ => {}
             }
             Ok(())
@@ -517,7 +637,7 @@ impl BoostConfig {
         })
     }
 
-    fn to_json(&self, soft: bool, advice: bool) -> serde_json::Value {
+    fn to_json(&self, soft: bool, mln: bool) -> serde_json::Value {
         let mut m = serde_json::Map::new();
         let put = |m: &mut serde_json::Map<String, serde_json::Value>, k: &str, v| {
             m.insert(k.to_owned(), v);
@@ -554,7 +674,7 @@ impl BoostConfig {
         );
         put(&mut m, "use_setparam", serde_json::json!(self.use_setparam));
         put(&mut m, "random_state", serde_json::json!(self.random_state));
-        if advice {
+        if !mln {
             put(&mut m, "advice", serde_json::json!(self.advice_str()));
             put(
                 &mut m,
@@ -562,11 +682,41 @@ impl BoostConfig {
                 serde_json::json!(self.advice_weight),
             );
         }
+        put(
+            &mut m,
+            "seed_examples",
+            serde_json::json!(self.seed_examples),
+        );
+        put(
+            &mut m,
+            "gibbs_burn_in",
+            serde_json::json!(self.gibbs_burn_in),
+        );
+        put(
+            &mut m,
+            "gibbs_samples",
+            serde_json::json!(self.gibbs_samples),
+        );
+        if mln {
+            put(&mut m, "mln_clause", serde_json::json!(self.mln_clause));
+            put(
+                &mut m,
+                "n_mln_clauses",
+                serde_json::json!(self.n_mln_clauses),
+            );
+            put(
+                &mut m,
+                "mln_clause_length",
+                serde_json::json!(self.mln_clause_length),
+            );
+        }
         serde_json::Value::Object(m)
     }
 
     /// The arguments stored in a model file (`parameters.estimator.params`), or, for a
-    /// file written by `srl boost learn`, the ones the model itself records.
+    /// file written by `srl boost learn`, the ones the model itself records (with the
+    /// library parameters' seed sampling and clause schedule). An argument the file does
+    /// not store (a file written before it existed) takes that value, else its default.
     fn from_file(file: &ModelFile, model: &Model) -> Self {
         let (alpha, beta) = model.alpha_beta();
         let mut c = Self {
@@ -581,6 +731,38 @@ impl BoostConfig {
                 .map_or(srl_boost::BOOSTSRL_ADVICE_WEIGHT, |a| a.weight),
             ..Self::default()
         };
+        // what the library parameters record (`srl boost learn --seed-examples N`,
+        // `--mln-clause [--num-mln-clauses C --mln-clause-length L]`)
+        let lib = &file.parameters;
+        c.seed_examples = lib
+            .get("tree")
+            .and_then(|t| t.get("seed_sampling"))
+            .and_then(|s| serde_json::from_value::<SeedSampling>(s.clone()).ok())
+            .map(|s| s.seeds);
+        let clauses = lib
+            .get("clauses")
+            .and_then(|v| serde_json::from_value::<MlnClauseParams>(v.clone()).ok());
+        c.mln_clause = clauses.is_some() || model.is_clause_based();
+        // boosting steps: a clause-based model has several trees (clauses) per step
+        if model.is_clause_based() {
+            c.n_estimators = model.clauses_per_step().len();
+        }
+        if let Some(n) = lib
+            .get("n_trees")
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n > 0)
+        {
+            c.n_estimators = n;
+        }
+        if let Some(MlnClauseParams {
+            schedule: ClauseSchedule::Fixed { clauses, length },
+            ..
+        }) = clauses
+        {
+            c.n_mln_clauses = Some(clauses);
+            c.mln_clause_length = Some(length);
+        }
         let Some(p) = file
             .parameters
             .get("estimator")
@@ -598,6 +780,9 @@ impl BoostConfig {
         let b = |k: &str| p.get(k).and_then(serde_json::Value::as_bool);
         if let Some(t) = s("target") {
             c.target = Some(t.to_owned());
+        }
+        if let Some(n) = u("n_estimators") {
+            c.n_estimators = n;
         }
         c.neg_pos_ratio = f("neg_pos_ratio");
         c.resample_negatives = b("resample_negatives").unwrap_or(true);
@@ -619,6 +804,29 @@ impl BoostConfig {
         if let Some(w) = f("advice_weight") {
             c.advice_weight = w;
         }
+        // arguments added later: kept from above when the file has no such key
+        let given_u = |k: &str| -> Option<Option<usize>> {
+            p.get(k)
+                .map(|v| v.as_u64().and_then(|v| usize::try_from(v).ok()))
+        };
+        if let Some(v) = given_u("seed_examples") {
+            c.seed_examples = v;
+        }
+        if let Some(Some(v)) = given_u("gibbs_burn_in") {
+            c.gibbs_burn_in = v;
+        }
+        if let Some(Some(v)) = given_u("gibbs_samples") {
+            c.gibbs_samples = v;
+        }
+        if let Some(v) = b("mln_clause") {
+            c.mln_clause = v;
+        }
+        if let Some(v) = given_u("n_mln_clauses") {
+            c.n_mln_clauses = v;
+        }
+        if let Some(v) = given_u("mln_clause_length") {
+            c.mln_clause_length = v;
+        }
         c
     }
 
@@ -639,6 +847,24 @@ impl BoostConfig {
         if let Some(a) = &self.advice {
             parts.push(format!("advice={:?}", a.display().to_string()));
             parts.push(format!("advice_weight={}", self.advice_weight));
+        }
+        if let Some(k) = self.seed_examples {
+            parts.push(format!("seed_examples={k}"));
+        }
+        if self.gibbs_burn_in != srl_boost::BOOSTSRL_BURN_IN {
+            parts.push(format!("gibbs_burn_in={}", self.gibbs_burn_in));
+        }
+        if self.gibbs_samples != srl_boost::BOOSTSRL_SAMPLES {
+            parts.push(format!("gibbs_samples={}", self.gibbs_samples));
+        }
+        if self.mln_clause {
+            parts.push("mln_clause=True".to_owned());
+        }
+        if let Some(c) = self.n_mln_clauses {
+            parts.push(format!("n_mln_clauses={c}"));
+        }
+        if let Some(l) = self.mln_clause_length {
+            parts.push(format!("mln_clause_length={l}"));
         }
         format!("srl.{class}({})", parts.join(", "))
     }
@@ -685,18 +911,57 @@ impl Model {
             Self::Mln(m) => m.train_log_likelihood(),
         }
     }
+    /// True when some tree tests the recursive predicate: prediction is Gibbs sampling.
+    fn is_recursive(&self) -> bool {
+        match self {
+            Self::Rdn(m) => m.is_recursive(),
+            Self::Mln(m) => m.is_recursive(),
+        }
+    }
+    /// The recursive predicate (`recursive_T`) of a model learned with `setParam:
+    /// recursion=true`.
+    fn recursion(&self) -> Option<&str> {
+        match self {
+            Self::Rdn(m) => m.recursion(),
+            Self::Mln(m) => m.recursion(),
+        }
+    }
+    /// Clauses learned per step by clause-based MLN-Boost (empty otherwise).
+    fn clauses_per_step(&self) -> &[usize] {
+        match self {
+            Self::Rdn(_) => &[],
+            Self::Mln(m) => m.clauses_per_step(),
+        }
+    }
+    fn is_clause_based(&self) -> bool {
+        !self.clauses_per_step().is_empty()
+    }
+    /// P(true), or the log-odds with `log_odds`, of each example; a recursive model's
+    /// atoms are sampled jointly with `inference` (srl-boost's `predict_proba_with`,
+    /// which a model that is not recursive ignores), and its log-odds are those of the
+    /// marginals, as srl-boost's `decision_function` gives them.
     fn scores(
         &self,
         db: &srl_boost::Database,
         ex: &srl_boost::Examples,
         log_odds: bool,
+        inference: &GibbsInference,
     ) -> Result<Vec<f64>, srl_boost::BoostError> {
-        match (self, log_odds) {
-            (Self::Rdn(m), true) => m.decision_function(db, ex),
-            (Self::Rdn(m), false) => m.predict_proba(db, ex),
-            (Self::Mln(m), true) => m.decision_function(db, ex),
-            (Self::Mln(m), false) => m.predict_proba(db, ex),
+        if log_odds && !self.is_recursive() {
+            return match self {
+                Self::Rdn(m) => m.decision_function(db, ex),
+                Self::Mln(m) => m.decision_function(db, ex),
+            };
         }
+        let p = match self {
+            Self::Rdn(m) => m.predict_proba_with(db, ex, inference)?,
+            Self::Mln(m) => m.predict_proba_with(db, ex, inference)?,
+        };
+        Ok(if log_odds {
+            p.into_iter().map(|p| (p / (1.0 - p)).ln()).collect()
+        } else {
+            p
+        })
     }
     fn text(&self) -> String {
         match self {
@@ -717,6 +982,9 @@ impl Model {
 pub struct Fitted {
     model: Model,
     params: SoftRfgbParams,
+    /// The clause learner's settings of clause-based MLN-Boost (the model file's
+    /// `parameters.clauses`, as `srl boost learn --mln-clause` writes them).
+    clauses: Option<MlnClauseParams>,
     data: String,
     settings: Option<String>,
 }
@@ -731,18 +999,17 @@ pub struct BoostCore {
 }
 
 /// Learns the model of one target's `split` from a generator seeded by `seed`:
-/// srl-boost's `fit_boosted` (MLN-Boost when `mln`, RFGB with `advice`, the advice and
-/// its weight, or RFGB / Soft-RFGB).
+/// srl-boost's `fit_boosted` (`kind`: MLN-Boost by trees or by clauses, or RFGB: with
+/// `advice`, the advice and its weight, or RFGB / Soft-RFGB).
 fn fit_split(
     params: &SoftRfgbParams,
-    mln: bool,
+    kind: BoostKind,
     seed: u64,
     bk: &Background,
     split: &Split,
     advice: Option<(&Advice, f64)>,
 ) -> Result<Model, srl_boost::BoostError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let kind = if mln { BoostKind::Mln } else { BoostKind::Rdn };
     let (db, ex) = (&split.db, &split.examples);
     Ok(
         match srl_boost::fit_boosted(params, kind, advice, db, bk, ex, &mut rng)? {
@@ -750,6 +1017,45 @@ fn fit_split(
             BoostedModel::Mln(m) => Model::Mln(m),
         },
     )
+}
+
+/// The clause learner's settings of `kind` (None unless MLN-Boost by clauses).
+fn clause_params(kind: BoostKind) -> Option<MlnClauseParams> {
+    match kind {
+        BoostKind::MlnClauses(c) => Some(c),
+        BoostKind::Rdn | BoostKind::Mln => None,
+    }
+}
+
+/// Warns (`UserWarning`) about modes on a target's recursive predicate `recursive_T`
+/// that cannot take effect, as `srl boost learn` does: without recursion (no `setParam:
+/// recursion=true.` applied) no `recursive_T` atom exists, and with it, a target that no
+/// mode lets a clause test learns no recursive clause.
+fn warn_recursive_modes(
+    py: Python<'_>,
+    bk: &Background,
+    targets: &[String],
+    recursion: bool,
+) -> PyResult<()> {
+    for t in targets {
+        let name = srl_boost::recursive_predicate(bk, t);
+        let declared = bk.modes.iter().any(|m| m.pred == name);
+        let msg = if declared && !recursion {
+            format!(
+                "mode {name}: recursion is off (no `setParam: recursion=true.` applied), so {name} has no atoms and no clause can test it"
+            )
+        } else if recursion && !declared {
+            format!(
+                "setParam: recursion=true, but no mode declares {name}: no clause of {t} can test its other atoms"
+            )
+        } else {
+            continue;
+        };
+        let msg = std::ffi::CString::new(msg).unwrap_or_default();
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        PyErr::warn(py, &category, &msg, 2)?;
+    }
+    Ok(())
 }
 
 impl BoostCore {
@@ -760,18 +1066,21 @@ impl BoostCore {
             )
         })?;
         let (params, settings) = self.cfg.params(&db.bk)?;
+        let kind = self.cfg.boost_kind(self.mln)?;
+        warn_recursive_modes(py, &db.bk, std::slice::from_ref(&target), params.recursion)?;
         let advice = self.advice(py, db, std::slice::from_ref(&target))?;
-        let (seed, mln, weight) = (self.cfg.random_state, self.mln, self.cfg.advice_weight);
+        let (seed, weight) = (self.cfg.random_state, self.cfg.advice_weight);
         let model = py
             .detach(|| {
                 let split = db.split(&target)?;
                 let advice = advice.as_ref().map(|a| (a, weight));
-                fit_split(&params, mln, seed, &db.bk, &split, advice)
+                fit_split(&params, kind, seed, &db.bk, &split, advice)
             })
             .map_err(errors::boost)?;
         self.fitted = Some(Fitted {
             model,
             params,
+            clauses: clause_params(kind),
             data: db.source.clone(),
             settings,
         });
@@ -790,13 +1099,15 @@ impl BoostCore {
         targets: &[String],
     ) -> PyResult<Vec<Fitted>> {
         let (params, settings) = self.cfg.params(&db.bk)?;
+        let kind = self.cfg.boost_kind(self.mln)?;
+        warn_recursive_modes(py, &db.bk, targets, params.recursion)?;
         let advice = self.advice(py, db, targets)?;
-        let (seed, mln, weight) = (self.cfg.random_state, self.mln, self.cfg.advice_weight);
+        let (seed, weight) = (self.cfg.random_state, self.cfg.advice_weight);
         let fits = py
             .detach(|| {
                 srl_boost::fit_targets(&db.atoms, targets, &db.bk, |split| {
                     let advice = advice.as_ref().map(|a| (a, weight));
-                    fit_split(&params, mln, seed, &db.bk, split, advice)
+                    fit_split(&params, kind, seed, &db.bk, split, advice)
                 })
             })
             .map_err(errors::boost)?;
@@ -805,6 +1116,7 @@ impl BoostCore {
             .map(|f| Fitted {
                 model: f.model,
                 params: params.clone(),
+                clauses: clause_params(kind),
                 data: db.source.clone(),
                 settings: settings.clone(),
             })
@@ -845,11 +1157,15 @@ impl BoostCore {
         })
     }
 
+    /// P(true) (or log-odds) of each example of the fitted target in `db`; a recursive
+    /// model samples them jointly with the Gibbs arguments (checked at every call).
     fn scores(&self, py: Python<'_>, db: &DbData, log_odds: bool) -> PyResult<Vec<f64>> {
         let f = self.fitted()?;
+        let inference = self.cfg.gibbs()?;
         py.detach(|| {
             let split = db.split(f.model.target())?;
-            f.model.scores(&split.db, &split.examples, log_odds)
+            f.model
+                .scores(&split.db, &split.examples, log_odds, &inference)
         })
         .map_err(errors::boost)
     }
@@ -857,7 +1173,11 @@ impl BoostCore {
     fn model_file(&self, class: &str, soft: bool) -> PyResult<ModelFile> {
         let f = self.fitted()?;
         let mut parameters = if self.mln {
-            serde_json::to_value(MlnBoostParams::from_rfgb(&f.params))
+            // as `srl boost learn --model-type mln [--mln-clause]` writes them
+            serde_json::to_value(MlnBoostParams {
+                clauses: f.clauses,
+                ..MlnBoostParams::from_rfgb(&f.params)
+            })
         } else {
             serde_json::to_value(&f.params)
         }
@@ -869,7 +1189,7 @@ impl BoostCore {
             }
             m.insert(
                 "estimator".to_owned(),
-                serde_json::json!({ "class": class, "params": self.cfg.to_json(soft, !self.mln) }),
+                serde_json::json!({ "class": class, "params": self.cfg.to_json(soft, self.mln) }),
             );
         }
         Ok(ModelFile {
@@ -905,19 +1225,21 @@ impl BoostCore {
             Model::Rdn(serde_json::from_value(file.model.clone()).map_err(malformed)?)
         };
         let (alpha, beta) = model.alpha_beta();
-        let params = if mln {
+        let (params, clauses) = if mln {
             serde_json::from_value::<MlnBoostParams>(file.parameters.clone())
-                .map(|p| p.as_rfgb())
+                .map(|p| (p.as_rfgb(), p.clauses))
                 .unwrap_or_default()
         } else {
-            serde_json::from_value::<SoftRfgbParams>(file.parameters.clone())
-                .unwrap_or_else(|_| SoftRfgbParams::soft(alpha, beta))
+            let p = serde_json::from_value::<SoftRfgbParams>(file.parameters.clone())
+                .unwrap_or_else(|_| SoftRfgbParams::soft(alpha, beta));
+            (p, None)
         };
         Ok(Self {
             mln,
             cfg: BoostConfig::from_file(&file, &model),
             fitted: Some(Fitted {
                 params,
+                clauses,
                 data: file.provenance.data.clone(),
                 settings: None,
                 model,
@@ -1002,7 +1324,7 @@ macro_rules! boost_methods {
                 deep: bool,
             ) -> PyResult<Bound<'py, PyDict>> {
                 let _ = deep;
-                self.core.cfg.to_dict(py, $soft, !Self::MLN)
+                self.core.cfg.to_dict(py, $soft, Self::MLN)
             }
 
             /// Sets constructor arguments by name; returns `self`. A fitted model is kept
@@ -1016,7 +1338,7 @@ macro_rules! boost_methods {
                     let mut cfg = slf.core.cfg.clone();
                     for (k, v) in p.iter() {
                         let k: String = k.extract()?;
-                        cfg.set(&k, &v, $soft, !Self::MLN)?;
+                        cfg.set(&k, &v, $soft, Self::MLN)?;
                     }
                     slf.core.cfg = cfg;
                 }
@@ -1178,6 +1500,17 @@ macro_rules! boost_methods {
                 Ok(self.core.fitted()?.settings.clone())
             }
 
+            /// The recursive predicate of a model learned with the background's
+            /// `setParam: recursion=true.` (BoostSRL's recursion; `"recursive_smokes"` for
+            /// target `smokes`), else None. When some tree tests it, `predict_proba`,
+            /// `decision_function`, `predict` and `score` sample the examples' atoms
+            /// jointly (Gibbs sampling with `gibbs_burn_in`, `gibbs_samples`, seeded by
+            /// `random_state`).
+            #[getter]
+            fn recursion_(&self) -> PyResult<Option<String>> {
+                Ok(self.core.fitted()?.model.recursion().map(str::to_owned))
+            }
+
             /// The trees as text (BoostSRL-style clauses, one tree after another).
             fn __str__(&self) -> String {
                 match &self.core.fitted {
@@ -1206,6 +1539,17 @@ macro_rules! boost_methods {
 /// `advice` / `advice_weight` (default 0.5): knowledge-based RFGB (Odom et al. 2015;
 /// BoostSRL `-adviceFile` / `-adviceWt`), srl-boost's `fit_with_advice`; the file is read
 /// and the weight checked (in [0, 1]) by `fit`.
+///
+/// `seed_examples` (default None): BoostSRL's seed-based candidate sampling
+/// (`TreeParams::seed_sampling`, `srl boost learn --seed-examples N`): at every node only
+/// the tests that one of N random seed examples of the node satisfies are scored
+/// (BoostSRL draws 10); None scores every candidate test; 0 is a ValueError at `fit`.
+///
+/// `gibbs_burn_in` (default 20), `gibbs_samples` (default 200): the Gibbs sweeps
+/// discarded and averaged when a recursive model (the background's `setParam:
+/// recursion=true.`; `recursion_`) predicts (BoostSRL's `SingleModelSampler`; `srl boost
+/// predict --burn-in --samples`), seeded by `random_state` as `--seed`; models that are
+/// not recursive ignore them. `gibbs_samples = 0` is a ValueError at `fit` and predict.
 #[pyclass(module = "srl._srl", name = "BoostedRDN", subclass)]
 pub struct BoostedRdn {
     core: BoostCore,
@@ -1219,6 +1563,9 @@ impl BoostedRdn {
 // The constructors' `advice_weight = 0.5` is written as a literal so that Python's
 // signature shows it; it is BoostSRL's default, srl-boost's constant.
 const _: () = assert!(srl_boost::BOOSTSRL_ADVICE_WEIGHT == 0.5);
+// Likewise `gibbs_burn_in = 20, gibbs_samples = 200`: BoostSRL's sweeps, srl-boost's
+// `GibbsInference::default()`.
+const _: () = assert!(srl_boost::BOOSTSRL_BURN_IN == 20 && srl_boost::BOOSTSRL_SAMPLES == 200);
 
 impl BoostConfig {
     /// The keyword arguments shared by every estimator's constructor (`alpha`, `beta` and
@@ -1269,7 +1616,8 @@ macro_rules! unweighted_boost_methods {
                                 resample_negatives = true, step = 1.0, preset = "boostsrl",
                                 max_tree_depth = None, node_size = None, max_leaves = None,
                                 min_leaf_examples = None, use_setparam = true, random_state = 1,
-                                advice = None, advice_weight = 0.5
+                                advice = None, advice_weight = 0.5, seed_examples = None,
+                                gibbs_burn_in = 20, gibbs_samples = 200
                             ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
@@ -1287,12 +1635,18 @@ macro_rules! unweighted_boost_methods {
                 random_state: u64,
                 advice: Option<PathBuf>,
                 advice_weight: f64,
+                seed_examples: Option<usize>,
+                gibbs_burn_in: usize,
+                gibbs_samples: usize,
             ) -> Self {
                 Self {
                     core: BoostCore {
                         cfg: BoostConfig {
                             advice,
                             advice_weight,
+                            seed_examples,
+                            gibbs_burn_in,
+                            gibbs_samples,
                             ..BoostConfig::unweighted(
                                 target,
                                 n_estimators,
@@ -1322,7 +1676,10 @@ macro_rules! unweighted_boost_methods {
                                 target = None, n_estimators = 10, *, neg_pos_ratio = None,
                                 resample_negatives = true, step = 1.0, preset = "boostsrl",
                                 max_tree_depth = None, node_size = None, max_leaves = None,
-                                min_leaf_examples = None, use_setparam = true, random_state = 1
+                                min_leaf_examples = None, use_setparam = true, random_state = 1,
+                                seed_examples = None, gibbs_burn_in = 20, gibbs_samples = 200,
+                                mln_clause = false, n_mln_clauses = None,
+                                mln_clause_length = None
                             ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
@@ -1338,27 +1695,50 @@ macro_rules! unweighted_boost_methods {
                 min_leaf_examples: Option<usize>,
                 use_setparam: bool,
                 random_state: u64,
+                seed_examples: Option<usize>,
+                gibbs_burn_in: usize,
+                gibbs_samples: usize,
+                mln_clause: bool,
+                n_mln_clauses: Option<usize>,
+                mln_clause_length: Option<usize>,
             ) -> Self {
                 Self {
                     core: BoostCore {
-                        cfg: BoostConfig::unweighted(
-                            target,
-                            n_estimators,
-                            neg_pos_ratio,
-                            resample_negatives,
-                            step,
-                            preset,
-                            max_tree_depth,
-                            node_size,
-                            max_leaves,
-                            min_leaf_examples,
-                            use_setparam,
-                            random_state,
-                        ),
+                        cfg: BoostConfig {
+                            seed_examples,
+                            gibbs_burn_in,
+                            gibbs_samples,
+                            mln_clause,
+                            n_mln_clauses,
+                            mln_clause_length,
+                            ..BoostConfig::unweighted(
+                                target,
+                                n_estimators,
+                                neg_pos_ratio,
+                                resample_negatives,
+                                step,
+                                preset,
+                                max_tree_depth,
+                                node_size,
+                                max_leaves,
+                                min_leaf_examples,
+                                use_setparam,
+                                random_state,
+                            )
+                        },
                         fitted: None,
                         mln: Self::MLN,
                     },
                 }
+            }
+
+            /// Clause-based MLN-Boost (`mln_clause=True`): how many clauses each boosting
+            /// step learned (`estimators_` holds the clauses in step order, each as a
+            /// one-split tree); an empty list for tree-based MLN-Boost. srl-boost's
+            /// `MlnBoost::clauses_per_step`.
+            #[getter]
+            fn clauses_per_step_(&self) -> PyResult<Vec<usize>> {
+                Ok(self.core.fitted()?.model.clauses_per_step().to_vec())
             }
         });
     };
@@ -1369,7 +1749,15 @@ unweighted_boost_methods!(BoostedRdn, "BoostedRDN", advice);
 /// MLN-Boost: a boosted Markov logic network for one target predicate (Khot et al. 2011,
 /// the tree-based learner of BoostSRL's `-mln`; srlearn's `BoostedMLN`): each leaf is a
 /// weighted clause whose weight multiplies its number of true groundings. Same arguments
-/// and methods as `BoostedRDN`; model files have kind `mln-boost`.
+/// and methods as `BoostedRDN` without the advice; model files have kind `mln-boost`.
+///
+/// `mln_clause=True`: MLN-Boost by clauses (BoostSRL `-mln -mlnClause`, `srl boost learn
+/// --mln-clause`; srl-boost's `BoostKind::MlnClauses`): each step learns weighted clauses
+/// instead of a tree (`clauses_per_step_`). Without `n_mln_clauses` /
+/// `mln_clause_length`, BoostSRL's own schedule (step m from 0 learns at most 20 / (m + 1)
+/// clauses of at most m / 4 + 1 literals); with both (BoostSRL `-numMLNClause`,
+/// `-mlnClauseLen`; ≥ 1), those sizes at every step. One without the other, either
+/// without `mln_clause`, or a 0 is a ValueError at `fit`.
 #[pyclass(module = "srl._srl", name = "BoostedMLN", subclass)]
 pub struct BoostedMln {
     core: BoostCore,
@@ -1401,7 +1789,7 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
         resample_negatives = true, step = 1.0, preset = "boostsrl",
         max_tree_depth = None, node_size = None, max_leaves = None, min_leaf_examples = None,
         use_setparam = true, random_state = 1, advice = None,
-        advice_weight = 0.5
+        advice_weight = 0.5, seed_examples = None, gibbs_burn_in = 20, gibbs_samples = 200
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -1421,6 +1809,9 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
         random_state: u64,
         advice: Option<PathBuf>,
         advice_weight: f64,
+        seed_examples: Option<usize>,
+        gibbs_burn_in: usize,
+        gibbs_samples: usize,
     ) -> PyResult<Self> {
         if !(alpha.is_finite() && beta.is_finite()) {
             return Err(value_error(format!(
@@ -1434,6 +1825,9 @@ boost_methods!(SoftBoostedRdn, "SoftBoostedRDN", true, {
                     beta,
                     advice,
                     advice_weight,
+                    seed_examples,
+                    gibbs_burn_in,
+                    gibbs_samples,
                     ..BoostConfig::unweighted(
                         target,
                         n_estimators,

@@ -54,8 +54,9 @@ pub struct PyRdnRegression {
 /// `setParam:` lines when `use_setparam`, then the explicit arguments), then the fit.
 /// Releases the GIL.
 ///
-/// Raises ValueError for bad parameters or no example, srl.ParseError (file and line)
-/// for a malformed `regressionExample` item.
+/// Raises ValueError for bad parameters, no example or a background with `setParam:
+/// recursion=true` (applied with `use_setparam`), srl.ParseError (file and line) for a
+/// malformed `regressionExample` item.
 #[pyfunction]
 #[pyo3(signature = (database, target, n_estimators, step, preset, max_tree_depth,
                     node_size, max_leaves, min_leaf_examples, use_setparam))]
@@ -89,6 +90,13 @@ pub fn _fit_rdn_regression(
         ..crate::boost::BoostConfig::default()
     };
     let (soft, settings) = cfg.params(&db.bk)?;
+    if soft.recursion {
+        // as `srl boost learn --regression` (and srl-boost's regression fit, which here
+        // is told the settings are applied already) refuses it
+        return Err(value_error(
+            "setParam: recursion=true: recursive targets are learned for RDN and MLN-Boost models; RDN-Boost regression has none (use_setparam=False ignores the background's setParam lines)",
+        ));
+    }
     let params = RegressionRfgbParams::from_rfgb(&soft);
     let model = py
         .detach(|| {

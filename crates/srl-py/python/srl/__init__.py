@@ -8,7 +8,10 @@ Rust; this package converts arguments and results and maps errors):
   :class:`BoostedMLN` (srlearn's names, scikit-learn's ``fit`` / ``predict`` / ``predict_proba`` /
   ``get_params``; model files shared with the ``srl`` command); expert advice through
   ``advice=`` (Odom et al. 2015, BoostSRL ``-adviceFile``); :func:`fit_targets` for
-  several targets in one run (BoostSRL ``-target a,b,c``).
+  several targets in one run (BoostSRL ``-target a,b,c``); recursive targets
+  (``setParam: recursion=true``, predicted by Gibbs sampling: ``gibbs_burn_in``,
+  ``gibbs_samples``), BoostSRL's seed examples (``seed_examples=``) and MLN-Boost by
+  clauses (``BoostedMLN(mln_clause=True)``, BoostSRL ``-mln -mlnClause``).
 * Inference (srl-infer): :class:`PairwiseMRF` with ``loopy_bp``, ``mean_field``,
   ``gibbs``, ``exact`` returning :class:`Marginals`; :class:`FactorGraph` (factors of any
   arity, UAI files, BIF/NET networks) with ``marginals``, ``map``, ``log_partition``.

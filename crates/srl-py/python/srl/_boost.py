@@ -20,8 +20,14 @@ _COMMON = ("neg_pos_ratio", "resample_negatives", "step", "preset", "max_tree_de
            "node_size", "max_leaves", "min_leaf_examples", "use_setparam", "random_state")
 # knowledge-based RFGB (BoostedRDN, SoftBoostedRDN; not BoostedMLN)
 _ADVICE = ("advice", "advice_weight")
+# every boosting estimator, after the advice: BoostSRL's seed examples, then the Gibbs
+# sampler of a recursive model's prediction
+_SEARCH = ("seed_examples", "gibbs_burn_in", "gibbs_samples")
+# MLN-Boost by clauses (BoostedMLN only)
+_MLN_CLAUSE = ("mln_clause", "n_mln_clauses", "mln_clause_length")
 _WHOLE = ("n_estimators", "max_tree_depth", "node_size", "max_leaves", "min_leaf_examples",
-          "random_state")
+          "random_state", "seed_examples", "gibbs_burn_in", "gibbs_samples",
+          "n_mln_clauses", "mln_clause_length")
 
 
 def _check_whole(params: Dict[str, Any]) -> None:
@@ -133,7 +139,9 @@ class _Boosted:
 
     def _sync_params(self) -> None:
         """Hands the stored constructor arguments to the Rust estimator (``fit`` checks
-        them there): a value of the wrong type is a ValueError, as in ``set_params``."""
+        them there, prediction the Gibbs arguments): a negative whole number or a value
+        of the wrong type is a ValueError, as in ``set_params``."""
+        _check_whole(self.get_params())
         try:
             _srl_base(type(self)).set_params(self, **self.get_params())
         except TypeError as e:
@@ -187,8 +195,11 @@ class _Boosted:
         """P(target atom is true) for each example: of ``X`` (an :class:`srl.Database`, in
         the order of ``X.examples(target_)``), or, with ``database=db``, of the examples
         at the indices ``X`` in ``db.examples(target_)``, in ``X``'s order. float64 (n,).
-        Raises srl.NotFittedError before ``fit``."""
+        A recursive model (``recursion_``) samples the examples jointly (Gibbs sampling:
+        ``gibbs_burn_in``, ``gibbs_samples``, seed ``random_state``).
+        Raises srl.NotFittedError before ``fit``; ValueError for ``gibbs_samples=0``."""
         base = _srl_base(type(self))
+        self._sync_params()
         if database is None and isinstance(X, _srl.Database):
             return base.predict_proba(self, X)
         sub, inverse = self._fold(X, database)
@@ -196,8 +207,10 @@ class _Boosted:
 
     def decision_function(self, X, *, database=None) -> np.ndarray:
         """The log-odds ψ(x) = ψ₀ + step·Σ trees (nats), shape (n,); ``X`` and
-        ``database`` as :meth:`predict_proba`."""
+        ``database`` as :meth:`predict_proba`; a recursive model's are the log-odds of
+        its Gibbs marginals."""
         base = _srl_base(type(self))
+        self._sync_params()
         if database is None and isinstance(X, _srl.Database):
             return base.decision_function(self, X)
         sub, inverse = self._fold(X, database)
@@ -207,6 +220,7 @@ class _Boosted:
         """``predict_proba(X, database=database) >= threshold``: bool array (n,).
         Raises ValueError for a threshold outside [0, 1]."""
         base = _srl_base(type(self))
+        self._sync_params()
         if database is None and isinstance(X, _srl.Database):
             return base.predict(self, X, threshold)
         sub, inverse = self._fold(X, database)
@@ -335,8 +349,10 @@ class BoostedRDN(_Boosted, _srl.BoostedRDN):  # type: ignore[misc]
     use_setparam : bool, default True
         Apply the background's ``setParam:`` lines before the explicit arguments.
     random_state : int, default 1
-        Seed of the negative sampling (ChaCha8; same seed, same model; the model equals
-        ``srl boost learn``'s with the same settings bit for bit).
+        Seed of the negative sampling and of ``seed_examples``' draws (ChaCha8; same
+        seed, same model; the model equals ``srl boost learn``'s with the same settings
+        bit for bit), and of a recursive model's Gibbs sampler (``srl boost predict
+        --seed``).
     advice : str or os.PathLike, optional
         Expert advice: knowledge-based RFGB (Odom, Khot, Porter & Natarajan,
         "Knowledge-based probabilistic logic learning", AAAI 2015), BoostSRL's
@@ -353,19 +369,46 @@ class BoostedRDN(_Boosted, _srl.BoostedRDN):  # type: ignore[misc]
         ``w``, the weight of the advice (BoostSRL's ``-adviceWt``, default 0.5;
         ``--advice-weight``): 0 the data alone, 1 the advice alone. ``fit`` raises
         ValueError for a value outside [0, 1] (also without ``advice``).
+    seed_examples : int, optional
+        BoostSRL's seed-based candidate sampling (``srl boost learn --seed-examples N``;
+        srl-boost's ``TreeParams.seed_sampling``): at every node, score only the tests
+        that at least one of ``seed_examples`` seed examples, drawn at random from the
+        node's examples, satisfies (BoostSRL draws ``ceil(5 * negPosRatio)`` = 10). The
+        draws come from the fit's generator (``random_state``): same seed, same model.
+        None (default): every candidate test is scored. ``fit`` raises ValueError for 0.
+    gibbs_burn_in : int, default 20
+        Recursive models only (the background's ``setParam: recursion=true.``; see
+        ``recursion_``): Gibbs sweeps discarded before the marginals are averaged
+        (BoostSRL's 20; ``srl boost predict --burn-in``).
+    gibbs_samples : int, default 200
+        Recursive models only: Gibbs sweeps averaged into the marginals (BoostSRL's 200;
+        ``srl boost predict --samples``); >= 1, ValueError for 0 at ``fit`` and at
+        prediction. The sampler is seeded by ``random_state`` (as ``srl boost predict
+        --seed``): the same seed gives the same probabilities. A model that is not
+        recursive ignores both.
+
+    A recursive target (BoostSRL's ``setParam: recursion=true.`` in the background, with
+    ``use_setparam=True``) lets the trees test the target's *other* atoms through
+    ``recursive_<target>`` (docs/srl-boost.md, Recursive targets). Such a model predicts
+    all the examples of the database given to ``predict_proba`` / ``decision_function`` /
+    ``predict`` / ``score`` jointly, by Gibbs sampling (with ``database=`` and indices:
+    the selected examples only). ``fit`` warns (``UserWarning``) about a mode on
+    ``recursive_<target>`` without the setting, and about the setting without such a
+    mode, as ``srl boost learn`` does.
 
     Attributes (after ``fit``)
     --------------------------
     estimators_ : list of list of str, the trees' clauses; target_ : str;
     train_log_likelihood_ : ndarray (n_estimators + 1,); settings_ : str or None;
     advice_ : dict or None, what the model was learned with (``file``, ``weight``,
-    ``pieces``, ``preferred_examples``, ``avoided_examples``); classes_ : ndarray
-    [False, True].
+    ``pieces``, ``preferred_examples``, ``avoided_examples``); recursion_ : str or None,
+    the recursive predicate (``"recursive_smokes"``) of a model learned with
+    ``setParam: recursion=true.``; classes_ : ndarray [False, True].
 
     Several targets: :func:`srl.fit_targets` (BoostSRL ``-target a,b,c``).
     """
 
-    _params = ("target", "n_estimators") + _COMMON + _ADVICE
+    _params = ("target", "n_estimators") + _COMMON + _ADVICE + _SEARCH
 
     def __init__(self, target: Optional[str] = None, n_estimators: int = 10, *,
                  neg_pos_ratio: Optional[float] = None, resample_negatives: bool = True,
@@ -374,24 +417,58 @@ class BoostedRDN(_Boosted, _srl.BoostedRDN):  # type: ignore[misc]
                  max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
                  use_setparam: bool = True, random_state: int = 1,
                  advice: Optional[Union[str, "os.PathLike[str]"]] = None,
-                 advice_weight: float = 0.5):
+                 advice_weight: float = 0.5, seed_examples: Optional[int] = None,
+                 gibbs_burn_in: int = 20, gibbs_samples: int = 200):
         self._store({k: v for k, v in locals().items() if k != "self"})
 
 
 class BoostedMLN(_Boosted, _srl.BoostedMLN):  # type: ignore[misc]
-    """MLN-Boost (Khot et al. 2011), tree-based: each tree path is a clause weighted per
-    true grounding (BoostSRL ``-mln``). Parameters and attributes as
-    :class:`BoostedRDN`, without ``advice`` / ``advice_weight`` (BoostSRL applies advice
-    to RDNs; ``srl boost learn --advice`` refuses ``--model-type mln``)."""
+    """MLN-Boost (Khot et al. 2011): each tree path is a clause weighted per true
+    grounding (BoostSRL ``-mln``), or, with ``mln_clause=True``, weighted clauses learned
+    one by one per step (BoostSRL ``-mln -mlnClause``). Parameters and attributes as
+    :class:`BoostedRDN` (``seed_examples``, ``gibbs_burn_in``, ``gibbs_samples`` and
+    ``recursion_`` included), without ``advice`` / ``advice_weight`` (BoostSRL applies
+    advice to RDNs; ``srl boost learn --advice`` refuses ``--model-type mln``).
 
-    _params = ("target", "n_estimators") + _COMMON
+    Parameters
+    ----------
+    mln_clause : bool, default False
+        MLN-Boost by clauses (BoostSRL ``-mln -mlnClause``; ``srl boost learn --mln-clause``;
+        srl-boost's ``BoostKind.MlnClauses``, docs/srl-boost.md, By clauses): each
+        boosting step fits a set of weighted clauses to the step's gradients, each clause's
+        body found by beam search (width 10). Without ``n_mln_clauses`` /
+        ``mln_clause_length``, BoostSRL's own schedule: step m (from 0) learns at most
+        ``20 // (m + 1)`` clauses of at most ``m // 4 + 1`` literals.
+    n_mln_clauses : int, optional
+        Clauses per step with ``mln_clause=True`` (BoostSRL ``-numMLNClause``,
+        ``--num-mln-clauses``; >= 1); needs ``mln_clause_length`` too.
+    mln_clause_length : int, optional
+        Literals per clause body with ``mln_clause=True`` (BoostSRL ``-mlnClauseLen``,
+        ``--mln-clause-length``; >= 1); needs ``n_mln_clauses`` too.
+
+    ``fit`` raises ValueError, worded as ``srl boost learn``'s, for one of
+    ``n_mln_clauses`` / ``mln_clause_length`` without the other (BoostSRL's loop
+    overrides either one alone) or without ``mln_clause=True``, and for a 0.
+
+    Attributes (after ``fit``)
+    --------------------------
+    As :class:`BoostedRDN` (``advice_`` is always None), and clauses_per_step_ : list of
+    int, how many clauses each step learned (``estimators_`` holds the clauses in step
+    order, one one-split tree each); empty for tree-based MLN-Boost.
+    """
+
+    _params = ("target", "n_estimators") + _COMMON + _SEARCH + _MLN_CLAUSE
 
     def __init__(self, target: Optional[str] = None, n_estimators: int = 10, *,
                  neg_pos_ratio: Optional[float] = None, resample_negatives: bool = True,
                  step: float = 1.0, preset: str = "boostsrl",
                  max_tree_depth: Optional[int] = None, node_size: Optional[int] = None,
                  max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
-                 use_setparam: bool = True, random_state: int = 1):
+                 use_setparam: bool = True, random_state: int = 1,
+                 seed_examples: Optional[int] = None, gibbs_burn_in: int = 20,
+                 gibbs_samples: int = 200, mln_clause: bool = False,
+                 n_mln_clauses: Optional[int] = None,
+                 mln_clause_length: Optional[int] = None):
         self._store({k: v for k, v in locals().items() if k != "self"})
 
 
@@ -409,7 +486,7 @@ class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):  # type: ignore[misc]
         soft gradient, ``w * (n_t - n_f) + (1 - w) * soft_gradient``.
     """
 
-    _params = ("target", "n_estimators", "alpha", "beta") + _COMMON + _ADVICE
+    _params = ("target", "n_estimators", "alpha", "beta") + _COMMON + _ADVICE + _SEARCH
 
     def __init__(self, target: Optional[str] = None, n_estimators: int = 10,
                  alpha: float = 0.0, beta: float = 0.0, *,
@@ -419,7 +496,8 @@ class SoftBoostedRDN(_Boosted, _srl.SoftBoostedRDN):  # type: ignore[misc]
                  max_leaves: Optional[int] = None, min_leaf_examples: Optional[int] = None,
                  use_setparam: bool = True, random_state: int = 1,
                  advice: Optional[Union[str, "os.PathLike[str]"]] = None,
-                 advice_weight: float = 0.5):
+                 advice_weight: float = 0.5, seed_examples: Optional[int] = None,
+                 gibbs_burn_in: int = 20, gibbs_samples: int = 200):
         self._store({k: v for k, v in locals().items() if k != "self"})
 
 

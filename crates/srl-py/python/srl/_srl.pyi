@@ -88,6 +88,11 @@ class _Boosted:
         """The advice the model was learned with (Odom et al. 2015; ``advice=``):
         ``file``, ``weight``, ``pieces``, ``preferred_examples``, ``avoided_examples``;
         None without advice."""
+    @property
+    def recursion_(self) -> Optional[str]:
+        """The recursive predicate (``recursive_<target>``) of a model learned with
+        ``setParam: recursion=true.``, else None; such a model predicts by Gibbs
+        sampling (``gibbs_burn_in``, ``gibbs_samples``, seed ``random_state``)."""
     def _fit_targets(self, database: Database, estimators: Sequence[Any]) -> None:
         """Fits each estimator of ``estimators`` (same class and parameters, its own
         ``target``) through srl-boost's ``fit_targets`` (BoostSRL ``-target a,b,c``)."""
@@ -108,7 +113,12 @@ class BoostedRDN(_Boosted):
 
     ``advice`` / ``advice_weight``: knowledge-based RFGB (Odom et al. 2015; BoostSRL
     ``-adviceFile`` / ``-adviceWt``), the advice file read and the weight checked
-    (in [0, 1]) by ``fit``."""
+    (in [0, 1]) by ``fit``.
+
+    ``seed_examples``: BoostSRL's seed-based candidate sampling (``--seed-examples N``;
+    None scores every candidate, 0 is a ValueError). ``gibbs_burn_in`` (20) and
+    ``gibbs_samples`` (200, >= 1): the Gibbs sweeps of a recursive model's prediction
+    (``srl boost predict --burn-in --samples``), seeded by ``random_state``."""
     def __new__(
         cls,
         target: Optional[str] = None,
@@ -126,6 +136,9 @@ class BoostedRDN(_Boosted):
         random_state: int = 1,
         advice: Optional[_Path] = None,
         advice_weight: float = 0.5,
+        seed_examples: Optional[int] = None,
+        gibbs_burn_in: int = 20,
+        gibbs_samples: int = 200,
     ) -> "BoostedRDN": ...
     @staticmethod
     def from_json(path: _Path) -> "BoostedRDN":
@@ -156,6 +169,9 @@ class SoftBoostedRDN(_Boosted):
         random_state: int = 1,
         advice: Optional[_Path] = None,
         advice_weight: float = 0.5,
+        seed_examples: Optional[int] = None,
+        gibbs_burn_in: int = 20,
+        gibbs_samples: int = 200,
     ) -> "SoftBoostedRDN": ...
     @staticmethod
     def from_json(path: _Path) -> "SoftBoostedRDN": ...
@@ -164,7 +180,10 @@ class SoftBoostedRDN(_Boosted):
 
 @disjoint_base
 class BoostedMLN(_Boosted):
-    """MLN-Boost (Khot et al. 2011); same arguments as BoostedRDN; kind ``mln-boost``."""
+    """MLN-Boost (Khot et al. 2011); the arguments of BoostedRDN without the advice;
+    kind ``mln-boost``. ``mln_clause=True``: MLN-Boost by clauses (BoostSRL ``-mln
+    -mlnClause``), BoostSRL's schedule, or ``n_mln_clauses`` clauses of
+    ``mln_clause_length`` literals per step (both or neither, each >= 1)."""
     def __new__(
         cls,
         target: Optional[str] = None,
@@ -180,7 +199,16 @@ class BoostedMLN(_Boosted):
         min_leaf_examples: Optional[int] = None,
         use_setparam: bool = True,
         random_state: int = 1,
+        seed_examples: Optional[int] = None,
+        gibbs_burn_in: int = 20,
+        gibbs_samples: int = 200,
+        mln_clause: bool = False,
+        n_mln_clauses: Optional[int] = None,
+        mln_clause_length: Optional[int] = None,
     ) -> "BoostedMLN": ...
+    @property
+    def clauses_per_step_(self) -> List[int]:
+        """Clauses learned by each step of clause-based MLN-Boost; empty for trees."""
     @staticmethod
     def from_json(path: _Path) -> "BoostedMLN": ...
     @staticmethod
