@@ -782,9 +782,25 @@ impl SoftRfgb {
         db: &Database,
         examples: &Examples,
     ) -> Result<Vec<f64>, BoostError> {
+        self.decision_function_with(db, examples, &crate::GibbsInference::default())
+    }
+
+    /// [`decision_function`](Self::decision_function) with the Gibbs sampler's settings of
+    /// a recursive model (the log-odds `ln(p / (1 − p))` of
+    /// [`predict_proba_with`](Self::predict_proba_with)'s marginals, ±∞ for a marginal
+    /// of 1 or 0); a model that is not recursive ignores `inference`.
+    ///
+    /// # Errors
+    /// As [`predict_proba_with`](Self::predict_proba_with).
+    pub fn decision_function_with(
+        &self,
+        db: &Database,
+        examples: &Examples,
+        inference: &crate::GibbsInference,
+    ) -> Result<Vec<f64>, BoostError> {
         if self.is_recursive() {
             return Ok(self
-                .predict_proba(db, examples)?
+                .predict_proba_with(db, examples, inference)?
                 .into_iter()
                 .map(|p| (p / (1.0 - p)).ln())
                 .collect());

@@ -106,7 +106,96 @@ impl Default for MlnClauseParams {
     }
 }
 
+/// The names a front-end gives the clause options, for [`MlnClauseParams::from_options`]'s
+/// messages: `srl boost learn`'s flags (`--mln-clause`, ...) or srl-py's arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClauseOptionNames<'a> {
+    /// The switch (`--mln-clause`, `mln_clause=True`).
+    pub enable: &'a str,
+    /// Clauses per step (`--num-mln-clauses`, `n_mln_clauses`).
+    pub clauses: &'a str,
+    /// Literals per clause (`--mln-clause-length`, `mln_clause_length`).
+    pub length: &'a str,
+}
+
 impl MlnClauseParams {
+    /// The clause learner of a run from a front-end's options, checked once for every
+    /// front-end (`srl boost learn`, srl-py's `BoostedMLN`): `None` when `enable` is
+    /// false; BoostSRL's schedule ([`ClauseSchedule::BoostSrl`]) when neither size is
+    /// given; a [`ClauseSchedule::Fixed`] of both sizes otherwise. BoostSRL's loop
+    /// overrides either `-numMLNClause` or `-mlnClauseLen` alone, so the two go together.
+    ///
+    /// # Errors
+    /// [`BoostError::InvalidParam`] (`mln_clause`), with a message naming the options by
+    /// `names`, for one size without the other, a size without `enable`, or a zero.
+    ///
+    /// # Example
+    /// ```
+    /// use srl_boost::{ClauseOptionNames, ClauseSchedule, MlnClauseParams};
+    /// let names = ClauseOptionNames { enable: "--mln-clause", clauses: "--num-mln-clauses", length: "--mln-clause-length" };
+    /// assert_eq!(MlnClauseParams::from_options(false, None, None, names).unwrap(), None);
+    /// let p = MlnClauseParams::from_options(true, Some(3), Some(2), names).unwrap().unwrap();
+    /// assert_eq!(p.schedule, ClauseSchedule::Fixed { clauses: 3, length: 2 });
+    /// assert!(MlnClauseParams::from_options(true, Some(3), None, names).is_err());
+    /// assert!(MlnClauseParams::from_options(false, Some(3), Some(2), names).is_err());
+    /// ```
+    pub fn from_options(
+        enable: bool,
+        clauses: Option<usize>,
+        length: Option<usize>,
+        names: ClauseOptionNames<'_>,
+    ) -> Result<Option<Self>, BoostError> {
+        let bad = |message: String| {
+            Err(BoostError::InvalidParam {
+                name: "mln_clause",
+                message,
+            })
+        };
+        let show = |v: Option<usize>| v.map_or_else(|| "none".to_owned(), |v| v.to_string());
+        let fixed = match (clauses, length) {
+            (None, None) => None,
+            (Some(c), Some(l)) => Some((c, l)),
+            (c, l) => {
+                return bad(format!(
+                    "{} {} and {} {}: the two go together (BoostSRL's loop overrides either one alone); give both or neither",
+                    names.clauses,
+                    show(c),
+                    names.length,
+                    show(l)
+                ));
+            }
+        };
+        if !enable {
+            if fixed.is_some() {
+                return bad(format!(
+                    "{} / {} shape the clauses of {}; give {} too",
+                    names.clauses, names.length, names.enable, names.enable
+                ));
+            }
+            return Ok(None);
+        }
+        let schedule = match fixed {
+            None => ClauseSchedule::BoostSrl,
+            Some((0, _)) => {
+                return bad(format!(
+                    "{} 0: learn at least one clause per step",
+                    names.clauses
+                ));
+            }
+            Some((_, 0)) => {
+                return bad(format!(
+                    "{} 0: a clause body has at least one literal",
+                    names.length
+                ));
+            }
+            Some((clauses, length)) => ClauseSchedule::Fixed { clauses, length },
+        };
+        Ok(Some(Self {
+            schedule,
+            ..Self::default()
+        }))
+    }
+
     /// Checks the settings.
     ///
     /// # Errors

@@ -85,7 +85,7 @@ pub use boost::{
     BOOSTSRL_LOG_PRIOR, NegativeSampling, Rfgb, RfgbParams, SoftRfgb, SoftRfgbParams, sigmoid,
     soft_gradient,
 };
-pub use clauses::{BOOSTSRL_CLAUSE_BEAM, ClauseSchedule, MlnClauseParams};
+pub use clauses::{BOOSTSRL_CLAUSE_BEAM, ClauseOptionNames, ClauseSchedule, MlnClauseParams};
 pub use error::BoostError;
 pub use fit::{BoostKind, BoostedModel, advice_weight, fit_boosted};
 pub use joint::{FolderAtoms, TargetFit, fit_targets, parse_targets, target_path};

@@ -296,6 +296,20 @@ impl MlnBoost {
         self.model.predict_proba(db, examples)
     }
 
+    /// [`decision_function`](Self::decision_function) with the Gibbs sampler's settings
+    /// of a recursive model ([`SoftRfgb::decision_function_with`]).
+    ///
+    /// # Errors
+    /// As [`SoftRfgb::decision_function_with`].
+    pub fn decision_function_with(
+        &self,
+        db: &Database,
+        examples: &Examples,
+        inference: &crate::GibbsInference,
+    ) -> Result<Vec<f64>, BoostError> {
+        self.model.decision_function_with(db, examples, inference)
+    }
+
     /// [`predict_proba`](Self::predict_proba) with the Gibbs sampler's settings for a
     /// recursive model ([`SoftRfgb::predict_proba_with`]: the same sampler over the
     /// model's conditionals `sigmoid(ψ)`).

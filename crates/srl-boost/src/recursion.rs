@@ -61,6 +61,37 @@ pub fn recursive_predicate(bk: &Background, target: &str) -> String {
         .map_or(name, |m| m.pred.clone())
 }
 
+/// Warnings about modes on the targets' recursive predicates that cannot take effect,
+/// one message per target concerned (front-ends print them: `srl boost learn` on stderr,
+/// srl-py as `UserWarning`s): with `recursion` off, a mode on `recursive_T` matches no
+/// atom (BoostSRL treats the predicate as unknown as well); with it on, a target whose
+/// `recursive_T` no mode declares can learn no recursive clause.
+///
+/// # Example
+/// ```
+/// use srl_boost::{parse_background, recursion::mode_warnings};
+/// let bk = parse_background("mode: p(+t).\nmode: recursive_p(`t).", "bk.txt".as_ref()).unwrap();
+/// assert_eq!(mode_warnings(&bk, &["p".to_owned()], true).len(), 0);
+/// assert!(mode_warnings(&bk, &["p".to_owned()], false)[0].contains("recursion=true"));
+/// ```
+pub fn mode_warnings(bk: &Background, targets: &[String], recursion: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in targets {
+        let name = recursive_predicate(bk, t);
+        let declared = bk.modes.iter().any(|m| m.pred == name);
+        if declared && !recursion {
+            out.push(format!(
+                "mode {name}: the background does not set `setParam: recursion=true.`, so {name} has no atoms and no clause can test it"
+            ));
+        } else if recursion && !declared {
+            out.push(format!(
+                "setParam: recursion=true, but no mode declares {name}: no clause of {t} can test its other atoms"
+            ));
+        }
+    }
+    out
+}
+
 /// `db` with the query relation `name` over `examples`' atoms, each true as given by
 /// `truth` (one per example): the database recursive clauses are learned and sampled
 /// on. Returns it with the relation and each example's row.

@@ -305,18 +305,8 @@ fn warn_notes(ui: Ui, who: &str, bk: &Background) {
 /// them as unknown too), and with it, a target without such a mode learns no recursive
 /// clause.
 fn warn_recursive_modes(ui: Ui, bk: &Background, targets: &[String], recursion: bool) {
-    for t in targets {
-        let name = srl_boost::recursive_predicate(bk, t);
-        let declared = bk.modes.iter().any(|m| m.pred == name);
-        if declared && !recursion {
-            ui.note(&format!(
-                "srl boost learn: warning: mode {name}: the background does not set `setParam: recursion=true.`, so {name} has no atoms and no clause can test it"
-            ));
-        } else if recursion && !declared {
-            ui.note(&format!(
-                "srl boost learn: warning: setParam: recursion=true, but no mode declares {name}: no clause of {t} can test its other atoms"
-            ));
-        }
+    for w in srl_boost::recursion::mode_warnings(bk, targets, recursion) {
+        ui.note(&format!("srl boost learn: warning: {w}"));
     }
 }
 
@@ -345,36 +335,27 @@ fn warn_split(ui: Ui, who: &str, s: &srl_boost::SplitSummary) {
 /// `--mln-clause` without `--model-type mln`; one of `--num-mln-clauses` /
 /// `--mln-clause-length` without the other or without `--mln-clause`; a zero.
 fn mln_clause_params(a: &LearnArgs) -> anyhow::Result<Option<srl_boost::MlnClauseParams>> {
-    let fixed = match (a.num_mln_clauses, a.mln_clause_length) {
-        (None, None) => None,
-        (Some(c), Some(l)) => Some((c, l)),
-        _ => bail!(
-            "--num-mln-clauses and --mln-clause-length go together (BoostSRL's loop overrides either one alone); give both or neither"
-        ),
+    let names = srl_boost::ClauseOptionNames {
+        enable: "--mln-clause",
+        clauses: "--num-mln-clauses",
+        length: "--mln-clause-length",
     };
-    if !a.mln_clause {
-        if fixed.is_some() {
-            bail!(
-                "--num-mln-clauses / --mln-clause-length shape the clauses of --mln-clause; give --mln-clause too"
-            );
-        }
-        return Ok(None);
-    }
-    if a.model_type != ModelType::Mln || a.regression {
+    let params = srl_boost::MlnClauseParams::from_options(
+        a.mln_clause,
+        a.num_mln_clauses,
+        a.mln_clause_length,
+        names,
+    )
+    .map_err(|e| match e {
+        srl_boost::BoostError::InvalidParam { message, .. } => anyhow::anyhow!(message),
+        e => e.into(),
+    })?;
+    if params.is_some() && (a.model_type != ModelType::Mln || a.regression) {
         bail!(
             "--mln-clause learns an MLN by clauses (BoostSRL -mln -mlnClause): give --model-type mln"
         );
     }
-    let schedule = match fixed {
-        None => srl_boost::ClauseSchedule::BoostSrl,
-        Some((0, _)) => bail!("--num-mln-clauses 0: learn at least one clause per step"),
-        Some((_, 0)) => bail!("--mln-clause-length 0: a clause body has at least one literal"),
-        Some((clauses, length)) => srl_boost::ClauseSchedule::Fixed { clauses, length },
-    };
-    Ok(Some(srl_boost::MlnClauseParams {
-        schedule,
-        ..srl_boost::MlnClauseParams::default()
-    }))
+    Ok(params)
 }
 
 /// Checks `learn`'s numbers before any work.

@@ -514,44 +514,22 @@ impl BoostConfig {
             // the RDN estimators have no clause arguments (not in `param_names`)
             return Ok(BoostKind::Rdn);
         }
-        let show = |v: Option<usize>| v.map_or_else(|| "None".to_owned(), |v| v.to_string());
-        let fixed = match (self.n_mln_clauses, self.mln_clause_length) {
-            (None, None) => None,
-            (Some(c), Some(l)) => Some((c, l)),
-            (c, l) => {
-                return Err(value_error(format!(
-                    "n_mln_clauses = {}, mln_clause_length = {}: the two go together (BoostSRL's loop overrides either one alone); give both or neither",
-                    show(c),
-                    show(l)
-                )));
-            }
+        let names = srl_boost::ClauseOptionNames {
+            enable: "mln_clause=True",
+            clauses: "n_mln_clauses",
+            length: "mln_clause_length",
         };
-        if !self.mln_clause {
-            if fixed.is_some() {
-                return Err(value_error(
-                    "n_mln_clauses / mln_clause_length shape the clauses of mln_clause=True; give mln_clause=True too",
-                ));
-            }
-            return Ok(BoostKind::Mln);
-        }
-        let schedule = match fixed {
-            None => ClauseSchedule::BoostSrl,
-            Some((0, _)) => {
-                return Err(value_error(
-                    "n_mln_clauses = 0: learn at least one clause per step",
-                ));
-            }
-            Some((_, 0)) => {
-                return Err(value_error(
-                    "mln_clause_length = 0: a clause body has at least one literal",
-                ));
-            }
-            Some((clauses, length)) => ClauseSchedule::Fixed { clauses, length },
-        };
-        Ok(BoostKind::MlnClauses(MlnClauseParams {
-            schedule,
-            ..MlnClauseParams::default()
-        }))
+        let clauses = MlnClauseParams::from_options(
+            self.mln_clause,
+            self.n_mln_clauses,
+            self.mln_clause_length,
+            names,
+        )
+        .map_err(|e| match e {
+            srl_boost::BoostError::InvalidParam { message, .. } => value_error(message),
+            e => errors::boost(e),
+        })?;
+        Ok(clauses.map_or(BoostKind::Mln, BoostKind::MlnClauses))
     }
 
     /// The advice file as a string (lossy for a path that is not UTF-8).
@@ -911,13 +889,6 @@ impl Model {
             Self::Mln(m) => m.train_log_likelihood(),
         }
     }
-    /// True when some tree tests the recursive predicate: prediction is Gibbs sampling.
-    fn is_recursive(&self) -> bool {
-        match self {
-            Self::Rdn(m) => m.is_recursive(),
-            Self::Mln(m) => m.is_recursive(),
-        }
-    }
     /// The recursive predicate (`recursive_T`) of a model learned with `setParam:
     /// recursion=true`.
     fn recursion(&self) -> Option<&str> {
@@ -947,21 +918,12 @@ impl Model {
         log_odds: bool,
         inference: &GibbsInference,
     ) -> Result<Vec<f64>, srl_boost::BoostError> {
-        if log_odds && !self.is_recursive() {
-            return match self {
-                Self::Rdn(m) => m.decision_function(db, ex),
-                Self::Mln(m) => m.decision_function(db, ex),
-            };
+        match (self, log_odds) {
+            (Self::Rdn(m), true) => m.decision_function_with(db, ex, inference),
+            (Self::Rdn(m), false) => m.predict_proba_with(db, ex, inference),
+            (Self::Mln(m), true) => m.decision_function_with(db, ex, inference),
+            (Self::Mln(m), false) => m.predict_proba_with(db, ex, inference),
         }
-        let p = match self {
-            Self::Rdn(m) => m.predict_proba_with(db, ex, inference)?,
-            Self::Mln(m) => m.predict_proba_with(db, ex, inference)?,
-        };
-        Ok(if log_odds {
-            p.into_iter().map(|p| (p / (1.0 - p)).ln()).collect()
-        } else {
-            p
-        })
     }
     fn text(&self) -> String {
         match self {
@@ -1037,20 +999,7 @@ fn warn_recursive_modes(
     targets: &[String],
     recursion: bool,
 ) -> PyResult<()> {
-    for t in targets {
-        let name = srl_boost::recursive_predicate(bk, t);
-        let declared = bk.modes.iter().any(|m| m.pred == name);
-        let msg = if declared && !recursion {
-            format!(
-                "mode {name}: recursion is off (no `setParam: recursion=true.` applied), so {name} has no atoms and no clause can test it"
-            )
-        } else if recursion && !declared {
-            format!(
-                "setParam: recursion=true, but no mode declares {name}: no clause of {t} can test its other atoms"
-            )
-        } else {
-            continue;
-        };
+    for msg in srl_boost::recursion::mode_warnings(bk, targets, recursion) {
         let msg = std::ffi::CString::new(msg).unwrap_or_default();
         let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
         PyErr::warn(py, &category, &msg, 2)?;
