@@ -1,6 +1,6 @@
 //! Criterion benches for srl-boost: one relational regression tree and 10-tree RFGB per
 //! BoostSRL domain (fold 1), plus the loader. WebKB and UW-CSE use the BoostSRL preset
-//! (`TreeParams::boostsrl`: 12 leaves, depth 5, one literal per test); Cora `samebib`
+//! (`TreeParams::boostsrl`: 13 leaves, depth 5, one literal per test); Cora `samebib`
 //! uses the two-literal setting (`TreeParams::two_literal`), the one that learns it from
 //! the shipped modes. Boosting samples negatives 2:1 afresh for every tree (BoostSRL's
 //! default) with ψ₀ = −1.8.

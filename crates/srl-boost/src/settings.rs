@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{NegativeSampling, SoftRfgbParams};
+use crate::boost::SoftRfgbParams;
 use crate::logic::Background;
 
 /// One `setParam: key=value` line and what was done with it.
@@ -70,45 +70,70 @@ fn parse_bool(v: &str) -> Option<bool> {
 /// Applies the `setParam:` settings of `bk` to `params`, last one winning, and reports
 /// each. Keys are compared case-insensitively.
 ///
+/// Only the keys BoostSRL itself reads from a background file take effect, with BoostSRL's
+/// meaning (`ILPouterLoop.overwriteParametersFromBK`, `WILLSetup`, BoostSRL 0.5.5 as
+/// srlearn ships it), so a user's file learns what it learns in BoostSRL:
+///
 /// | key | effect |
 /// |---|---|
-/// | `numOfClauses`, `maxNumberOfClauses` | `tree.max_leaves` (integer ≥ 1) |
-/// | `maxTreeDepth`, `treeDepth`, `maxTreeDepthInNodes` | `tree.max_depth` (integer ≥ 0) |
-/// | `nodeSize`, `maxNumberOfLiteralsAtAnInteriorNode` | `tree.max_node_literals` (integer ≥ 1, capped to 2) |
-/// | `maxAcceptableNodeScoreToStop` | `tree.max_acceptable_node_score` (number ≥ 0) |
-/// | `negPosRatio` | ratio of the negative sampling (> 0; a negative value uses every negative) |
-/// | `trees`, `numberOfTrees` | `n_trees` (integer ≥ 1) |
-/// | `step`, `stepLength` | `step` (number > 0) |
-/// | `logPrior`, `initialLogOdds` | `initial_log_odds` (finite number) |
+/// | `maxTreeDepth` | `tree.max_depth` (integer ≥ 1: tests on a root-leaf path) |
+/// | `nodeSize` | `tree.max_node_literals` (integer ≥ 1, capped to 2) |
+/// | `numOfClauses` | at most N inner nodes (BoostSRL's `maxNumberOfClauses` counts the clauses its outer loop learns, one per inner node): `tree.max_leaves` = N + 1 |
+/// | `numOfCycles` | at most N outer-loop cycles, each of which tests one node: also at most N inner nodes (`tree.max_leaves` ≤ N + 1) |
+/// | `maxScoreToStop` | `tree.max_acceptable_node_score` (number ≥ 0) |
+/// | `clauseLength` | `tree.max_clause_length` (BoostSRL's `maxTreeDepthInLiterals`, integer ≥ 1) |
 /// | `recursion` | `recursion` (`true` / `false`; [`crate::recursion`]) |
 ///
-/// Everything else is ignored with a reason: `numOfCycles` (bounds BoostSRL's ILP
-/// inner-loop calls per tree; this learner expands nodes until `max_leaves`),
-/// `minLCTrees`/`incrLCTrees` (learning-curve printing), `resampleNegs` (deprecated
-/// in BoostSRL, no effect), `lineSearch` (not implemented), `loadAllLibraries`/`loadAllBasicModes` (no Prolog
-/// libraries here), unknown keys, and values that do not parse or are out of range.
+/// Everything else is ignored with a reason, among them keys that look like settings but
+/// that BoostSRL does not read from a background file: `treeDepth`,
+/// `maxTreeDepthInNodes`, `maxNumberOfClauses`, `maxNumberOfLiteralsAtAnInteriorNode`,
+/// `maxAcceptableNodeScoreToStop` (BoostSRL's names are those of the table; its trees on
+/// a file saying `treeDepth=3` are five tests deep), and `negPosRatio`, `trees`, `step`,
+/// `logPrior` (command-line flags in BoostSRL: `-negPosRatio`, `-trees`, `-step`; srl:
+/// `--neg-ratio`, `--trees`, `--step`); `minLCTrees`/`incrLCTrees` (learning-curve
+/// printing), `resampleNegs` (no effect in BoostSRL), `lineSearch` (not implemented),
+/// `loadAllLibraries`/`loadAllBasicModes` (no Prolog libraries here), unknown keys, and
+/// values that do not parse or are out of range.
 pub fn apply_settings(params: &mut SoftRfgbParams, bk: &Background) -> SettingsReport {
     let mut report = SettingsReport::default();
+    // BoostSRL's two caps on inner nodes, applied together at the end
+    let (mut clauses, mut cycles): (Option<usize>, Option<usize>) = (None, None);
+    let not_read = |flag: &str| -> Result<String, String> {
+        Err(format!(
+            "BoostSRL does not read this key from a background file; {flag}"
+        ))
+    };
     for (k, v) in &bk.settings {
         let key = k.to_ascii_lowercase();
         let int: Option<usize> = v.parse().ok();
         let num: Option<f64> = v.parse::<f64>().ok().filter(|x| x.is_finite());
         let outcome: Result<String, String> = match key.as_str() {
-            "numofclauses" | "maxnumberofclauses" => match int {
+            "numofclauses" => match int {
                 Some(n) if n >= 1 => {
-                    params.tree.max_leaves = n;
-                    Ok(format!("tree.max_leaves = {n}"))
+                    clauses = Some(n);
+                    Ok(format!("at most {n} inner nodes: tree.max_leaves = {}", n + 1))
                 }
                 _ => Err("expects an integer >= 1".into()),
             },
-            "maxtreedepth" | "treedepth" | "maxtreedepthinnodes" => match int {
+            "numofcycles" => match int {
+                Some(n) if n >= 1 => {
+                    cycles = Some(n);
+                    Ok(format!(
+                        "at most {n} outer-loop cycles, one node each: tree.max_leaves <= {}",
+                        n + 1
+                    ))
+                }
+                _ => Err("expects an integer >= 1".into()),
+            },
+            "maxtreedepth" => match int {
                 Some(n) => {
+                    let n = n.max(1);
                     params.tree.max_depth = n;
                     Ok(format!("tree.max_depth = {n}"))
                 }
-                None => Err("expects an integer >= 0".into()),
+                None => Err("expects an integer >= 1".into()),
             },
-            "nodesize" | "maxnumberofliteralsataninteriornode" => match int {
+            "nodesize" => match int {
                 Some(n) if n >= 1 => {
                     params.tree.max_node_literals = n.min(2);
                     if n > 2 {
@@ -119,59 +144,20 @@ pub fn apply_settings(params: &mut SoftRfgbParams, bk: &Background) -> SettingsR
                 }
                 _ => Err("expects an integer >= 1".into()),
             },
-            "maxacceptablenodescoretostop" => match num {
+            "maxscoretostop" => match num {
                 Some(x) if x >= 0.0 => {
                     params.tree.max_acceptable_node_score = x;
                     Ok(format!("tree.max_acceptable_node_score = {x}"))
                 }
                 _ => Err("expects a number >= 0".into()),
             },
-            "negposratio" => match num {
-                Some(r) if r > 0.0 => {
-                    params.negative_sampling = match params.negative_sampling {
-                        NegativeSampling::Once(_) => NegativeSampling::Once(r),
-                        _ => NegativeSampling::PerTree(r),
-                    };
-                    Ok(format!("negative_sampling = {:?}", params.negative_sampling))
-                }
-                Some(r) if r < 0.0 => {
-                    params.negative_sampling = NegativeSampling::All;
-                    Ok("negative_sampling = All".into())
-                }
-                _ => Err("expects a non-zero number".into()),
-            },
-            "trees" | "numberoftrees" => match int {
+            "clauselength" => match int {
                 Some(n) if n >= 1 => {
-                    params.n_trees = n;
-                    Ok(format!("n_trees = {n}"))
+                    params.tree.max_clause_length = n;
+                    Ok(format!("tree.max_clause_length = {n}"))
                 }
                 _ => Err("expects an integer >= 1".into()),
             },
-            "step" | "steplength" => match num {
-                Some(x) if x > 0.0 => {
-                    params.step = x;
-                    Ok(format!("step = {x}"))
-                }
-                _ => Err("expects a number > 0".into()),
-            },
-            "logprior" | "initiallogodds" => match num {
-                Some(x) => {
-                    params.initial_log_odds = x;
-                    Ok(format!("initial_log_odds = {x}"))
-                }
-                None => Err("expects a finite number".into()),
-            },
-            "numofcycles" | "maxnumberofcycles" => Err(
-                "bounds BoostSRL's ILP inner-loop calls per tree; this learner expands nodes until max_leaves".into(),
-            ),
-            "minlctrees" | "incrlctrees" => {
-                Err("learning-curve printing (BoostSRL -lc), not a learning parameter".into())
-            }
-            "resamplenegs" => Err(match parse_bool(v) {
-                Some(_) => "deprecated in BoostSRL, no effect there; sampling is set by negPosRatio / negative_sampling".into(),
-                None => "deprecated in BoostSRL; value is not a boolean".into(),
-            }),
-            "linesearch" => Err("line search is not implemented; steps have length `step`".into()),
             "recursion" => match parse_bool(v) {
                 Some(b) => {
                     params.recursion = b;
@@ -186,6 +172,26 @@ pub fn apply_settings(params: &mut SoftRfgbParams, bk: &Background) -> SettingsR
                 }
                 None => Err("expects true or false".into()),
             },
+            "treedepth" | "maxtreedepthinnodes" => not_read("its tree depth is maxTreeDepth"),
+            "maxnumberofclauses" => not_read("its limit on inner nodes is numOfClauses"),
+            "maxnumberofliteralsataninteriornode" => {
+                not_read("its literals per node test are nodeSize")
+            }
+            "maxacceptablenodescoretostop" => not_read("its variance stop is maxScoreToStop"),
+            "negposratio" => not_read("it is the command-line flag -negPosRatio (srl: --neg-ratio)"),
+            "trees" | "numberoftrees" => not_read("it is the command-line flag -trees (srl: --trees)"),
+            "step" | "steplength" => not_read("it is the command-line flag -step (srl: --step)"),
+            "logprior" | "initiallogodds" => {
+                not_read("BoostSRL's log prior is fixed at -1.8 (srl: SoftRfgbParams::initial_log_odds)")
+            }
+            "minlctrees" | "incrlctrees" => {
+                Err("learning-curve printing (BoostSRL -lc), not a learning parameter".into())
+            }
+            "resamplenegs" => Err(match parse_bool(v) {
+                Some(_) => "deprecated in BoostSRL, no effect there; sampling is set by --neg-ratio / negative_sampling".into(),
+                None => "deprecated in BoostSRL; value is not a boolean".into(),
+            }),
+            "linesearch" => Err("line search is not implemented; steps have length `step`".into()),
             "loadalllibraries" | "loadallbasicmodes" => {
                 Err("no Prolog libraries or basic modes exist here".into())
             }
@@ -200,6 +206,9 @@ pub fn apply_settings(params: &mut SoftRfgbParams, bk: &Background) -> SettingsR
             value: v.clone(),
             note,
         });
+    }
+    if let Some(inner) = [clauses, cycles].into_iter().flatten().min() {
+        params.tree.max_leaves = inner + 1;
     }
     report
 }

@@ -77,10 +77,10 @@ pub enum UnsplitRoot {
 ///
 /// | field | [`default`](Self::default) = [`boostsrl`](Self::boostsrl) | [`two_literal`](Self::two_literal) | meaning | valid range |
 /// |---|---|---|---|---|
-/// | `max_leaves` | 12 | 8 | L, leaves expanded best-first (BoostSRL `maxNumberOfClauses`, `numOfClauses`) | ≥ 1 |
+/// | `max_leaves` | 13 | 8 | L, leaves expanded best-first (BoostSRL: at most `maxNumberOfClauses` = `numOfClauses` inner nodes, so L = 12 + 1) | ≥ 1 |
 /// | `max_depth` | 5 | 3 | tests on a root-leaf path (BoostSRL `maxTreeDepthInNodes`, `treeDepth`) | ≥ 0 |
 /// | `max_node_literals` | 1 | 2 | literals in one node test (BoostSRL `maxNumberOfLiteralsAtAnInteriorNode`, `nodeSize`) | 1 or 2 |
-/// | `max_clause_length` | 6 | 6 | true-branch literals on a path (clause body length) | ≥ 1 |
+/// | `max_clause_length` | 12 | 6 | true-branch literals on a path (clause body length; BoostSRL `maxTreeDepthInLiterals`, `clauseLength`) | ≥ 1 |
 /// | `min_leaf_examples` | 2 | 2 | examples each branch of a split must receive | ≥ 1 |
 /// | `max_acceptable_node_score` | 0.003 | 0 | a non-root node whose weighted variance per unit weight is ≤ this stays a leaf (BoostSRL `maxAcceptableNodeScoreToStop`) | finite, ≥ 0 |
 /// | `unsplit_root` | `Zero` | `Zero` | value of a tree whose root cannot be split | [`UnsplitRoot`] |
@@ -159,17 +159,20 @@ impl Default for TreeParams {
 }
 
 impl TreeParams {
-    /// BoostSRL's tree limits for RDN boosting (BoostSRL 0.5.5): 12 leaves
-    /// (`maxNumberOfClauses`), depth 5 (`maxTreeDepthInNodes`), one literal per node
-    /// test (`maxNumberOfLiteralsAtAnInteriorNode`), `maxAcceptableNodeScoreToStop`
-    /// 0.003, an unsplittable root returning 0. The preset of every result labelled
-    /// RFGB, No Boosting or Soft-RFGB.
+    /// BoostSRL's tree limits for RDN boosting (BoostSRL 0.5.5, `WILLSetup`): at most 12
+    /// inner nodes (`maxNumberOfClauses` 12: its outer loop learns one clause per inner
+    /// node, so a tree has up to 13 leaves, as BoostSRL's own trees on UW-CSE do), depth 5
+    /// (`maxTreeDepthInNodes`: tests on a root-leaf path), one literal per node test
+    /// (`maxNumberOfLiteralsAtAnInteriorNode`), at most 12 literals on a path
+    /// (`maxTreeDepthInLiterals` = max(4, (5 + 1)·(1 + 1 free bridger))),
+    /// `maxAcceptableNodeScoreToStop` 0.003, an unsplittable root returning 0. The preset
+    /// of every result labelled RFGB, No Boosting or Soft-RFGB.
     pub fn boostsrl() -> Self {
         Self {
-            max_leaves: 12,
+            max_leaves: 13,
             max_depth: 5,
             max_node_literals: 1,
-            max_clause_length: 6,
+            max_clause_length: 12,
             min_leaf_examples: 2,
             max_acceptable_node_score: 0.003,
             unsplit_root: UnsplitRoot::Zero,
@@ -189,6 +192,7 @@ impl TreeParams {
             max_leaves: 8,
             max_depth: 3,
             max_node_literals: 2,
+            max_clause_length: 6,
             max_acceptable_node_score: 0.0,
             ..Self::boostsrl()
         }

@@ -38,7 +38,7 @@ pub enum BoostCmd {
 /// Tree and boosting settings to start from.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Preset {
-    /// BoostSRL's settings: `TreeParams::boostsrl` (12 leaves, depth 5, one literal per
+    /// BoostSRL's settings: `TreeParams::boostsrl` (13 leaves = 12 inner nodes, depth 5, one literal per
     /// node test) and the library's boosting defaults (ψ0 = −1.8, 2:1 negatives drawn
     /// afresh for every tree).
     Boostsrl,

@@ -9,7 +9,7 @@ never a dependency of srl. Prints one JSON line: impl, settings, fit_seconds,
 predict_seconds, auc_roc, n_test. Both sides: 10 trees, negatives 2:1 per tree, modes
 from boostsrl_uwcse/background.txt. srlearn's defaults are node_size=2,
 max_tree_depth=3, number_of_clauses=100; `srlearn_settings` gives srl the same limits,
-`srl_preset` is srl's BoostSRL preset (12 leaves, depth 5, one literal per node).
+`srl_preset` is srl's BoostSRL preset (13 leaves = 12 inner nodes, depth 5, one literal per node).
 """
 
 import json

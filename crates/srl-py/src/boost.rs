@@ -1479,9 +1479,9 @@ macro_rules! boost_methods {
 /// al. 2012; srlearn's `BoostedRDN`), learned by srl-boost with BoostSRL's conventions.
 ///
 /// Defaults are BoostSRL's own, as `srl boost learn` uses them (same settings, same seed:
-/// a bit-identical model): `n_estimators=10`, `preset="boostsrl"` (at most 12 leaves,
-/// depth 5, one literal per node), `neg_pos_ratio=None` (the background's `setParam:
-/// negPosRatio`, else 2), negatives redrawn for every tree, `random_state=1`. srlearn's
+/// a bit-identical model): `n_estimators=10`, `preset="boostsrl"` (at most 13 leaves =
+/// 12 inner nodes, depth 5, one literal per node), `neg_pos_ratio=None` (BoostSRL's 2),
+/// negatives redrawn for every tree, `random_state=1`. srlearn's
 /// defaults differ (`node_size=2`, `max_tree_depth=3`): pass those two to get srlearn's
 /// limits.
 ///

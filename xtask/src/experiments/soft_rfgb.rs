@@ -167,14 +167,15 @@ fn settings(quick: bool) -> Vec<Setting> {
                 ..base.clone()
             },
         ));
-        // BoostSRL's -noBoost: one tree, logPrior 0, larger tree limits.
+        // BoostSRL's -noBoost: one tree, logPrior 0, larger tree limits
+        // (LearnBoostedRDN: maxNumberOfClauses = 20 inner nodes, so 21 leaves).
         out.push(plain(
             NO_BOOST_CLI,
             SoftRfgbParams {
                 n_trees: 1,
                 initial_log_odds: 0.0,
                 tree: TreeParams {
-                    max_leaves: 20,
+                    max_leaves: 21,
                     max_depth: 10,
                     max_clause_length: 12,
                     max_acceptable_node_score: 0.0001,
@@ -777,7 +778,7 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
     let preset = TreeParams::boostsrl();
     let two = TreeParams::two_literal();
     table.notes.push(format!(
-        "M = 10 trees; No Boosting = one tree (`{NO_BOOST_CLI}`: one tree, psi0 = 0, 20 leaves, depth <= 10, score stop 0.0001, as BoostSRL's -noBoost); trees: BoostSRL preset (L = {} leaves, depth <= {}, {} literal per test, maxAcceptableNodeScoreToStop {}, unsplittable root = 0) except `{RFGB_2LIT}` (L = {}, depth <= {}, <= {} literals per test); psi0 = {} (BoostSRL logPrior); training negatives drawn 2:1 afresh per tree (BoostSRL -negPosRatio 2) except `{RFGB_11}` (1:1 per tree), `{RFGB_ALL}` (every negative) and `{RFGB_OVER}` (every negative, positives replicated to match); cora under the BoostSRL preset declares bridger: {} (BoostSRL's free bridgers); seed {}",
+        "M = 10 trees; No Boosting = one tree (`{NO_BOOST_CLI}`: one tree, psi0 = 0, 21 leaves (20 inner nodes), depth <= 10, score stop 0.0001, as BoostSRL's -noBoost); trees: BoostSRL preset (L = {} leaves, depth <= {}, {} literal per test, maxAcceptableNodeScoreToStop {}, unsplittable root = 0) except `{RFGB_2LIT}` (L = {}, depth <= {}, <= {} literals per test); psi0 = {} (BoostSRL logPrior); training negatives drawn 2:1 afresh per tree (BoostSRL -negPosRatio 2) except `{RFGB_11}` (1:1 per tree), `{RFGB_ALL}` (every negative) and `{RFGB_OVER}` (every negative, positives replicated to match); cora under the BoostSRL preset declares bridger: {} (BoostSRL's free bridgers); seed {}",
         preset.max_leaves,
         preset.max_depth,
         preset.max_node_literals,

@@ -334,14 +334,14 @@ class BoostedRDN(_Boosted, _srl.BoostedRDN):  # type: ignore[misc]
     n_estimators : int, default 10
         Trees (BoostSRL ``-trees``).
     neg_pos_ratio : float, optional
-        Negatives per positive; None: the background's ``setParam: negPosRatio``, else 2;
+        Negatives per positive; None: BoostSRL's 2 (BoostSRL reads it only as the flag -negPosRatio, never from a background file);
         0 keeps every negative.
     resample_negatives : bool, default True
         Draw the negatives afresh for every tree (BoostSRL) or once.
     step : float, default 1.0
         Step length multiplying each tree.
     preset : {"boostsrl", "two_literal"}, default "boostsrl"
-        Tree limits: BoostSRL's own (at most 12 leaves, depth 5, one literal per node) or
+        Tree limits: BoostSRL's own (at most 13 leaves = 12 inner nodes, depth 5, one literal per node) or
         8 leaves, depth 3, two-literal node tests.
     max_tree_depth, node_size, max_leaves, min_leaf_examples : int, optional
         Override the preset (srlearn's ``max_tree_depth``, ``node_size``; srlearn's

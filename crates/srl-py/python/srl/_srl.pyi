@@ -106,8 +106,8 @@ class BoostedRDN(_Boosted):
     """RFGB (Natarajan et al. 2012) with BoostSRL's conventions; srlearn's names.
 
     Defaults are BoostSRL's own, as ``srl boost learn`` uses them: ``n_estimators=10``,
-    ``preset="boostsrl"`` (at most 12 leaves, depth 5, one literal per node),
-    ``neg_pos_ratio=None`` (the background's ``setParam: negPosRatio``, else 2),
+    ``preset="boostsrl"`` (at most 13 leaves = 12 inner nodes, depth 5, one literal per node),
+    ``neg_pos_ratio=None`` (BoostSRL's 2),
     ``random_state=1``. srlearn's defaults differ (``node_size=2``,
     ``max_tree_depth=3``): pass those two to get srlearn's limits.
 

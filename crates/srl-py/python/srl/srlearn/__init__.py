@@ -42,9 +42,11 @@ class Background:
     ranges : dict of str to list of str, optional
         ``range:`` declarations: the constants of a type.
     number_of_clauses : int, default 100
-        Maximum leaves per tree (``setParam: numOfClauses``).
+        Maximum inner nodes per tree, so at most one more leaf (``setParam:
+        numOfClauses``, as BoostSRL reads it).
     number_of_cycles : int, default 100
-        BoostSRL's ILP loop bound (``setParam: numOfCycles``; reported as ignored by srl).
+        BoostSRL's outer-loop cycles per tree, one node each (``setParam: numOfCycles``):
+        also a limit on inner nodes.
     recursion, line_search, use_std_logic_variables, load_all_libraries,
     load_all_basic_modes : bool, default False
         Written as settings; srl reports the ones it does not use.
@@ -130,7 +132,7 @@ class Database:
 class BoostedRDNClassifier:
     """srlearn's ``BoostedRDNClassifier`` over srl's RFGB: the same arguments and
     defaults (``node_size=2``, ``max_tree_depth=3``, ``neg_pos_ratio=2``,
-    ``n_estimators=10``, the background's ``number_of_clauses`` as the leaf limit).
+    ``n_estimators=10``, the background's ``number_of_clauses`` as the limit on inner nodes).
 
     ``predict_proba(database)`` returns P(true) of the positive examples, then of the
     negative ones, and sets ``classes_`` to their labels (1.0 / 0.0) in that order, as
