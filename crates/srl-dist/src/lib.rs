@@ -50,10 +50,14 @@ pub mod gibbs;
 mod halo;
 pub mod ica;
 pub mod partition;
+pub mod shard;
+pub mod stream;
 
-pub use bp::{DistBp, DistMarginals, WorkerOutput, WorkerStats, check_ordinary};
+pub use bp::{DistBp, DistMarginals, WorkerOutput, WorkerStats, check_ordinary, read_shards};
 pub use error::DistError;
 pub use generate::{barabasi_albert, barabasi_albert_mrf};
 pub use gibbs::{DistGibbs, DistSamples, GibbsOutput};
 pub use ica::{DistIca, DistLabels, IcaOutput};
 pub use partition::{Partition, Partitioner, splitmix64};
+pub use shard::{Shard, shard_file};
+pub use stream::{PartitionReport, Strategy, partition_uai};
