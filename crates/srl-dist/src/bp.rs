@@ -23,19 +23,27 @@ use crate::shard::{NONE, Shard, shard_file};
 pub const MAX_ABS_LOG_POTENTIAL: f64 = 1e4;
 
 /// Bytes of one packet's fixed fields on the wire (bincode, fixed-width integers: `to`,
-/// `from` 4 each, `round`, `residual`, two vector lengths 8 each); the values add 8 bytes
-/// each. timely adds its own per-batch message header (not counted).
-pub const PACKET_HEADER_BYTES: u64 = 40;
+/// `from` 4 each, `round`, `residual`, `first`, two vector lengths 8 each); the values add
+/// 8 bytes each. timely adds its own per-batch message header (not counted).
+pub const PACKET_HEADER_BYTES: u64 = 48;
+
+/// Most values in one packet (256 KiB): a peer's cut messages of one round go in packets of
+/// at most this many values, split at message boundaries, so that timely's network buffers
+/// (1 MiB, doubled to fit a larger message and kept) stay at their initial size.
+pub const CHUNK_VALUES: usize = 1 << 15;
 
 /// What one worker sends another in one superstep (rounds 0 and 1: the setup check,
 /// `ids` = count and key hash of the cut messages, then the verdict in `residual`; round
-/// `t ≥ 2`: one iteration's cut messages in the agreed order, key order).
+/// `t ≥ 2`: one iteration's cut messages in the agreed order, key order, in packets of at
+/// most [`CHUNK_VALUES`] values starting with message `first`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Packet {
     to: u32,
     from: u32,
     round: u64,
     residual: f64,
+    /// Index (in the agreed order) of the first message in `vals`.
+    first: u64,
     ids: Vec<u64>,
     vals: Vec<f64>,
 }
@@ -366,6 +374,10 @@ struct Routes {
     dest: Vec<usize>,
     /// Send buffer of each peer: `inc_len + send_off[w] .. inc_len + send_off[w + 1]`.
     send_off: Vec<usize>,
+    /// Per peer: the packets of a round, as `(first message, value range)` in the send
+    /// buffer (relative to `send_off[w]`), at most [`CHUNK_VALUES`] values each; at least
+    /// one (possibly empty) packet per peer.
+    chunks: Vec<Vec<(u64, std::ops::Range<usize>)>>,
     /// Per peer: `(offset, width)` of each message it sends here, in its send order.
     recv: Vec<Vec<(usize, usize)>>,
     /// Per peer: messages sent to it per iteration, and a hash of their keys in order.
@@ -439,14 +451,23 @@ impl Routes {
         }
         let mut send_off = vec![0usize; peers + 1];
         let mut send_check = vec![(0u64, 0u64); peers];
+        let mut chunks = vec![Vec::new(); peers];
         for w in 0..peers {
             out_remote[w].sort_unstable();
             let mut at = send_off[w];
-            for &(key, s) in &out_remote[w] {
+            let mut chunk = (0u64, 0usize);
+            for (j, &(key, s)) in out_remote[w].iter().enumerate() {
+                let width = width_out(s);
+                let here = at - send_off[w];
+                if here > chunk.1 && here + width - chunk.1 > CHUNK_VALUES {
+                    chunks[w].push((chunk.0, chunk.1..at - send_off[w]));
+                    chunk = (j as u64, at - send_off[w]);
+                }
                 dest[s] = inc_len + at;
-                at += width_out(s);
+                at += width;
                 send_check[w] = (send_check[w].0 + 1, key_hash(send_check[w].1, key));
             }
+            chunks[w].push((chunk.0, chunk.1..at - send_off[w]));
             send_off[w + 1] = at;
         }
         let mut recv_check = vec![(0u64, 0u64); peers];
@@ -465,6 +486,7 @@ impl Routes {
             inc_len,
             dest,
             send_off,
+            chunks,
             recv,
             send_check,
             recv_check,
@@ -625,6 +647,7 @@ impl DistBp {
                 from: me as u32,
                 round,
                 residual: 0.0,
+                first: 0,
                 ids: vec![count, hash, cut_here],
                 vals: Vec::new(),
             });
@@ -652,6 +675,7 @@ impl DistBp {
                 from: me as u32,
                 round,
                 residual: f64::from(u8::from(problem.is_some())),
+                first: 0,
                 ids: Vec::new(),
                 vals: Vec::new(),
             });
@@ -678,7 +702,10 @@ impl DistBp {
         };
         stats.bytes_sent_per_iter = (0..peers)
             .filter(|&w| w != me)
-            .map(|w| 8 * (routes.send_off[w + 1] - routes.send_off[w]) as u64 + PACKET_HEADER_BYTES)
+            .map(|w| {
+                8 * (routes.send_off[w + 1] - routes.send_off[w]) as u64
+                    + PACKET_HEADER_BYTES * routes.chunks[w].len() as u64
+            })
             .sum();
         stats.setup_bytes = 2 * (peers.saturating_sub(1) as u64) * PACKET_HEADER_BYTES
             + 24 * (peers.saturating_sub(1) as u64);
@@ -797,33 +824,46 @@ impl DistBp {
             };
             stats.compute_seconds += t0.elapsed().as_secs_f64();
             for w in (0..peers).filter(|&w| w != me) {
-                let a = routes.inc_len + routes.send_off[w];
-                let z = routes.inc_len + routes.send_off[w + 1];
-                halo.send(Packet {
-                    to: w as u32,
-                    from: me as u32,
-                    round,
-                    residual,
-                    ids: Vec::new(),
-                    vals: new[a..z].to_vec(),
-                });
+                let base = routes.inc_len + routes.send_off[w];
+                for (first, r) in &routes.chunks[w] {
+                    halo.send(Packet {
+                        to: w as u32,
+                        from: me as u32,
+                        round,
+                        residual,
+                        first: *first,
+                        ids: Vec::new(),
+                        vals: new[base + r.start..base + r.end].to_vec(),
+                    });
+                }
             }
+            let mut got = vec![0usize; peers];
             for p in halo.deliver(worker, round) {
                 residual = residual.max(p.residual);
-                let offs = &routes.recv[p.from as usize];
-                let need: usize = offs.iter().map(|x| x.1).sum();
-                if p.vals.len() != need {
-                    broken.get_or_insert_with(|| DistError::Inconsistent(format!(
-                        "worker {} sent {} values in round {round}, worker {me} expected {need}",
-                        p.from,
-                        p.vals.len()
-                    )));
-                    continue;
+                let from = p.from as usize;
+                let offs = routes.recv.get(from).map_or(&[][..], Vec::as_slice);
+                match scatter(offs, p.first, &p.vals, &mut new) {
+                    Some(count) => got[from] += count,
+                    None => {
+                        broken.get_or_insert_with(|| {
+                            DistError::Inconsistent(format!(
+                                "worker {from} sent {} values from message {} in round {round}, which do not fit what worker {me} expects",
+                                p.vals.len(),
+                                p.first
+                            ))
+                        });
+                    }
                 }
-                let mut at = 0;
-                for &(o, k) in offs {
-                    new[o..o + k].copy_from_slice(&p.vals[at..at + k]);
-                    at += k;
+            }
+            for (w, offs) in routes.recv.iter().enumerate() {
+                if got[w] != offs.len() {
+                    broken.get_or_insert_with(|| {
+                        DistError::Inconsistent(format!(
+                            "worker {me} received {} of the {} messages of worker {w} in round {round}",
+                            got[w],
+                            offs.len()
+                        ))
+                    });
                 }
             }
             std::mem::swap(&mut old, &mut new);
@@ -903,30 +943,15 @@ impl DistBp {
         config: timely::Config,
     ) -> Result<DistMarginals, DistError> {
         let cfg = *self;
-        let shards: Vec<std::sync::Mutex<Option<Shard>>> = shards
-            .into_iter()
-            .map(|s| std::sync::Mutex::new(Some(s)))
-            .collect();
-        let shards = Arc::new(shards);
+        let shards = ShardSlots::new(shards);
         gather(timely::execute(config, move |worker| {
-            let me = worker.index() as u32;
-            let mine = shards.iter().find_map(|m| {
-                let mut g = m.lock().ok()?;
-                if g.as_ref().is_some_and(|s| s.part == me) {
-                    g.take()
-                } else {
-                    None
-                }
-            });
-            match mine {
+            match shards.take(worker.index()) {
                 Some(shard) => cfg.run_worker_owned(worker, shard),
                 None => {
                     // Take part in the setup rounds so the others stop too.
                     let empty = Shard::empty(worker.index(), worker.peers());
                     cfg.run_worker_owned(worker, empty)
-                        .and(Err(DistError::Argument(format!(
-                            "no shard for worker {me} in this process"
-                        ))))
+                        .and(Err(no_shard(worker.index())))
                 }
             }
         }))
@@ -943,6 +968,37 @@ impl DistBp {
     ) -> Result<DistMarginals, DistError> {
         self.run(mrf, threads_config(workers))
     }
+}
+
+/// This process's shards, handed to its worker threads by part index.
+#[derive(Clone)]
+pub(crate) struct ShardSlots(Arc<Vec<std::sync::Mutex<Option<Shard>>>>);
+
+impl ShardSlots {
+    pub(crate) fn new(shards: Vec<Shard>) -> Self {
+        Self(Arc::new(
+            shards
+                .into_iter()
+                .map(|s| std::sync::Mutex::new(Some(s)))
+                .collect(),
+        ))
+    }
+
+    /// The shard of part `worker`, once.
+    pub(crate) fn take(&self, worker: usize) -> Option<Shard> {
+        self.0.iter().find_map(|m| {
+            let mut g = m.lock().ok()?;
+            if g.as_ref().is_some_and(|s| s.part as usize == worker) {
+                g.take()
+            } else {
+                None
+            }
+        })
+    }
+}
+
+pub(crate) fn no_shard(worker: usize) -> DistError {
+    DistError::Argument(format!("no shard for worker {worker} in this process"))
 }
 
 /// `timely::Config` for `workers` threads of this process (one thread: no channels).
@@ -965,6 +1021,23 @@ fn gather(
         .map(|r| r.map_err(DistError::Timely).and_then(|x| x))
         .collect::<Result<Vec<_>, DistError>>()?;
     Ok(DistMarginals::from_outputs(outputs))
+}
+
+/// Copies the messages `first, first + 1, ...` of a packet (`vals`, in the sender's order)
+/// into their slots `offs[j] = (offset, width)`; returns how many, or `None` if the values
+/// do not end at a message boundary or run past the list.
+fn scatter(offs: &[(usize, usize)], first: u64, vals: &[f64], new: &mut [f64]) -> Option<usize> {
+    let mut j = usize::try_from(first).ok()?;
+    let mut at = 0;
+    let start = j;
+    while at < vals.len() {
+        let &(o, k) = offs.get(j)?;
+        let v = vals.get(at..at + k)?;
+        new.get_mut(o..o + k)?.copy_from_slice(v);
+        at += k;
+        j += 1;
+    }
+    Some(j - start)
 }
 
 /// One progress line on stderr (worker 0, when [`DistBp::progress`] is set).

@@ -9,7 +9,7 @@ use timely::worker::Worker;
 
 use srl_infer::kernel::{gibbs_scores, gibbs_uniform, sample_index};
 
-use crate::bp::{Part, check_ordinary, model_colours, threads_config};
+use crate::bp::{Part, ShardSlots, check_ordinary, model_colours, no_shard, threads_config};
 use crate::error::DistError;
 use crate::halo::{Halo, Routed};
 use crate::partition::{Partition, Partitioner};
@@ -447,6 +447,57 @@ impl DistGibbs {
             .into_iter()
             .collect::<Result<Vec<_>, String>>()
             .map_err(DistError::Timely)?;
+        Ok(DistSamples::from_outputs(outputs))
+    }
+
+    /// Runs from shards (worker `w` runs the shard whose part is `w`; each process passes
+    /// its workers' shards); every worker starts from a clone of `rng`. The colouring is
+    /// the shards'.
+    ///
+    /// # Errors
+    /// [`DistError::Argument`] if `samples` or `thinning` is 0, or a worker finds no shard
+    /// for its index or a shard for another part count; [`DistError::Timely`] if timely
+    /// fails.
+    pub fn run_shards<R>(
+        &self,
+        shards: Vec<Shard>,
+        config: timely::Config,
+        rng: &R,
+    ) -> Result<DistSamples, DistError>
+    where
+        R: Rng + Clone + Send + Sync + 'static,
+    {
+        if self.samples == 0 || self.thinning == 0 {
+            return Err(DistError::Argument(
+                "samples and thinning must be at least 1".into(),
+            ));
+        }
+        let (cfg, rng) = (*self, rng.clone());
+        let shards = ShardSlots::new(shards);
+        let guards = timely::execute(config, move |worker| {
+            let mut r = rng.clone();
+            let (me, peers) = (worker.index(), worker.peers());
+            match shards.take(me) {
+                Some(s) if s.parts as usize == peers => Ok(cfg.run_worker_owned(worker, s, &mut r)),
+                Some(s) => {
+                    let parts = s.parts;
+                    let _ = cfg.run_worker_owned(worker, Shard::empty(me, peers), &mut r);
+                    Err(DistError::Argument(format!(
+                        "worker {me} of {peers} was given a shard of {parts} parts"
+                    )))
+                }
+                None => {
+                    let _ = cfg.run_worker_owned(worker, Shard::empty(me, peers), &mut r);
+                    Err(no_shard(me))
+                }
+            }
+        })
+        .map_err(DistError::Timely)?;
+        let outputs = guards
+            .join()
+            .into_iter()
+            .map(|r| r.map_err(DistError::Timely).and_then(|x| x))
+            .collect::<Result<Vec<_>, DistError>>()?;
         Ok(DistSamples::from_outputs(outputs))
     }
 
