@@ -246,6 +246,10 @@ impl DistMarginals {
     }
 }
 
+/// A slot whose reverse message has no destination (inconsistent shard or a part too large
+/// for 32-bit offsets).
+const MISSING: u32 = u32::MAX;
+
 /// Marks an unknown neighbour in [`Part::build`].
 const UNKNOWN: u32 = u32::MAX;
 
@@ -371,7 +375,7 @@ struct Routes {
     inc_len: usize,
     /// Per slot: offset where the message sent back along the slot goes (an incoming
     /// offset, or `inc_len + ` a position in a send buffer).
-    dest: Vec<usize>,
+    dest: Vec<u32>,
     /// Send buffer of each peer: `inc_len + send_off[w] .. inc_len + send_off[w + 1]`.
     send_off: Vec<usize>,
     /// Per peer: the packets of a round, as `(first message, value range)` in the send
@@ -441,12 +445,14 @@ impl Routes {
             }
         }
         local.sort_unstable();
-        let mut dest = vec![usize::MAX; slots];
+        // Offsets are u32 (half the index traffic of the pass); a part whose messages need
+        // more than 2^32 - 1 entries is refused by the caller (`dest` then holds MISSING).
+        let mut dest = vec![MISSING; slots];
         for s in 0..slots {
             if part.src_owner[s] as usize == part.me
                 && let Ok(j) = local.binary_search_by_key(&part.out_key(s), |x| x.0)
             {
-                dest[s] = local[j].1;
+                dest[s] = u32::try_from(local[j].1).unwrap_or(MISSING);
             }
         }
         let mut send_off = vec![0usize; peers + 1];
@@ -463,7 +469,7 @@ impl Routes {
                     chunks[w].push((chunk.0, chunk.1..at - send_off[w]));
                     chunk = (j as u64, at - send_off[w]);
                 }
-                dest[s] = inc_len + at;
+                dest[s] = u32::try_from(inc_len + at).unwrap_or(MISSING);
                 at += width;
                 send_check[w] = (send_check[w].0 + 1, key_hash(send_check[w].1, key));
             }
@@ -632,9 +638,9 @@ impl DistBp {
             && part.uniform_k == 2
             && part.all_safe;
         let routes = Routes::new(&part, ratio);
-        if problem.is_none() && routes.dest.contains(&usize::MAX) {
+        if problem.is_none() && routes.dest.contains(&MISSING) {
             problem = Some(DistError::Inconsistent(format!(
-                "worker {me}: a message to one of its own variables has no slot (the shard is inconsistent)"
+                "worker {me}: a message to one of its own variables has no slot (the shard is inconsistent), or the part needs more than 2^32 - 1 message entries (use more parts)"
             )));
         }
         // Setup round 0: message counts and key hashes per pair; round 1: every verdict.
@@ -792,7 +798,7 @@ impl DistBp {
                     0..nl,
                     &old,
                     &mut prev,
-                    |s, r| new[dest[s]] = r,
+                    |s, r| new[dest[s] as usize] = r,
                     &mut logs,
                 )
             } else {
@@ -817,6 +823,7 @@ impl DistBp {
                     &mut scratch,
                 );
                 for (s, &d) in routes.dest.iter().enumerate() {
+                    let d = d as usize;
                     let m = &prev[part.out_off[s]..part.out_off[s + 1]];
                     new[d..d + m.len()].copy_from_slice(m);
                 }

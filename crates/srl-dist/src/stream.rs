@@ -353,8 +353,14 @@ fn read_graph<R: BufRead>(t: &mut Tokens<R>) -> Result<Graph, DistError> {
     })
 }
 
-/// Neighbour lists in edge order (srl-infer's slot order): `(in_off, in_src, in_edge)`.
-fn neighbour_lists(n: usize, edges: &[(u32, u32)]) -> (Vec<usize>, Vec<u32>, Vec<u32>) {
+/// Neighbour lists of the graph on `n` variables with edge list `edges`, each list in edge
+/// order (srl-infer's slot order): `(in_off, in_src, in_edge)`, the neighbours of `v` at
+/// `in_src[in_off[v]..in_off[v + 1]]` and the edges they come by in `in_edge`.
+///
+/// # Panics
+/// If an endpoint is `>= n`.
+#[must_use]
+pub fn neighbour_lists(n: usize, edges: &[(u32, u32)]) -> (Vec<usize>, Vec<u32>, Vec<u32>) {
     let mut deg = vec![0usize; n + 1];
     for &(a, b) in edges {
         deg[a as usize + 1] += 1;
