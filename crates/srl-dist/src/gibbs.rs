@@ -49,8 +49,9 @@ impl Routed for StatePacket {
 /// class, then sends the new states of those with neighbours elsewhere (4 + 4 bytes per
 /// variable and destination) to the owners of those neighbours.
 ///
-/// The greedy colouring is computed on every worker from the model (`O(n + m)`, in node
-/// order, as srl-infer does).
+/// The greedy colouring is srl-infer's (`srl_infer::kernel::greedy_colours`, in node
+/// order): computed once when shards are written, or on every worker from the model in a
+/// whole-model run (`O(n + m)`).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DistGibbs {
     /// Sweeps discarded before counting.

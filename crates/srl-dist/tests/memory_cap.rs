@@ -3,11 +3,12 @@
 //! whole model under the same cap fails), compute srl-infer's marginals to 1e-12.
 //! Bounded by a timeout; the processes are killed if the test fails.
 
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{Children, free_port, read_marginals};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use srl_dist::{Strategy, barabasi_albert_mrf, partition_uai};
@@ -21,27 +22,6 @@ const N: usize = 200_000;
 /// timely's buffers included), the whole model about 150 MB.
 const CAP: u64 = 100_000_000;
 const ITERS: usize = 15;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port()
-}
-
-/// Kills every child still running when dropped (a failed assertion or a timeout).
-struct Children(Vec<Child>);
-
-impl Drop for Children {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            if matches!(c.try_wait(), Ok(None)) {
-                let _ = c.kill();
-                let _ = c.wait();
-            }
-        }
-    }
-}
 
 fn capped(args: &[&std::ffi::OsStr]) -> Command {
     let mut c = Command::new("prlimit");
@@ -67,17 +47,6 @@ fn wait_all(children: &mut Children) {
         assert!(start.elapsed() < TIMEOUT, "srl-dist processes timed out");
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-fn read_marginals(path: &Path) -> Vec<(usize, Vec<f64>)> {
-    let text = std::fs::read_to_string(path).expect("output written");
-    text.lines()
-        .map(|l| {
-            let mut it = l.split_whitespace();
-            let v = it.next().and_then(|x| x.parse().ok()).expect("node id");
-            (v, it.map(|x| x.parse().expect("probability")).collect())
-        })
-        .collect()
 }
 
 #[test]

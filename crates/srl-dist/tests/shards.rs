@@ -6,13 +6,16 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rand::{Rng, RngExt, SeedableRng};
+mod common;
+
+use common::{random_mrf, random_mrf_small_range};
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use srl_dist::stream::{assign, cut_edges};
 use srl_dist::{
     DistBp, DistError, Shard, Strategy, barabasi_albert_mrf, partition_uai, read_shards,
 };
-use srl_infer::{BpMode, LoopyBp, MrfParts, PairTable, PairwiseMrf, read_uai_evidence};
+use srl_infer::{BpMode, LoopyBp, PairwiseMrf, read_uai_evidence};
 
 fn config(workers: usize) -> timely::Config {
     if workers == 1 {
@@ -22,41 +25,12 @@ fn config(workers: usize) -> timely::Config {
     }
 }
 
-/// A loopy model with mixed state counts (2 and 3), several tables, parallel edges.
+/// `common::random_mrf` (mixed state counts, a wide table, parallel edges) without its
+/// evidence (the evidence goes to a separate file).
 fn mixed_mrf(n: usize, rng: &mut impl Rng) -> PairwiseMrf {
-    let num_states: Vec<usize> = (0..n).map(|v| if v % 3 == 0 { 3 } else { 2 }).collect();
-    let unary = num_states
-        .iter()
-        .flat_map(|&k| (0..k).collect::<Vec<_>>())
-        .map(|_| rng.random_range(-1.0..1.0))
-        .collect();
-    let mut edges: Vec<(u32, u32)> = (0..n as u32).map(|v| (v, (v + 1) % n as u32)).collect();
-    for _ in 0..n {
-        let (a, b) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
-        if a != b {
-            edges.push((a, b));
-        }
-    }
-    edges.push(edges[3]);
-    let mut tables = Vec::new();
-    let edge_tables = edges
-        .iter()
-        .map(|&(a, b)| {
-            let (r, c) = (num_states[a as usize], num_states[b as usize]);
-            let vals = (0..r * c).map(|_| rng.random_range(-0.8..0.8)).collect();
-            tables.push(PairTable::new(r, c, vals));
-            tables.len() as u32 - 1
-        })
-        .collect();
-    PairwiseMrf::new(MrfParts {
-        num_states,
-        unary,
-        edges,
-        edge_tables,
-        tables,
-        evidence: vec![],
-    })
-    .expect("valid model")
+    let mut parts = random_mrf(n, rng).to_parts();
+    parts.evidence = Vec::new();
+    PairwiseMrf::new(parts).expect("valid model")
 }
 
 /// Writes `mrf` (and evidence `ev`) as UAI files in `dir`; returns srl-infer's model read
@@ -165,7 +139,9 @@ fn sharded_mixed_damped_max_product_with_evidence_equal_srl_infer() {
 fn sharded_gibbs_equals_srl_infer() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut rng = ChaCha8Rng::seed_from_u64(13);
-    let mrf = mixed_mrf(80, &mut rng);
+    let mut parts = random_mrf_small_range(80, &mut rng).to_parts();
+    parts.evidence = Vec::new();
+    let mrf = PairwiseMrf::new(parts).expect("valid model");
     let ev: Vec<Option<u32>> = (0..80).map(|v| (v % 9 == 4).then_some(0)).collect();
     let reference = write_model(dir.path(), &mrf, Some(&ev));
     let g = srl_infer::Gibbs {
