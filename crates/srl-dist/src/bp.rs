@@ -607,6 +607,11 @@ impl DistBp {
     /// # Errors
     /// [`DistError::Argument`] if the shard is for another part or part count;
     /// [`DistError::Inconsistent`] if the shards disagree.
+    ///
+    /// # Panics
+    /// If the shard's own arrays disagree (lengths, offsets, kernel indices): a shard from
+    /// [`Shard::read`] or [`Shard::from_mrf`] never does; one assembled by hand from the
+    /// public fields may.
     pub fn run_worker_shard(
         &self,
         worker: &mut Worker,

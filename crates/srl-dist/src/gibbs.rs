@@ -226,7 +226,8 @@ impl DistGibbs {
     /// give wrong samples, never a panic).
     ///
     /// # Panics
-    /// If `samples` or `thinning` is 0 (checked by [`DistGibbs::run`]).
+    /// If `samples` or `thinning` is 0 (checked by [`DistGibbs::run`]), or if the shard's
+    /// own arrays disagree (never for a shard from [`Shard::read`] or [`Shard::from_mrf`]).
     pub fn run_worker_shard<R: Rng>(
         &self,
         worker: &mut Worker,

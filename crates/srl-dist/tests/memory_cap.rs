@@ -18,8 +18,9 @@ const TIMEOUT: Duration = Duration::from_secs(100);
 /// Variables of the model: big enough that one process holding it needs about 150 MB of
 /// address space, small enough for a debug build in CI.
 const N: usize = 200_000;
-/// The cap: a shard process needs about 65 MB of address space (binary, thread stacks,
-/// timely's buffers included), the whole model about 150 MB.
+/// The cap: a shard process needs 60 to 80 MB of address space (binary, nine threads'
+/// stacks, timely's buffers included; with one malloc arena, `MALLOC_ARENA_MAX=1`: each
+/// further glibc arena reserves 64 MB of address space), the whole model more than 120 MB.
 const CAP: u64 = 100_000_000;
 const ITERS: usize = 15;
 
@@ -28,7 +29,7 @@ fn capped(args: &[&std::ffi::OsStr]) -> Command {
     c.arg(format!("--as={CAP}"))
         .arg(env!("CARGO_BIN_EXE_srl-dist"))
         .args(args)
-        .env("MALLOC_ARENA_MAX", "2")
+        .env("MALLOC_ARENA_MAX", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     c
