@@ -4,7 +4,7 @@
 //! Run with one rayon thread for srl-infer's one-thread rate:
 //! `RAYON_NUM_THREADS=1 cargo run --release -p srl-dist --example bp_speed -- 1000000`
 //! (the first argument is the node count, default 10^6; a second argument `infer`,
-//! `infer-damped` or `build` runs srl-infer once, or only builds the model, for instruction
+//! `infer-damped`, `dist` or `build` runs srl-infer (or one srl-dist worker) once, or only builds the model, for instruction
 //! counts; `uai PATH` writes the model as a UAI file). Prints the directed messages per second
 //! of each (best of 3 runs; srl-dist's time is its iteration time, without start-up;
 //! srl-infer's whole run, and its run minus a run of 0 iterations).
@@ -45,6 +45,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Some("infer") => {
             let _ = bp.run(&mrf);
+            return Ok(());
+        }
+        Some("dist") => {
+            let _ = DistBp::from_loopy(&bp).run_threads(Arc::clone(&mrf), 1)?;
             return Ok(());
         }
         Some("infer-damped") => {
