@@ -65,8 +65,11 @@ impl Routed for Packet {
 /// damping mixes log-messages `m ← (1 − λ) m_new + λ m_old` and renormalises; the residual
 /// is the largest `|m_new − m_old|` over all messages, reduced across workers (max) every
 /// iteration, and the run stops when it is below `tol` or after `max_iters` iterations.
-/// Because each worker computes its messages with the same arithmetic in the same order
-/// as srl-infer, the marginals agree to rounding (the tests check `1e-12`).
+/// Each worker runs srl-infer's own flooding pass over its variables
+/// ([`srl_infer::kernel::binary_pass`] on two-state models without damping, where
+/// srl-infer takes its linear-domain kernel and messages are ratios `m(1)/m(0)`;
+/// [`srl_infer::kernel::log_pass`] otherwise), so the marginals agree with srl-infer's to
+/// rounding (the tests check `1e-12`; in practice bit for bit).
 ///
 /// | field | default | meaning |
 /// |---|---|---|
@@ -84,8 +87,8 @@ impl Routed for Packet {
 /// two tiny setup rounds only check that the shards agree (count and hash of the keys per
 /// pair of workers). Round `t` carries only the values and the sender's residual: one
 /// `f64` per cut message (the ratio `m(1)/m(0)`) on the two-state linear path, `k_j`
-/// log-values otherwise. Every pair of workers exchanges one packet per round, so the
-/// residual reduction needs no second exchange.
+/// log-values otherwise, in packets of at most [`CHUNK_VALUES`] values (at least one per
+/// pair of workers and round, so the residual reduction needs no second exchange).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DistBp {
     /// Iteration cap.
