@@ -1,14 +1,20 @@
 //! Synchronous (flooding) loopy BP as a timely dataflow: one halo exchange per superstep.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use srl_infer::{BpMode, Convergence, LoopyBp, PairwiseMrf, log_sum_exp};
+use srl_infer::kernel::{
+    BinaryBlock, KernelTables, LogBlock, VarKind, binary_belief, binary_pass, log_pass,
+    normalize_log, plan_variable,
+};
+use srl_infer::{BpMode, Convergence, LoopyBp, PairwiseMrf};
 use timely::worker::Worker;
 
 use crate::error::DistError;
 use crate::halo::{Halo, Routed};
-use crate::partition::{Partition, Partitioner};
+use crate::partition::{Partition, Partitioner, splitmix64};
+use crate::shard::{NONE, Shard, shard_file};
 
 /// Largest log-potential magnitude this crate accepts, the bound of srl-infer's *ordinary*
 /// models (`srl_infer`'s `ORDINARY_ABS_LOG_POTENTIAL`, `10^4`): beyond it (or with a `-∞`
@@ -17,18 +23,27 @@ use crate::partition::{Partition, Partitioner};
 pub const MAX_ABS_LOG_POTENTIAL: f64 = 1e4;
 
 /// Bytes of one packet's fixed fields on the wire (bincode, fixed-width integers: `to`,
-/// `from` 4 each, `round`, `residual`, two vector lengths 8 each); the values add 8 bytes
-/// each. timely adds its own per-batch message header (not counted).
-pub const PACKET_HEADER_BYTES: u64 = 40;
+/// `from` 4 each, `round`, `residual`, `first`, two vector lengths 8 each); the values add
+/// 8 bytes each. timely adds its own per-batch message header (not counted).
+pub const PACKET_HEADER_BYTES: u64 = 48;
 
-/// What one worker sends another in one superstep (round 0: the setup, `ids` names the
-/// messages in send order; round `t ≥ 1`: the `t`-th iteration's messages, in that order).
+/// Most values in one packet (256 KiB): a peer's cut messages of one round go in packets of
+/// at most this many values, split at message boundaries, so that timely's network buffers
+/// (1 MiB, doubled to fit a larger message and kept) stay at their initial size.
+pub const CHUNK_VALUES: usize = 1 << 15;
+
+/// What one worker sends another in one superstep (rounds 0 and 1: the setup check,
+/// `ids` = count and key hash of the cut messages, then the verdict in `residual`; round
+/// `t ≥ 2`: one iteration's cut messages in the agreed order, key order, in packets of at
+/// most [`CHUNK_VALUES`] values starting with message `first`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Packet {
     to: u32,
     from: u32,
     round: u64,
     residual: f64,
+    /// Index (in the agreed order) of the first message in `vals`.
+    first: u64,
     ids: Vec<u64>,
     vals: Vec<f64>,
 }
@@ -50,8 +65,11 @@ impl Routed for Packet {
 /// damping mixes log-messages `m ← (1 − λ) m_new + λ m_old` and renormalises; the residual
 /// is the largest `|m_new − m_old|` over all messages, reduced across workers (max) every
 /// iteration, and the run stops when it is below `tol` or after `max_iters` iterations.
-/// Because each worker computes its messages with the same arithmetic in the same order
-/// as srl-infer, the marginals agree to rounding (the tests check `1e-12`).
+/// Each worker runs srl-infer's own flooding pass over its variables
+/// ([`srl_infer::kernel::binary_pass`] on two-state models without damping, where
+/// srl-infer takes its linear-domain kernel and messages are ratios `m(1)/m(0)`;
+/// [`srl_infer::kernel::log_pass`] otherwise), so the marginals agree with srl-infer's to
+/// rounding (the tests check `1e-12`; in practice bit for bit).
 ///
 /// | field | default | meaning |
 /// |---|---|---|
@@ -64,10 +82,13 @@ impl Routed for Packet {
 /// # Dataflow
 /// One timely input of packets, exchanged by destination worker, into a sink that files
 /// them per worker; a probe tells the worker when round `t` has been delivered everywhere.
-/// Round 0 tells each neighbour worker which of its messages arrive in which order
-/// (message ids, once); round `t ≥ 1` carries only the values (`k_j` floats per cut
-/// message) and the sender's residual. Every pair of workers exchanges one packet per
-/// round, so the residual reduction needs no second exchange.
+/// Every worker sends a peer its cut messages in ascending message-key order (`2 e +
+/// side`), which both sides know from their shards, so no message ids cross the network:
+/// two tiny setup rounds only check that the shards agree (count and hash of the keys per
+/// pair of workers). Round `t` carries only the values and the sender's residual: one
+/// `f64` per cut message (the ratio `m(1)/m(0)`) on the two-state linear path, `k_j`
+/// log-values otherwise, in packets of at most [`CHUNK_VALUES`] values (at least one per
+/// pair of workers and round, so the residual reduction needs no second exchange).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DistBp {
     /// Iteration cap.
@@ -78,8 +99,13 @@ pub struct DistBp {
     pub damping: f64,
     /// Sum- or max-product.
     pub mode: BpMode,
-    /// How variables are assigned to workers.
+    /// How variables are assigned to workers (whole-model runs; a sharded run uses the
+    /// partition its shards were written with).
     pub partition: Partition,
+    /// Worker 0 writes one line per iteration to stderr (iteration, global residual,
+    /// messages exchanged by all workers); the binary sets it when stderr is a terminal.
+    #[serde(default)]
+    pub progress: bool,
 }
 
 impl Default for DistBp {
@@ -97,13 +123,19 @@ pub struct WorkerStats {
     pub messages_per_iter: u64,
     /// Of those, messages to variables of other workers (cut messages).
     pub remote_messages_per_iter: u64,
-    /// Payload bytes sent to other workers per iteration: `8 · Σ k_target` over the cut
-    /// messages plus [`PACKET_HEADER_BYTES`] per destination worker.
+    /// Payload bytes sent to other workers per iteration: 8 bytes per value of the cut
+    /// messages (one per message on the two-state linear path, `k_target` otherwise) plus
+    /// [`PACKET_HEADER_BYTES`] per destination worker.
     pub bytes_sent_per_iter: u64,
-    /// Bytes of the one-off setup round (message ids, 8 bytes each, plus headers).
+    /// Bytes of the two setup rounds (headers and three `u64` per peer).
     pub setup_bytes: u64,
     /// Seconds spent in the iterations (compute and exchange), wall clock.
     pub seconds: f64,
+    /// Of those, seconds computing messages (the rest is exchange and waiting).
+    pub compute_seconds: f64,
+    /// Payload bytes sent to other workers over the whole run (`bytes_sent_per_iter` times
+    /// the iterations).
+    pub bytes_sent: u64,
 }
 
 /// The result of one worker: marginals of its own variables.
@@ -133,6 +165,7 @@ pub struct DistMarginals {
     prob: Vec<f64>,
     convergence: Convergence,
     stats: Vec<WorkerStats>,
+    workers: Vec<usize>,
 }
 
 impl DistMarginals {
@@ -171,6 +204,7 @@ impl DistMarginals {
             prob,
             convergence,
             stats: outputs.iter().map(|o| o.stats).collect(),
+            workers: outputs.iter().map(|o| o.worker).collect(),
         }
     }
 
@@ -206,362 +240,267 @@ impl DistMarginals {
     pub fn stats(&self) -> &[WorkerStats] {
         &self.stats
     }
-}
 
-/// One oriented pairwise kernel `θ(x_src = a, x_tgt = b)` at `a * cols + b`, with its
-/// exp-domain copy `exp(θ − max θ)` and whether its dynamic range is below 600 nats
-/// (the same construction and test as srl-infer's kernels).
-pub(crate) struct Kernel {
-    cols: usize,
-    pub(crate) log: Vec<f64>,
-    exp: Vec<f64>,
-    safe: bool,
-}
-
-impl Kernel {
-    fn new(rows: usize, cols: usize, f: impl Fn(usize, usize) -> f64) -> Self {
-        let mut log = Vec::with_capacity(rows * cols);
-        for a in 0..rows {
-            for b in 0..cols {
-                log.push(f(a, b));
-            }
-        }
-        let mx = log.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let mn = log.iter().copied().fold(f64::INFINITY, f64::min);
-        let safe = log.is_empty() || mx - mn < 600.0;
-        let exp = log.iter().map(|&x| (x - mx).exp()).collect();
-        Self {
-            cols,
-            log,
-            exp,
-            safe,
-        }
+    /// The cluster-wide indices of this process's workers, in the order of
+    /// [`DistMarginals::stats`].
+    #[must_use]
+    pub fn workers(&self) -> &[usize] {
+        &self.workers
     }
 }
 
-/// Marks a destination as a remote worker (low bits) rather than a local offset.
-const REMOTE: u64 = 1 << 63;
+/// A slot whose reverse message has no destination (inconsistent shard or a part too large
+/// for 32-bit offsets).
+const MISSING: u32 = u32::MAX;
 
-/// One worker's share of the model: its variables, their incoming message slots (grouped
-/// by target, in the model's neighbour order) and, per slot, the reverse message this
-/// worker sends and where it goes.
+/// Marks an unknown neighbour in [`Part::build`].
+const UNKNOWN: u32 = u32::MAX;
+
+/// One worker's share of the model, built from its [`Shard`]: its variables, their
+/// incoming slots (grouped by variable, in edge order: srl-infer's order), the kernels, and
+/// per slot the keys of the message in and of the reverse message out.
 pub(crate) struct Part {
+    pub(crate) me: usize,
     pub(crate) peers: usize,
     pub(crate) nodes: Vec<u32>,
     /// Local state offsets (length `nodes + 1`).
     pub(crate) st_off: Vec<usize>,
     /// Unary log-potentials with evidence applied (`-∞` outside the observed state).
     pub(crate) eff: Vec<f64>,
+    /// Evidence of each variable ([`NONE`]: free).
+    pub(crate) evidence: Vec<u32>,
+    /// Gibbs colour of each variable ([`NONE`]: observed).
+    pub(crate) colour: Vec<u32>,
+    pub(crate) num_colours: usize,
     /// Slot range of each local variable (length `nodes + 1`).
     pub(crate) in_off: Vec<usize>,
-    /// Offset of each local variable's first incoming slot in the message arrays.
-    pub(crate) base: Vec<usize>,
-    /// Per slot: offset of the outgoing message in the source-grouped array (length
-    /// `slots + 1`).
+    /// Offset of each local variable's first incoming log-message entry (`k_v` per slot).
+    pub(crate) msg_base: Vec<usize>,
+    /// Per slot: offset of the outgoing log-message in the source-grouped array (length
+    /// `slots + 1`; the difference is the neighbour's state count).
     pub(crate) out_off: Vec<usize>,
-    /// Per slot: kernel of the outgoing message.
-    pub(crate) kern: Vec<u32>,
-    /// Per slot: local offset of the outgoing message's destination, or `REMOTE | worker`.
-    pub(crate) dest: Vec<u64>,
-    pub(crate) kernels: Vec<Kernel>,
-    /// Incoming message array length.
-    pub(crate) inc_len: usize,
-    /// Message keys (`2 e + side`) sent to each worker, in send order.
-    pub(crate) send_ids: Vec<Vec<u64>>,
-    /// Sorted `(key, offset)` of every incoming slot.
-    pub(crate) keys: Vec<(u64, usize)>,
-    /// Per slot: number of states of the message's target.
-    pub(crate) out_k: Vec<u32>,
-    /// Per slot: global id of the slot's source variable.
+    /// Per slot: kernel of the message into the slot's variable (the reverse uses `^ 1`).
+    pub(crate) in_kernel: Vec<u32>,
+    pub(crate) kernels: KernelTables,
+    /// Per slot: global id of the neighbour.
     pub(crate) src: Vec<u32>,
-}
-
-/// Key of the directed message along edge `e` into `target` (`2 e + [target is the second
-/// endpoint]`).
-#[inline]
-fn msg_key(mrf: &PairwiseMrf, e: usize, target: usize) -> u64 {
-    2 * e as u64 + u64::from(mrf.edge(e).1 == target)
+    /// Per slot: the neighbour's owner.
+    pub(crate) src_owner: Vec<u32>,
+    /// Per slot: key (`2 e + [target is the second endpoint]`) of the message in.
+    in_key: Vec<u64>,
+    /// Common state count of the whole model (0: mixed) and whether every kernel is safe.
+    uniform_k: usize,
+    all_safe: bool,
+    /// Edges of the whole model.
+    num_edges: u64,
 }
 
 impl Part {
-    pub(crate) fn build(mrf: &PairwiseMrf, p: &dyn Partitioner, me: usize, peers: usize) -> Self {
-        let n = mrf.num_nodes();
-        let nodes: Vec<u32> = (0..n)
-            .filter(|&v| p.owner(v, n, peers) == me)
-            .map(|v| v as u32)
-            .collect();
-        let mut st_off = vec![0];
-        let mut eff = Vec::new();
-        let mut in_off = vec![0];
-        let mut base = Vec::with_capacity(nodes.len());
-        let mut out_off = vec![0];
-        let (mut kern, mut dest, mut out_k, mut srcs) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut keys = Vec::new();
-        let mut send_ids = vec![Vec::new(); peers];
-        let mut table_map: Vec<u32> = vec![u32::MAX; mrf.tables().len()];
-        let mut kernels = Vec::new();
-        let mut inc_len = 0;
-        for &v in &nodes {
-            let v = v as usize;
-            let kv = mrf.num_states(v);
-            let ev = mrf.evidence(v);
-            eff.extend(mrf.unary(v).iter().enumerate().map(|(x, &t)| match ev {
-                Some(s) if s != x => f64::NEG_INFINITY,
-                _ => t,
-            }));
-            st_off.push(eff.len());
-            base.push(inc_len);
-            for (src, e) in mrf.neighbors(v) {
-                keys.push((msg_key(mrf, e, v), inc_len));
-                inc_len += kv;
-                let ks = mrf.num_states(src);
-                out_off.push(out_off[out_off.len() - 1] + ks);
-                out_k.push(ks as u32);
-                srcs.push(src as u32);
-                let t = mrf.edge_tables()[e] as usize;
-                if table_map[t] == u32::MAX {
-                    table_map[t] = (kernels.len() / 2) as u32;
-                    let tab = mrf.pair_table(e);
-                    let (r, c) = (tab.rows, tab.cols);
-                    let vals = &tab.log_values;
-                    kernels.push(Kernel::new(r, c, |a, b| vals[a * c + b]));
-                    kernels.push(Kernel::new(c, r, |a, b| vals[b * c + a]));
-                }
-                // The message v → src uses the table as stored when v is the first
-                // endpoint, transposed otherwise.
-                let transposed = mrf.edge(e).0 != v;
-                kern.push(2 * table_map[t] + u32::from(transposed));
-                let w = p.owner(src, n, peers);
-                if w == me {
-                    dest.push(msg_key(mrf, e, src));
+    /// Builds the part from its shard (consumed: its arrays move into the part).
+    pub(crate) fn build(shard: Shard, me: usize, peers: usize) -> Self {
+        let nl = shard.nodes.len();
+        let mut st_off = Vec::with_capacity(nl + 1);
+        st_off.push(0);
+        let mut eff = Vec::with_capacity(shard.unary.len());
+        let mut msg_base = Vec::with_capacity(nl);
+        let slots = shard.num_slots();
+        let mut out_off = Vec::with_capacity(slots + 1);
+        out_off.push(0);
+        let mut src_owner = Vec::with_capacity(slots);
+        let mut in_key = Vec::with_capacity(slots);
+        let mut base = 0;
+        for i in 0..nl {
+            let kv = shard.num_states[i] as usize;
+            let (a, z) = (st_off[i], st_off[i] + kv);
+            let ev = shard.evidence[i];
+            eff.extend(shard.unary[a..z].iter().enumerate().map(|(x, &t)| {
+                if ev != NONE && ev as usize != x {
+                    f64::NEG_INFINITY
                 } else {
-                    send_ids[w].push(msg_key(mrf, e, src));
-                    dest.push(REMOTE | w as u64);
+                    t
                 }
+            }));
+            st_off.push(z);
+            msg_base.push(base);
+            for s in shard.in_off[i]..shard.in_off[i + 1] {
+                let u = shard.slot_src[s];
+                base += kv;
+                let ks = shard.states_of(u).unwrap_or(1) as usize;
+                out_off.push(out_off[out_off.len() - 1] + ks);
+                src_owner.push(shard.owner_of(u).unwrap_or(UNKNOWN));
+                in_key.push(
+                    2 * shard.slot_edge[s] + u64::from(shard.slot_kernel[s].is_multiple_of(2)),
+                );
             }
-            in_off.push(kern.len());
         }
-        keys.sort_unstable();
-        let mut part = Self {
+        let mut kernels = KernelTables::new();
+        for t in &shard.tables {
+            kernels.push_table(t, 0.0);
+        }
+        Self {
+            me,
             peers,
-            nodes,
             st_off,
             eff,
-            in_off,
-            base,
+            num_colours: shard.num_colours as usize,
+            msg_base,
             out_off,
-            kern,
-            dest,
             kernels,
-            inc_len,
-            send_ids,
-            keys,
-            out_k,
-            src: srcs,
+            src_owner,
+            in_key,
+            uniform_k: shard.uniform_k as usize,
+            all_safe: shard.all_safe,
+            num_edges: shard.num_edges,
+            nodes: shard.nodes,
+            evidence: shard.evidence,
+            colour: shard.colour,
+            in_off: shard.in_off,
+            in_kernel: shard.slot_kernel,
+            src: shard.slot_src,
+        }
+    }
+
+    /// Key of the message sent back along slot `s` (the same edge, the other side).
+    #[inline]
+    fn out_key(&self, s: usize) -> u64 {
+        self.in_key[s] ^ 1
+    }
+
+    fn slots(&self) -> usize {
+        self.src.len()
+    }
+}
+
+/// Where every message goes and comes from in one message layout (`width(s)` entries per
+/// message: 1 for two-state ratios, `k_target` for log-messages).
+struct Routes {
+    /// Incoming message array length (local part).
+    inc_len: usize,
+    /// Per slot: offset where the message sent back along the slot goes (an incoming
+    /// offset, or `inc_len + ` a position in a send buffer).
+    dest: Vec<u32>,
+    /// Send buffer of each peer: `inc_len + send_off[w] .. inc_len + send_off[w + 1]`.
+    send_off: Vec<usize>,
+    /// Per peer: the packets of a round, as `(first message, value range)` in the send
+    /// buffer (relative to `send_off[w]`), at most [`CHUNK_VALUES`] values each; at least
+    /// one (possibly empty) packet per peer.
+    chunks: Vec<Vec<(u64, std::ops::Range<usize>)>>,
+    /// Per peer: `(offset, width)` of each message it sends here, in its send order.
+    recv: Vec<Vec<(usize, usize)>>,
+    /// Per peer: messages sent to it per iteration, and a hash of their keys in order.
+    send_check: Vec<(u64, u64)>,
+    /// Per peer: the same for the messages received from it.
+    recv_check: Vec<(u64, u64)>,
+}
+
+fn key_hash(h: u64, key: u64) -> u64 {
+    splitmix64(h ^ key)
+}
+
+impl Routes {
+    /// `ratio`: one entry per message (two-state ratios), else `k_target` entries.
+    #[allow(clippy::needless_range_loop)] // parallel per-slot arrays
+    fn new(part: &Part, ratio: bool) -> Self {
+        let slots = part.slots();
+        let peers = part.peers;
+        let mut inc_at = Vec::with_capacity(slots);
+        for i in 0..part.nodes.len() {
+            let kv = part.st_off[i + 1] - part.st_off[i];
+            for s in part.in_off[i]..part.in_off[i + 1] {
+                inc_at.push(if ratio {
+                    s
+                } else {
+                    part.msg_base[i] + (s - part.in_off[i]) * kv
+                });
+            }
+        }
+        let inc_len = if ratio {
+            slots
+        } else {
+            part.st_off
+                .windows(2)
+                .zip(part.in_off.windows(2))
+                .map(|(a, b)| (a[1] - a[0]) * (b[1] - b[0]))
+                .sum()
         };
-        for s in 0..part.dest.len() {
-            if part.dest[s] & REMOTE == 0 {
-                part.dest[s] = part.lookup(part.dest[s]) as u64;
-            }
-        }
-        part
-    }
-
-    /// Offset of the incoming slot with message key `key`.
-    ///
-    /// # Panics
-    /// If no local slot has that key (the partition disagreed between workers: a broken
-    /// [`Partitioner`]).
-    fn lookup(&self, key: u64) -> usize {
-        let i = self.keys.binary_search_by_key(&key, |&(k, _)| k).expect(
-            "every message sent here targets a slot of this worker (deterministic partitioner)",
-        );
-        self.keys[i].1
-    }
-
-    fn remote_per_peer(&self) -> Vec<u64> {
-        let mut vals = vec![0u64; self.peers];
-        for (s, &d) in self.dest.iter().enumerate() {
-            if d & REMOTE != 0 {
-                vals[(d & !REMOTE) as usize] += u64::from(self.out_k[s]);
-            }
-        }
-        vals
-    }
-
-    /// One flooding pass: every local variable sends all its messages from the incoming
-    /// messages `old`; local ones land in `new`, remote ones are appended to `send`.
-    /// Returns the local max residual.
-    #[allow(clippy::too_many_arguments)]
-    fn sweep(
-        &self,
-        mode: BpMode,
-        damping: f64,
-        old: &[f64],
-        new: &mut [f64],
-        outg: &mut [f64],
-        send: &mut [Vec<f64>],
-        scratch: &mut [f64],
-    ) -> f64 {
-        let k = scratch.len() / 4;
-        let (b, rest) = scratch.split_at_mut(k);
-        let (cav, rest) = rest.split_at_mut(k);
-        let (out, u) = rest.split_at_mut(k);
-        let mut residual: f64 = 0.0;
-        for i in 0..self.nodes.len() {
-            let ki = self.st_off[i + 1] - self.st_off[i];
-            let b = &mut b[..ki];
-            b.copy_from_slice(&self.eff[self.st_off[i]..self.st_off[i + 1]]);
-            let (s0, s1) = (self.in_off[i], self.in_off[i + 1]);
-            let bs = self.base[i];
-            for m in old[bs..bs + ki * (s1 - s0)].chunks_exact(ki) {
-                for (x, &y) in b.iter_mut().zip(m) {
-                    *x += y;
-                }
-            }
-            for s in s0..s1 {
-                let so = bs + (s - s0) * ki;
-                for a in 0..ki {
-                    cav[a] = b[a] - old[so + a];
-                }
-                let (o0, o1) = (self.out_off[s], self.out_off[s + 1]);
-                let out = &mut out[..o1 - o0];
-                message(
-                    mode,
-                    &self.kernels[self.kern[s] as usize],
-                    &cav[..ki],
-                    out,
-                    u,
-                );
-                let prev = &mut outg[o0..o1];
-                residual = residual.max(finish(out, prev, damping));
-                prev.copy_from_slice(out);
-                let d = self.dest[s];
-                if d & REMOTE == 0 {
-                    let d = d as usize;
-                    new[d..d + out.len()].copy_from_slice(out);
-                } else {
-                    send[(d & !REMOTE) as usize].extend_from_slice(out);
-                }
-            }
-        }
-        residual
-    }
-
-    /// Normalised log-beliefs of the local variables from the incoming messages `msgs`.
-    fn beliefs(&self, msgs: &[f64]) -> Vec<f64> {
-        let mut bel = self.eff.clone();
-        for i in 0..self.nodes.len() {
-            let (a, z) = (self.st_off[i], self.st_off[i + 1]);
-            let ki = z - a;
-            let b = &mut bel[a..z];
-            let bs = self.base[i];
-            let slots = self.in_off[i + 1] - self.in_off[i];
-            for m in msgs[bs..bs + ki * slots].chunks_exact(ki) {
-                for (x, &y) in b.iter_mut().zip(m) {
-                    *x += y;
-                }
-            }
-            let lz = log_sum_exp(b);
-            if lz == f64::NEG_INFINITY || lz.is_nan() {
-                let uni = -(ki as f64).ln();
-                b.iter_mut().for_each(|x| *x = uni);
+        let width_out = |s: usize| {
+            if ratio {
+                1
             } else {
-                b.iter_mut().for_each(|x| *x -= lz);
+                part.out_off[s + 1] - part.out_off[s]
+            }
+        };
+        // Local targets by key; remote messages per peer in key order (both sides sort the
+        // same keys, so no setup round is needed to agree on the order).
+        let mut local: Vec<(u64, usize)> = Vec::new();
+        let mut out_remote: Vec<Vec<(u64, usize)>> = vec![Vec::new(); peers];
+        let mut in_remote: Vec<Vec<(u64, usize, usize)>> = vec![Vec::new(); peers];
+        for i in 0..part.nodes.len() {
+            let kv = part.st_off[i + 1] - part.st_off[i];
+            for s in part.in_off[i]..part.in_off[i + 1] {
+                let w = part.src_owner[s] as usize;
+                if w == part.me {
+                    local.push((part.in_key[s], inc_at[s]));
+                } else if w < peers {
+                    out_remote[w].push((part.out_key(s), s));
+                    in_remote[w].push((part.in_key[s], inc_at[s], if ratio { 1 } else { kv }));
+                }
             }
         }
-        bel
+        local.sort_unstable();
+        // Offsets are u32 (half the index traffic of the pass); a part whose messages need
+        // more than 2^32 - 1 entries is refused by the caller (`dest` then holds MISSING).
+        let mut dest = vec![MISSING; slots];
+        for s in 0..slots {
+            if part.src_owner[s] as usize == part.me
+                && let Ok(j) = local.binary_search_by_key(&part.out_key(s), |x| x.0)
+            {
+                dest[s] = u32::try_from(local[j].1).unwrap_or(MISSING);
+            }
+        }
+        let mut send_off = vec![0usize; peers + 1];
+        let mut send_check = vec![(0u64, 0u64); peers];
+        let mut chunks = vec![Vec::new(); peers];
+        for w in 0..peers {
+            out_remote[w].sort_unstable();
+            let mut at = send_off[w];
+            let mut chunk = (0u64, 0usize);
+            for (j, &(key, s)) in out_remote[w].iter().enumerate() {
+                let width = width_out(s);
+                let here = at - send_off[w];
+                if here > chunk.1 && here + width - chunk.1 > CHUNK_VALUES {
+                    chunks[w].push((chunk.0, chunk.1..at - send_off[w]));
+                    chunk = (j as u64, at - send_off[w]);
+                }
+                dest[s] = u32::try_from(inc_len + at).unwrap_or(MISSING);
+                at += width;
+                send_check[w] = (send_check[w].0 + 1, key_hash(send_check[w].1, key));
+            }
+            chunks[w].push((chunk.0, chunk.1..at - send_off[w]));
+            send_off[w + 1] = at;
+        }
+        let mut recv_check = vec![(0u64, 0u64); peers];
+        let recv = in_remote
+            .into_iter()
+            .enumerate()
+            .map(|(w, mut list)| {
+                list.sort_unstable();
+                for &(key, _, _) in &list {
+                    recv_check[w] = (recv_check[w].0 + 1, key_hash(recv_check[w].1, key));
+                }
+                list.into_iter().map(|(_, o, k)| (o, k)).collect()
+            })
+            .collect();
+        Self {
+            inc_len,
+            dest,
+            send_off,
+            chunks,
+            recv,
+            send_check,
+            recv_check,
+        }
     }
-}
-
-/// The log-message from the sender's cavity `cav` through kernel `ker` into `out`,
-/// normalised to `max = 0` (srl-infer's message arithmetic, operation for operation).
-#[inline]
-fn message(mode: BpMode, ker: &Kernel, cav: &[f64], out: &mut [f64], u: &mut [f64]) {
-    let ki = cav.len();
-    let kj = out.len();
-    debug_assert_eq!(ker.cols, kj);
-    match mode {
-        BpMode::SumProduct if ker.safe => {
-            if ki == 2 && kj == 2 {
-                let e = &ker.exp[..4];
-                let (c0, c1) = (cav[0], cav[1]);
-                let (n0, n1) = if c0 >= c1 {
-                    let w = (c1 - c0).exp();
-                    (e[0] + w * e[2], e[1] + w * e[3])
-                } else {
-                    let w = (c0 - c1).exp();
-                    (e[2] + w * e[0], e[3] + w * e[1])
-                };
-                let lr = (n1 / n0).ln();
-                if lr >= 0.0 {
-                    out[0] = -lr;
-                    out[1] = 0.0;
-                } else {
-                    out[0] = 0.0;
-                    out[1] = lr;
-                }
-                return;
-            }
-            let cmax = cav.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            for (w, &c) in u[..ki].iter_mut().zip(cav) {
-                *w = (c - cmax).exp();
-            }
-            out.iter_mut().for_each(|o| *o = 0.0);
-            for (row, &w) in ker.exp.chunks_exact(kj).zip(&u[..ki]) {
-                if w == 0.0 {
-                    continue;
-                }
-                for (o, &t) in out.iter_mut().zip(row) {
-                    *o += w * t;
-                }
-            }
-            out.iter_mut().for_each(|o| *o = o.ln());
-        }
-        BpMode::SumProduct => {
-            let table = &ker.log;
-            for (b, o) in out.iter_mut().enumerate() {
-                let mut mx = f64::NEG_INFINITY;
-                for a in 0..ki {
-                    mx = mx.max(cav[a] + table[a * kj + b]);
-                }
-                let mut sum = 0.0;
-                for a in 0..ki {
-                    sum += (cav[a] + table[a * kj + b] - mx).exp();
-                }
-                *o = mx + sum.ln();
-            }
-        }
-        BpMode::MaxProduct => {
-            out.iter_mut().for_each(|o| *o = f64::NEG_INFINITY);
-            for (row, &c) in ker.log.chunks_exact(kj).zip(cav) {
-                for (o, &t) in out.iter_mut().zip(row) {
-                    *o = o.max(c + t);
-                }
-            }
-        }
-    }
-    let mx = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    out.iter_mut().for_each(|o| *o -= mx);
-}
-
-/// Damping against the previous message, renormalisation, residual `max |new − old|`.
-#[inline]
-fn finish(out: &mut [f64], old: &[f64], damping: f64) -> f64 {
-    if damping > 0.0 {
-        let mut mx = f64::NEG_INFINITY;
-        for (o, &p) in out.iter_mut().zip(old) {
-            *o = (1.0 - damping) * *o + damping * p;
-            mx = mx.max(*o);
-        }
-        out.iter_mut().for_each(|o| *o -= mx);
-    }
-    let mut r: f64 = 0.0;
-    for (o, &p) in out.iter().zip(old) {
-        r = r.max((o - p).abs());
-    }
-    r
 }
 
 /// Checks that `mrf` is an ordinary model (every log-potential finite and at most
@@ -590,6 +529,19 @@ pub fn check_ordinary(mrf: &PairwiseMrf) -> Result<(), DistError> {
     Ok(())
 }
 
+/// The greedy colouring of the whole model (srl-infer's), for [`Shard::from_mrf`].
+pub(crate) fn model_colours(mrf: &PairwiseMrf) -> (Vec<u32>, u32) {
+    let n = mrf.num_nodes();
+    let mut in_off = Vec::with_capacity(n + 1);
+    in_off.push(0);
+    let mut in_src = Vec::with_capacity(mrf.num_directed_edges());
+    for v in 0..n {
+        in_src.extend(mrf.neighbors(v).map(|(u, _)| u as u32));
+        in_off.push(in_src.len());
+    }
+    srl_infer::kernel::greedy_colours(&in_off, &in_src, |v| mrf.evidence(v).is_some())
+}
+
 impl DistBp {
     /// The distributed twin of a [`LoopyBp`] configuration (its schedule and beliefs
     /// fields do not apply: the schedule is flooding, only node marginals are computed).
@@ -601,6 +553,7 @@ impl DistBp {
             damping: bp.damping,
             mode: bp.mode,
             partition: Partition::Range,
+            progress: false,
         }
     }
 
@@ -615,133 +568,359 @@ impl DistBp {
     /// Runs this worker's part inside an existing timely execution, with the built-in
     /// [`Partition`] in `self.partition`. Every worker of the execution must call it with
     /// the same model and configuration.
-    pub fn run_worker(&self, worker: &mut Worker, mrf: &PairwiseMrf) -> WorkerOutput {
+    ///
+    /// # Errors
+    /// As [`DistBp::run_worker_shard`].
+    pub fn run_worker(
+        &self,
+        worker: &mut Worker,
+        mrf: &PairwiseMrf,
+    ) -> Result<WorkerOutput, DistError> {
         self.run_worker_with(worker, mrf, &self.partition)
     }
 
     /// [`DistBp::run_worker`] with a custom [`Partitioner`] (the hook for a better
-    /// partition than id ranges or hashing).
+    /// partition than id ranges or hashing; it must be deterministic).
     ///
-    /// # Panics
-    /// If the partitioner is not deterministic across workers (a message then arrives at
-    /// a worker that does not own its target).
+    /// # Errors
+    /// As [`DistBp::run_worker_shard`].
     pub fn run_worker_with(
         &self,
         worker: &mut Worker,
         mrf: &PairwiseMrf,
         partitioner: &dyn Partitioner,
-    ) -> WorkerOutput {
+    ) -> Result<WorkerOutput, DistError> {
         let (me, peers) = (worker.index(), worker.peers());
-        let part = Part::build(mrf, partitioner, me, peers);
+        // Gibbs colours are not needed for BP.
+        let colour: Vec<u32> = (0..mrf.num_nodes())
+            .map(|v| if mrf.evidence(v).is_some() { NONE } else { 0 })
+            .collect();
+        let shard = Shard::from_mrf(mrf, partitioner, me, peers, &colour, 1);
+        self.run_worker_owned(worker, shard)
+    }
+
+    /// Runs this worker's part from its shard (worker `w` of `W` runs part `w` of `W`);
+    /// every worker of the execution must call it (with its own shard) or
+    /// [`DistBp::run_worker_with`] with the same configuration.
+    ///
+    /// Two setup rounds check, before any iteration, that the shards agree: every pair
+    /// of workers expects the same cut messages (count and a hash of their keys). If any
+    /// worker's check fails, every worker returns the error.
+    ///
+    /// # Errors
+    /// [`DistError::Argument`] if the shard is for another part or part count;
+    /// [`DistError::Inconsistent`] if the shards disagree.
+    ///
+    /// # Panics
+    /// If the shard's own arrays disagree (lengths, offsets, kernel indices): a shard from
+    /// [`Shard::read`] or [`Shard::from_mrf`] never does; one assembled by hand from the
+    /// public fields may.
+    pub fn run_worker_shard(
+        &self,
+        worker: &mut Worker,
+        shard: &Shard,
+    ) -> Result<WorkerOutput, DistError> {
+        self.run_worker_owned(worker, shard.clone())
+    }
+
+    /// [`DistBp::run_worker_shard`] consuming the shard (its arrays move into the worker's
+    /// state, so the shard is not held twice).
+    #[allow(clippy::needless_range_loop, clippy::too_many_lines)] // parallel per-variable arrays
+    fn run_worker_owned(
+        &self,
+        worker: &mut Worker,
+        shard: Shard,
+    ) -> Result<WorkerOutput, DistError> {
+        let (me, peers) = (worker.index(), worker.peers());
         let mut halo: Halo<Packet> = Halo::new(worker);
-        let mut stats = WorkerStats {
-            nodes: part.nodes.len() as u64,
-            messages_per_iter: part.dest.len() as u64,
-            remote_messages_per_iter: part.dest.iter().filter(|&&d| d & REMOTE != 0).count() as u64,
-            ..WorkerStats::default()
-        };
-        let per_peer = part.remote_per_peer();
-        stats.bytes_sent_per_iter = (0..peers)
-            .filter(|&w| w != me)
-            .map(|w| 8 * per_peer[w] + PACKET_HEADER_BYTES)
-            .sum();
-        // Round 0: tell every other worker which messages it will receive, in order.
+        let mut problem: Option<DistError> = None;
+        if shard.part as usize != me || shard.parts as usize != peers {
+            problem = Some(DistError::Argument(format!(
+                "worker {me} of {peers} was given shard {} of {}",
+                shard.part, shard.parts
+            )));
+        }
+        let part = Part::build(shard, me, peers);
+        let ratio = self.mode == BpMode::SumProduct
+            && self.damping() == 0.0
+            && part.uniform_k == 2
+            && part.all_safe;
+        let routes = Routes::new(&part, ratio);
+        if problem.is_none() && routes.dest.contains(&MISSING) {
+            problem = Some(DistError::Inconsistent(format!(
+                "worker {me}: a message to one of its own variables has no slot (the shard is inconsistent), or the part needs more than 2^32 - 1 message entries (use more parts)"
+            )));
+        }
+        // Setup round 0: message counts and key hashes per pair; round 1: every verdict.
         let mut round = 0u64;
+        let cut_here: u64 = routes.send_check.iter().map(|c| c.0).sum();
         for w in (0..peers).filter(|&w| w != me) {
-            stats.setup_bytes += 8 * part.send_ids[w].len() as u64 + PACKET_HEADER_BYTES;
+            let (count, hash) = routes.send_check[w];
             halo.send(Packet {
                 to: w as u32,
                 from: me as u32,
                 round,
                 residual: 0.0,
-                ids: part.send_ids[w].clone(),
+                first: 0,
+                ids: vec![count, hash, cut_here],
                 vals: Vec::new(),
             });
         }
-        // Per sender: (offset, k) of each incoming slot, in the sender's order.
-        let mut recv_off: Vec<Vec<(usize, usize)>> = vec![Vec::new(); peers];
+        let mut cut_total = cut_here;
         for p in halo.deliver(worker, round) {
-            recv_off[p.from as usize] = p
-                .ids
-                .iter()
-                .map(|&key| {
-                    let o = part.lookup(key);
-                    (o, part.ko(o))
-                })
-                .collect();
+            let from = p.from as usize;
+            let got = (
+                p.ids.first().copied().unwrap_or(0),
+                p.ids.get(1).copied().unwrap_or(0),
+            );
+            cut_total += p.ids.get(2).copied().unwrap_or(0);
+            if problem.is_none() && routes.recv_check.get(from) != Some(&got) {
+                problem = Some(DistError::Inconsistent(format!(
+                    "worker {from} sends worker {me} {} messages per iteration, worker {me} expects {} (or their ids differ): the shards do not belong together",
+                    got.0,
+                    routes.recv_check.get(from).map_or(0, |c| c.0)
+                )));
+            }
         }
-        let k = part
+        round += 1;
+        for w in (0..peers).filter(|&w| w != me) {
+            halo.send(Packet {
+                to: w as u32,
+                from: me as u32,
+                round,
+                residual: f64::from(u8::from(problem.is_some())),
+                first: 0,
+                ids: Vec::new(),
+                vals: Vec::new(),
+            });
+        }
+        let mut failed_elsewhere = None;
+        for p in halo.deliver(worker, round) {
+            if p.residual != 0.0 {
+                failed_elsewhere = Some(p.from);
+            }
+        }
+        if let Some(e) = problem {
+            return Err(e);
+        }
+        if let Some(w) = failed_elsewhere {
+            return Err(DistError::Inconsistent(format!(
+                "worker {w} found its shard inconsistent with the others"
+            )));
+        }
+        let mut stats = WorkerStats {
+            nodes: part.nodes.len() as u64,
+            messages_per_iter: part.slots() as u64,
+            remote_messages_per_iter: cut_here,
+            ..WorkerStats::default()
+        };
+        stats.bytes_sent_per_iter = (0..peers)
+            .filter(|&w| w != me)
+            .map(|w| {
+                8 * (routes.send_off[w + 1] - routes.send_off[w]) as u64
+                    + PACKET_HEADER_BYTES * routes.chunks[w].len() as u64
+            })
+            .sum();
+        stats.setup_bytes = 2 * (peers.saturating_sub(1) as u64) * PACKET_HEADER_BYTES
+            + 24 * (peers.saturating_sub(1) as u64);
+        let total = routes.inc_len + routes.send_off[peers];
+        let init = if ratio { 1.0 } else { 0.0 };
+        let mut old = vec![init; total];
+        let mut new = vec![init; total];
+        let prev_len = if ratio {
+            part.slots()
+        } else {
+            part.out_off[part.slots()]
+        };
+        let mut prev = vec![init; prev_len];
+        let kmax = part
             .st_off
             .windows(2)
             .map(|w| w[1] - w[0])
+            .chain(part.out_off.windows(2).map(|w| w[1] - w[0]))
             .max()
-            .unwrap_or(1);
-        let k = k
-            .max(part.out_k.iter().copied().max().unwrap_or(1) as usize)
+            .unwrap_or(1)
             .max(1);
-        let mut scratch = vec![0.0; 4 * k];
-        let mut old = vec![0.0; part.inc_len];
-        let mut new = vec![0.0; part.inc_len];
-        let mut outg = vec![0.0; part.out_off[part.out_off.len() - 1]];
+        let mut scratch = vec![0.0; 5 * kmax];
+        let mut logs = Vec::new();
+        let kind: Vec<VarKind>;
+        let unary_ratio: Vec<f64>;
+        if ratio {
+            let ranges: Vec<f64> = (0..part.kernels.len())
+                .map(|q| part.kernels.range(q))
+                .collect();
+            let mut lin = [0.0; 2];
+            kind = (0..part.nodes.len())
+                .map(|i| {
+                    let ev = part.evidence[i];
+                    plan_variable(
+                        &part.eff[2 * i..2 * i + 2],
+                        (ev != NONE).then_some(ev),
+                        true,
+                        part.in_kernel[part.in_off[i]..part.in_off[i + 1]]
+                            .iter()
+                            .map(|&q| ranges[q as usize]),
+                        &mut lin,
+                    )
+                })
+                .collect();
+            unary_ratio = (0..part.nodes.len())
+                .map(|i| {
+                    if kind[i] == VarKind::Linear {
+                        (part.eff[2 * i + 1] - part.eff[2 * i]).exp()
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+        } else {
+            kind = Vec::new();
+            unary_ratio = Vec::new();
+        }
         let damping = self.damping();
-        let none = mrf.num_edges() == 0;
+        let none = part.num_edges == 0;
         let mut convergence = Convergence {
             converged: none,
             iterations: 0,
             max_residual: if none { 0.0 } else { f64::INFINITY },
         };
-        let start = std::time::Instant::now();
+        let mut broken: Option<DistError> = None;
+        let start = Instant::now();
+        let nl = part.nodes.len();
         while !convergence.converged && convergence.iterations < self.max_iters {
             round += 1;
-            let mut send: Vec<Vec<f64>> = per_peer
-                .iter()
-                .map(|&c| Vec::with_capacity(c as usize))
-                .collect();
-            let mut residual = part.sweep(
-                self.mode,
-                damping,
-                &old,
-                &mut new,
-                &mut outg,
-                &mut send,
-                &mut scratch,
-            );
-            for (w, vals) in send.into_iter().enumerate() {
-                if w != me {
+            let t0 = Instant::now();
+            let mut residual = if ratio {
+                let block = BinaryBlock {
+                    in_off: &part.in_off,
+                    kind: &kind,
+                    unary_ratio: &unary_ratio,
+                    unary_log: &part.eff,
+                    in_kernel: &part.in_kernel,
+                    kernel_off: &part.kernels.off,
+                    kernel_exp: &part.kernels.exp,
+                };
+                let dest = &routes.dest;
+                binary_pass(
+                    &block,
+                    0..nl,
+                    &old,
+                    &mut prev,
+                    |s, r| new[dest[s] as usize] = r,
+                    &mut logs,
+                )
+            } else {
+                let block = LogBlock {
+                    state_off: &part.st_off,
+                    unary_log: &part.eff,
+                    in_off: &part.in_off,
+                    msg_base: &part.msg_base,
+                    out_off: &part.out_off,
+                    in_kernel: &part.in_kernel,
+                    kernels: part.kernels.view(),
+                    uniform_k: part.uniform_k,
+                    all_safe: part.all_safe,
+                };
+                let r = log_pass(
+                    &block,
+                    self.mode,
+                    damping,
+                    0..nl,
+                    &old,
+                    &mut prev,
+                    &mut scratch,
+                );
+                for (s, &d) in routes.dest.iter().enumerate() {
+                    let d = d as usize;
+                    let m = &prev[part.out_off[s]..part.out_off[s + 1]];
+                    new[d..d + m.len()].copy_from_slice(m);
+                }
+                r
+            };
+            stats.compute_seconds += t0.elapsed().as_secs_f64();
+            for w in (0..peers).filter(|&w| w != me) {
+                let base = routes.inc_len + routes.send_off[w];
+                for (first, r) in &routes.chunks[w] {
                     halo.send(Packet {
                         to: w as u32,
                         from: me as u32,
                         round,
                         residual,
+                        first: *first,
                         ids: Vec::new(),
-                        vals,
+                        vals: new[base + r.start..base + r.end].to_vec(),
                     });
                 }
             }
+            let mut got = vec![0usize; peers];
             for p in halo.deliver(worker, round) {
                 residual = residual.max(p.residual);
-                let offs = &recv_off[p.from as usize];
-                let mut at = 0;
-                for &(o, ko) in offs {
-                    new[o..o + ko].copy_from_slice(&p.vals[at..at + ko]);
-                    at += ko;
+                let from = p.from as usize;
+                let offs = routes.recv.get(from).map_or(&[][..], Vec::as_slice);
+                match scatter(offs, p.first, &p.vals, &mut new) {
+                    Some(count) => got[from] += count,
+                    None => {
+                        broken.get_or_insert_with(|| {
+                            DistError::Inconsistent(format!(
+                                "worker {from} sent {} values from message {} in round {round}, which do not fit what worker {me} expects",
+                                p.vals.len(),
+                                p.first
+                            ))
+                        });
+                    }
+                }
+            }
+            for (w, offs) in routes.recv.iter().enumerate() {
+                if got[w] != offs.len() {
+                    broken.get_or_insert_with(|| {
+                        DistError::Inconsistent(format!(
+                            "worker {me} received {} of the {} messages of worker {w} in round {round}",
+                            got[w],
+                            offs.len()
+                        ))
+                    });
                 }
             }
             std::mem::swap(&mut old, &mut new);
             convergence.iterations += 1;
             convergence.max_residual = residual;
             convergence.converged = residual < self.tol;
+            stats.bytes_sent += stats.bytes_sent_per_iter;
+            if self.progress && me == 0 {
+                progress_line(convergence.iterations, residual, cut_total);
+            }
         }
         stats.seconds = start.elapsed().as_secs_f64();
-        let node_log = part.beliefs(&old);
-        WorkerOutput {
+        if let Some(e) = broken {
+            return Err(e);
+        }
+        let mut node_log = part.eff.clone();
+        for i in 0..nl {
+            let (a, z) = (part.st_off[i], part.st_off[i + 1]);
+            let (s0, s1) = (part.in_off[i], part.in_off[i + 1]);
+            let b = &mut node_log[a..z];
+            if ratio {
+                let x = binary_belief(kind[i], [b[0], b[1]], &old[s0..s1]);
+                b.copy_from_slice(&x);
+            } else {
+                let kv = z - a;
+                let base = part.msg_base[i];
+                for m in old[base..base + kv * (s1 - s0)].chunks_exact(kv) {
+                    for (x, &y) in b.iter_mut().zip(m) {
+                        *x += y;
+                    }
+                }
+            }
+            normalize_log(b);
+        }
+        Ok(WorkerOutput {
             worker: me,
             nodes: part.nodes.clone(),
             node_off: part.st_off.clone(),
             node_log,
             convergence,
             stats,
-        }
+        })
     }
 
     /// Runs on a timely execution described by `config` (`timely::Config::thread()`,
@@ -759,14 +938,38 @@ impl DistBp {
     ) -> Result<DistMarginals, DistError> {
         check_ordinary(&mrf)?;
         let cfg = *self;
-        let guards = timely::execute(config, move |worker| cfg.run_worker(worker, &mrf))
-            .map_err(DistError::Timely)?;
-        let outputs = guards
-            .join()
-            .into_iter()
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(DistError::Timely)?;
-        Ok(DistMarginals::from_outputs(outputs))
+        gather(timely::execute(config, move |worker| {
+            cfg.run_worker(worker, &mrf)
+        }))
+    }
+
+    /// Runs from shards: this process's workers run the parts `shards` holds, in worker
+    /// order (worker `w` of the execution runs the shard whose `part` is `w`; a process
+    /// with workers `a..b` of the cluster passes the shards `a..b`, e.g. from
+    /// [`read_shards`]). Each process reads only its own shards.
+    ///
+    /// # Errors
+    /// [`DistError::Argument`] if a worker finds no shard for its index;
+    /// [`DistError::Inconsistent`] if the shards do not belong together; [`DistError::Timely`]
+    /// as [`DistBp::run`].
+    pub fn run_shards(
+        &self,
+        shards: Vec<Shard>,
+        config: timely::Config,
+    ) -> Result<DistMarginals, DistError> {
+        let cfg = *self;
+        let shards = ShardSlots::new(shards);
+        gather(timely::execute(config, move |worker| {
+            match shards.take(worker.index()) {
+                Some(shard) => cfg.run_worker_owned(worker, shard),
+                None => {
+                    // Take part in the setup rounds so the others stop too.
+                    let empty = Shard::empty(worker.index(), worker.peers());
+                    cfg.run_worker_owned(worker, empty)
+                        .and(Err(no_shard(worker.index())))
+                }
+            }
+        }))
     }
 
     /// [`DistBp::run`] on `workers` threads of this process.
@@ -778,21 +981,94 @@ impl DistBp {
         mrf: Arc<PairwiseMrf>,
         workers: usize,
     ) -> Result<DistMarginals, DistError> {
-        let config = if workers <= 1 {
-            timely::Config::thread()
-        } else {
-            timely::Config::process(workers)
-        };
-        self.run(mrf, config)
+        self.run(mrf, threads_config(workers))
     }
 }
 
-impl Part {
-    /// Number of states of the variable whose incoming slot starts at offset `o`.
-    #[inline]
-    fn ko(&self, o: usize) -> usize {
-        // base is ascending: the variable is the last one whose base is <= o.
-        let i = self.base.partition_point(|&b| b <= o) - 1;
-        self.st_off[i + 1] - self.st_off[i]
+/// This process's shards, handed to its worker threads by part index.
+#[derive(Clone)]
+pub(crate) struct ShardSlots(Arc<Vec<std::sync::Mutex<Option<Shard>>>>);
+
+impl ShardSlots {
+    pub(crate) fn new(shards: Vec<Shard>) -> Self {
+        Self(Arc::new(
+            shards
+                .into_iter()
+                .map(|s| std::sync::Mutex::new(Some(s)))
+                .collect(),
+        ))
     }
+
+    /// The shard of part `worker`, once.
+    pub(crate) fn take(&self, worker: usize) -> Option<Shard> {
+        self.0.iter().find_map(|m| {
+            let mut g = m.lock().ok()?;
+            if g.as_ref().is_some_and(|s| s.part as usize == worker) {
+                g.take()
+            } else {
+                None
+            }
+        })
+    }
+}
+
+pub(crate) fn no_shard(worker: usize) -> DistError {
+    DistError::Argument(format!("no shard for worker {worker} in this process"))
+}
+
+/// `timely::Config` for `workers` threads of this process (one thread: no channels).
+pub(crate) fn threads_config(workers: usize) -> timely::Config {
+    if workers <= 1 {
+        timely::Config::thread()
+    } else {
+        timely::Config::process(workers)
+    }
+}
+
+/// Joins timely's workers and gathers their outputs (the first worker error wins).
+fn gather(
+    guards: Result<timely::communication::WorkerGuards<Result<WorkerOutput, DistError>>, String>,
+) -> Result<DistMarginals, DistError> {
+    let outputs = guards
+        .map_err(DistError::Timely)?
+        .join()
+        .into_iter()
+        .map(|r| r.map_err(DistError::Timely).and_then(|x| x))
+        .collect::<Result<Vec<_>, DistError>>()?;
+    Ok(DistMarginals::from_outputs(outputs))
+}
+
+/// Copies the messages `first, first + 1, ...` of a packet (`vals`, in the sender's order)
+/// into their slots `offs[j] = (offset, width)`; returns how many, or `None` if the values
+/// do not end at a message boundary or run past the list.
+fn scatter(offs: &[(usize, usize)], first: u64, vals: &[f64], new: &mut [f64]) -> Option<usize> {
+    let mut j = usize::try_from(first).ok()?;
+    let mut at = 0;
+    let start = j;
+    while at < vals.len() {
+        let &(o, k) = offs.get(j)?;
+        let v = vals.get(at..at + k)?;
+        new.get_mut(o..o + k)?.copy_from_slice(v);
+        at += k;
+        j += 1;
+    }
+    Some(j - start)
+}
+
+/// One progress line on stderr (worker 0, when [`DistBp::progress`] is set).
+#[allow(clippy::print_stderr)]
+fn progress_line(iteration: usize, residual: f64, cut: u64) {
+    eprintln!("srl-dist: iteration {iteration} residual {residual:.3e} messages exchanged {cut}");
+}
+
+/// Reads the shards `parts` of the folder `dir` (files `part-NNNNN.shard`), e.g. those of
+/// this process's workers.
+///
+/// # Errors
+/// As [`Shard::read`].
+pub fn read_shards(
+    dir: &std::path::Path,
+    parts: std::ops::Range<usize>,
+) -> Result<Vec<Shard>, DistError> {
+    parts.map(|p| Shard::read(&shard_file(dir, p))).collect()
 }

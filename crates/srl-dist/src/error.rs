@@ -36,6 +36,30 @@ pub enum DistError {
     /// given, or its folder is missing or read-only (srl-io's rules).
     #[error(transparent)]
     Output(#[from] srl_io::OutputError),
+    /// A shard file is malformed (see [`crate::shard`]).
+    #[error("{file}: byte {offset}: {message}")]
+    Shard {
+        /// The file.
+        file: PathBuf,
+        /// Byte offset of the problem.
+        offset: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A model file being partitioned is malformed.
+    #[error("{file}:{line}: {message}")]
+    Parse {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The shards of a run do not belong together (another model or partition), found by
+    /// the setup check of every run.
+    #[error("inconsistent shards: {0}")]
+    Inconsistent(String),
     /// Reading or writing a file failed.
     #[error("{file}")]
     Io {

@@ -7,10 +7,13 @@ use serde::{Deserialize, Serialize};
 use srl_infer::{Convergence, PairwiseMrf};
 use timely::worker::Worker;
 
-use crate::bp::{Part, check_ordinary};
+use srl_infer::kernel::{gibbs_scores, gibbs_uniform, sample_index};
+
+use crate::bp::{Part, ShardSlots, check_ordinary, model_colours, no_shard, threads_config};
 use crate::error::DistError;
 use crate::halo::{Halo, Routed};
-use crate::partition::{Partition, Partitioner, splitmix64};
+use crate::partition::{Partition, Partitioner};
+use crate::shard::{NONE, Shard};
 
 /// New states of boundary variables (round `sweep · colours + class`), or the final
 /// split-half residual (last round).
@@ -46,8 +49,9 @@ impl Routed for StatePacket {
 /// class, then sends the new states of those with neighbours elsewhere (4 + 4 bytes per
 /// variable and destination) to the owners of those neighbours.
 ///
-/// The greedy colouring is computed on every worker from the model (`O(n + m)`, in node
-/// order, as srl-infer does).
+/// The greedy colouring is srl-infer's (`srl_infer::kernel::greedy_colours`, in node
+/// order): computed once when shards are written, or on every worker from the model in a
+/// whole-model run (`O(n + m)`).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DistGibbs {
     /// Sweeps discarded before counting.
@@ -160,94 +164,11 @@ impl DistSamples {
     }
 }
 
-/// Uniform in `[0, 1)` for variable `v` in the sweep with seed `seed` (53 random bits).
-#[inline]
-fn uniform(seed: u64, v: usize) -> f64 {
-    let x = splitmix64(seed ^ splitmix64(v as u64));
-    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
-/// Samples an index from log-scores `s` with the uniform `u` (`p` is scratch).
-#[inline]
-fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
-    let mx = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if mx == f64::NEG_INFINITY {
-        return ((u * s.len() as f64) as usize).min(s.len().saturating_sub(1));
-    }
-    let mut total = 0.0;
-    for (q, &x) in p.iter_mut().zip(s) {
-        *q = (x - mx).exp();
-        total += *q;
-    }
-    let mut t = u * total;
-    let mut last = 0;
-    for (x, &q) in p.iter().enumerate() {
-        if q > 0.0 {
-            last = x;
-            if t < q {
-                return x;
-            }
-            t -= q;
-        }
-    }
-    last
-}
-
-/// Index of the largest value (first on ties).
+/// Index of the largest value (first on ties): the start state, srl-infer's unary argmax.
 fn argmax(x: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, &v) in x.iter().enumerate() {
-        if v > x[best] {
-            best = i;
-        }
-    }
-    best
-}
-
-/// Greedy colouring of the free variables in node order (smallest colour not used by an
-/// earlier neighbour); `u32::MAX` for observed variables.
-fn colours(mrf: &PairwiseMrf) -> (Vec<u32>, usize) {
-    let n = mrf.num_nodes();
-    let mut colour = vec![u32::MAX; n];
-    let mut used = Vec::new();
-    let mut num = 0;
-    for v in 0..n {
-        if mrf.evidence(v).is_some() {
-            continue;
-        }
-        used.clear();
-        used.extend(
-            mrf.neighbors(v)
-                .map(|(u, _)| colour[u])
-                .filter(|&c| c != u32::MAX),
-        );
-        used.sort_unstable();
-        used.dedup();
-        let mut c = 0u32;
-        for &u in &used {
-            if u == c {
-                c += 1;
-            } else {
-                break;
-            }
-        }
-        colour[v] = c;
-        num = num.max(c as usize + 1);
-    }
-    (colour, num)
-}
-
-/// Unary log-potentials of `v` with evidence applied.
-fn eff_unary(mrf: &PairwiseMrf, v: usize) -> Vec<f64> {
-    let ev = mrf.evidence(v);
-    mrf.unary(v)
-        .iter()
+    x.iter()
         .enumerate()
-        .map(|(x, &t)| match ev {
-            Some(s) if s != x => f64::NEG_INFINITY,
-            _ => t,
-        })
-        .collect()
+        .fold(0, |best, (i, &v)| if v > x[best] { i } else { best })
 }
 
 impl DistGibbs {
@@ -293,51 +214,85 @@ impl DistGibbs {
             "samples and thinning must be >= 1"
         );
         let (me, peers) = (worker.index(), worker.peers());
-        let n = mrf.num_nodes();
-        let part = Part::build(mrf, partitioner, me, peers);
+        let (colour, num_colours) = model_colours(mrf);
+        let shard = Shard::from_mrf(mrf, partitioner, me, peers, &colour, num_colours);
+        self.run_worker_owned(worker, shard, rng)
+    }
+
+    /// Runs this worker's part from its shard (worker `w` runs part `w`; the colouring is
+    /// the shard's, computed once when the shards were written). Every worker of the
+    /// execution passes its own shard, the same configuration and the same generator
+    /// state. Neighbour states a shard does not know are ignored (inconsistent shards
+    /// give wrong samples, never a panic).
+    ///
+    /// # Panics
+    /// If `samples` or `thinning` is 0 (checked by [`DistGibbs::run`]), or if the shard's
+    /// own arrays disagree (never for a shard from [`Shard::read`] or [`Shard::from_mrf`]).
+    pub fn run_worker_shard<R: Rng>(
+        &self,
+        worker: &mut Worker,
+        shard: &Shard,
+        rng: &mut R,
+    ) -> GibbsOutput {
+        self.run_worker_owned(worker, shard.clone(), rng)
+    }
+
+    fn run_worker_owned<R: Rng>(
+        &self,
+        worker: &mut Worker,
+        shard: Shard,
+        rng: &mut R,
+    ) -> GibbsOutput {
+        assert!(
+            self.samples > 0 && self.thinning > 0,
+            "samples and thinning must be >= 1"
+        );
+        let (me, peers) = (worker.index(), worker.peers());
+        let part = Part::build(shard, me, peers);
         let nl = part.nodes.len();
-        let (colour, num_colours) = colours(mrf);
+        let num_colours = part.num_colours;
         // Local state: owned variables first, then ghosts (sorted global ids).
-        let mut ghosts: Vec<u32> = part
-            .src
-            .iter()
-            .copied()
-            .filter(|&u| partitioner.owner(u as usize, n, peers) != me)
+        let mut ghosts: Vec<u32> = (0..part.src.len())
+            .filter(|&s| part.src_owner[s] as usize != me)
+            .map(|s| part.src[s])
             .collect();
         ghosts.sort_unstable();
         ghosts.dedup();
-        let local = |u: u32| -> usize {
+        let local = |u: u32| -> Option<usize> {
             match part.nodes.binary_search(&u) {
-                Ok(i) => i,
-                Err(_) => nl + ghosts.binary_search(&u).expect("a ghost neighbour"),
+                Ok(i) => Some(i),
+                Err(_) => ghosts.binary_search(&u).ok().map(|j| nl + j),
             }
         };
-        let slot_src: Vec<usize> = part.src.iter().map(|&u| local(u)).collect();
-        let mut state: Vec<u32> = part
-            .nodes
-            .iter()
-            .chain(&ghosts)
-            .map(|&u| argmax(&eff_unary(mrf, u as usize)) as u32)
+        let slot_src: Vec<usize> = part.src.iter().map(|&u| local(u).unwrap_or(0)).collect();
+        let mut state: Vec<u32> = (0..nl)
+            .map(|i| argmax(&part.eff[part.st_off[i]..part.st_off[i + 1]]) as u32)
+            .chain(ghosts.iter().map(|_| 0))
             .collect();
-        // Per colour: owned variables of the class and, per peer, those it must hear of.
+        // Per colour: owned variables of the class and, per peer, those it must hear of;
+        // `boundary`: every owned variable a peer must hear of (for the start states).
         let mut class: Vec<Vec<usize>> = vec![Vec::new(); num_colours];
         let mut sends: Vec<Vec<Vec<usize>>> = vec![vec![Vec::new(); peers]; num_colours];
+        let mut boundary: Vec<Vec<usize>> = vec![Vec::new(); peers];
         let mut owners = Vec::new();
-        for (i, &v) in part.nodes.iter().enumerate() {
-            let c = colour[v as usize];
-            if c == u32::MAX {
-                continue;
-            }
-            class[c as usize].push(i);
+        for i in 0..nl {
             owners.clear();
             owners.extend(
-                part.src[part.in_off[i]..part.in_off[i + 1]]
+                part.src_owner[part.in_off[i]..part.in_off[i + 1]]
                     .iter()
-                    .map(|&u| partitioner.owner(u as usize, n, peers))
-                    .filter(|&w| w != me),
+                    .map(|&w| w as usize)
+                    .filter(|&w| w != me && w < peers),
             );
             owners.sort_unstable();
             owners.dedup();
+            for &w in &owners {
+                boundary[w].push(i);
+            }
+            let c = part.colour[i];
+            if c == NONE || c as usize >= num_colours {
+                continue;
+            }
+            class[c as usize].push(i);
             for &w in &owners {
                 sends[c as usize][w].push(i);
             }
@@ -358,6 +313,24 @@ impl DistGibbs {
         let mut collected = 0usize;
         let mut round = 0u64;
         let mut upd: Vec<u32> = Vec::new();
+        let kernels = part.kernels.view();
+        // Round 0: the start states of every boundary variable.
+        for w in (0..peers).filter(|&w| w != me && !boundary[w].is_empty()) {
+            halo.send(StatePacket {
+                to: w as u32,
+                round,
+                residual: 0.0,
+                ids: boundary[w].iter().map(|&i| part.nodes[i]).collect(),
+                states: boundary[w].iter().map(|&i| state[i]).collect(),
+            });
+        }
+        for pk in halo.deliver(worker, round) {
+            for (&u, &x) in pk.ids.iter().zip(&pk.states) {
+                if let Some(j) = local(u) {
+                    state[j] = x;
+                }
+            }
+        }
         for sweep in 1..=total {
             let seed = rng.next_u64();
             for c in 0..num_colours {
@@ -366,16 +339,14 @@ impl DistGibbs {
                     let v = part.nodes[i] as usize;
                     let kv = part.st_off[i + 1] - part.st_off[i];
                     let s = &mut s[..kv];
-                    s.copy_from_slice(&part.eff[part.st_off[i]..part.st_off[i + 1]]);
-                    for slot in part.in_off[i]..part.in_off[i + 1] {
-                        let a = state[slot_src[slot]] as usize;
-                        // The kernel of the message src → v: θ(x_src = a, x_v = ·).
-                        let ker = &part.kernels[(part.kern[slot] ^ 1) as usize];
-                        for (o, &t) in s.iter_mut().zip(&ker.log[a * kv..(a + 1) * kv]) {
-                            *o += t;
-                        }
-                    }
-                    upd.push(sample_index(s, &mut p[..kv], uniform(seed, v)) as u32);
+                    let slots = part.in_off[i]..part.in_off[i + 1];
+                    gibbs_scores(
+                        &part.eff[part.st_off[i]..part.st_off[i + 1]],
+                        &kernels,
+                        slots.map(|sl| (state[slot_src[sl]], part.in_kernel[sl])),
+                        s,
+                    );
+                    upd.push(sample_index(s, &mut p[..kv], gibbs_uniform(seed, v)) as u32);
                 }
                 for (&i, &x) in class[c].iter().zip(&upd) {
                     state[i] = x;
@@ -393,7 +364,9 @@ impl DistGibbs {
                 }
                 for pk in halo.deliver(worker, round) {
                     for (&u, &x) in pk.ids.iter().zip(&pk.states) {
-                        state[local(u)] = x;
+                        if let Some(j) = local(u) {
+                            state[j] = x;
+                        }
                     }
                 }
             }
@@ -479,6 +452,57 @@ impl DistGibbs {
         Ok(DistSamples::from_outputs(outputs))
     }
 
+    /// Runs from shards (worker `w` runs the shard whose part is `w`; each process passes
+    /// its workers' shards); every worker starts from a clone of `rng`. The colouring is
+    /// the shards'.
+    ///
+    /// # Errors
+    /// [`DistError::Argument`] if `samples` or `thinning` is 0, or a worker finds no shard
+    /// for its index or a shard for another part count; [`DistError::Timely`] if timely
+    /// fails.
+    pub fn run_shards<R>(
+        &self,
+        shards: Vec<Shard>,
+        config: timely::Config,
+        rng: &R,
+    ) -> Result<DistSamples, DistError>
+    where
+        R: Rng + Clone + Send + Sync + 'static,
+    {
+        if self.samples == 0 || self.thinning == 0 {
+            return Err(DistError::Argument(
+                "samples and thinning must be at least 1".into(),
+            ));
+        }
+        let (cfg, rng) = (*self, rng.clone());
+        let shards = ShardSlots::new(shards);
+        let guards = timely::execute(config, move |worker| {
+            let mut r = rng.clone();
+            let (me, peers) = (worker.index(), worker.peers());
+            match shards.take(me) {
+                Some(s) if s.parts as usize == peers => Ok(cfg.run_worker_owned(worker, s, &mut r)),
+                Some(s) => {
+                    let parts = s.parts;
+                    let _ = cfg.run_worker_owned(worker, Shard::empty(me, peers), &mut r);
+                    Err(DistError::Argument(format!(
+                        "worker {me} of {peers} was given a shard of {parts} parts"
+                    )))
+                }
+                None => {
+                    let _ = cfg.run_worker_owned(worker, Shard::empty(me, peers), &mut r);
+                    Err(no_shard(me))
+                }
+            }
+        })
+        .map_err(DistError::Timely)?;
+        let outputs = guards
+            .join()
+            .into_iter()
+            .map(|r| r.map_err(DistError::Timely).and_then(|x| x))
+            .collect::<Result<Vec<_>, DistError>>()?;
+        Ok(DistSamples::from_outputs(outputs))
+    }
+
     /// [`DistGibbs::run`] on `workers` threads of this process.
     ///
     /// # Errors
@@ -492,11 +516,6 @@ impl DistGibbs {
     where
         R: Rng + Clone + Send + Sync + 'static,
     {
-        let config = if workers <= 1 {
-            timely::Config::thread()
-        } else {
-            timely::Config::process(workers)
-        };
-        self.run(mrf, config, rng)
+        self.run(mrf, threads_config(workers), rng)
     }
 }

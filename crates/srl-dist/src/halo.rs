@@ -6,8 +6,12 @@ use std::rc::Rc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use timely::container::CapacityContainerBuilder;
-use timely::dataflow::channels::pact::Exchange;
+use std::collections::VecDeque;
+
+use timely::container::{
+    CapacityContainerBuilder, ContainerBuilder, LengthPreservingContainerBuilder, PushInto,
+};
+use timely::dataflow::channels::pact::ExchangeCore;
 use timely::dataflow::operators::generic::Operator;
 use timely::dataflow::operators::{Input, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
@@ -20,6 +24,49 @@ pub(crate) trait Routed: Clone + Send + Serialize + DeserializeOwned + 'static {
     /// Round the packet belongs to.
     fn round(&self) -> u64;
 }
+
+/// A container builder that ships every packet as its own timely message. timely's
+/// default batches up to 8 KiB of packet *structs* per message, i.e. a whole round's
+/// packets to one peer, and its network receive buffer (1 MiB) doubles to fit the largest
+/// message and keeps the larger size: one packet per message, with packets of bounded
+/// size, keeps that buffer at 1 MiB.
+pub(crate) struct OnePacket<P> {
+    empty: Option<Vec<P>>,
+    pending: VecDeque<Vec<P>>,
+}
+
+impl<P> Default for OnePacket<P> {
+    fn default() -> Self {
+        Self {
+            empty: None,
+            pending: VecDeque::new(),
+        }
+    }
+}
+
+impl<P> PushInto<P> for OnePacket<P> {
+    fn push_into(&mut self, item: P) {
+        let mut v = self.empty.take().unwrap_or_default();
+        v.clear();
+        v.push(item);
+        self.pending.push_back(v);
+    }
+}
+
+impl<P: 'static> ContainerBuilder for OnePacket<P> {
+    type Container = Vec<P>;
+
+    fn extract(&mut self) -> Option<&mut Vec<P>> {
+        self.empty = self.pending.pop_front();
+        self.empty.as_mut()
+    }
+
+    fn finish(&mut self) -> Option<&mut Vec<P>> {
+        self.extract()
+    }
+}
+
+impl<P: 'static> LengthPreservingContainerBuilder for OnePacket<P> {}
 
 /// One worker's end of the exchange.
 pub(crate) struct Halo<P: Routed> {
@@ -40,7 +87,7 @@ impl<P: Routed> Halo<P> {
             scope
                 .input_from(&mut input)
                 .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                    Exchange::new(|p: &P| u64::from(p.to())),
+                    ExchangeCore::<OnePacket<P>, _>::new_core(|p: &P| u64::from(p.to())),
                     "HaloSink",
                     move |_, _| {
                         move |input, _output| {

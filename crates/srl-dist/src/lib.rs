@@ -11,10 +11,18 @@
 //! to single-machine [`srl_infer::LoopyBp`] to rounding.
 //!
 //! - [`Partition`] / [`Partitioner`]: edge-cut partitions (node-id ranges, hashing, or
-//!   your own);
+//!   your own) of a whole model that every process reads;
+//! - [`partition_uai`] / [`Strategy`]: streams a UAI model into one [`Shard`] file per part
+//!   (range, hash, LDG or Fennel partitioners; the Gibbs colouring computed once), so that
+//!   each worker reads only its own part ([`read_shards`], [`DistBp::run_shards`],
+//!   [`DistGibbs::run_shards`]);
 //! - [`DistBp`]: the algorithm; [`DistBp::run_threads`] and [`DistBp::run`] start timely,
 //!   [`DistBp::run_worker`] runs inside an execution you started;
+//! - [`DistGibbs`], [`DistIca`]: chromatic Gibbs and synchronous ICA;
 //! - [`barabasi_albert_mrf`]: the seeded power-law benchmark model.
+//!
+//! The message passing itself is srl-infer's: the workers call the public kernels of
+//! [`srl_infer::kernel`] over their block of variables.
 //!
 //! Each iteration is one superstep: every worker computes all messages its variables
 //! send, keeps those to its own variables, and sends the cut ones (the *halo*) to their
@@ -50,10 +58,14 @@ pub mod gibbs;
 mod halo;
 pub mod ica;
 pub mod partition;
+pub mod shard;
+pub mod stream;
 
-pub use bp::{DistBp, DistMarginals, WorkerOutput, WorkerStats, check_ordinary};
+pub use bp::{DistBp, DistMarginals, WorkerOutput, WorkerStats, check_ordinary, read_shards};
 pub use error::DistError;
 pub use generate::{barabasi_albert, barabasi_albert_mrf};
 pub use gibbs::{DistGibbs, DistSamples, GibbsOutput};
 pub use ica::{DistIca, DistLabels, IcaOutput};
 pub use partition::{Partition, Partitioner, splitmix64};
+pub use shard::{Shard, shard_file};
+pub use stream::{PartitionReport, Strategy, partition_uai};

@@ -5,59 +5,13 @@
 
 use std::sync::Arc;
 
-use rand::{Rng, RngExt, SeedableRng};
+mod common;
+
+use common::{random_mrf, random_mrf_small_range};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use srl_dist::{DistBp, Partition, barabasi_albert_mrf};
 use srl_infer::{BpMode, LoopyBp, MrfParts, PairTable, PairwiseMrf, Schedule};
-
-/// A random loopy model: a ring plus random chords and one parallel edge, `k_v ∈ {2, 3}`.
-fn random_mrf(n: usize, rng: &mut impl Rng) -> PairwiseMrf {
-    let num_states: Vec<usize> = (0..n).map(|v| if v % 3 == 0 { 3 } else { 2 }).collect();
-    let unary = num_states
-        .iter()
-        .flat_map(|&k| (0..k).collect::<Vec<_>>())
-        .map(|_| rng.random_range(-1.0..1.0))
-        .collect();
-    let mut edges: Vec<(u32, u32)> = (0..n as u32).map(|v| (v, (v + 1) % n as u32)).collect();
-    for _ in 0..n {
-        let (a, b) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
-        if a != b {
-            edges.push((a, b));
-        }
-    }
-    edges.push(edges[0]);
-    // One table per (k_u, k_v) shape and variant: variant 1 spans more than 600 nats.
-    let mut tables = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    let edge_tables = edges
-        .iter()
-        .enumerate()
-        .map(|(e, &(a, b))| {
-            let shape = (num_states[a as usize], num_states[b as usize], e % 3 == 1);
-            *index.entry(shape).or_insert_with(|| {
-                let (r, c, wide) = shape;
-                let scale = if wide { 400.0 } else { 0.8 };
-                let vals = (0..r * c)
-                    .map(|_| rng.random_range(-scale..scale))
-                    .collect();
-                tables.push(PairTable::new(r, c, vals));
-                tables.len() as u32 - 1
-            })
-        })
-        .collect();
-    let evidence = (0..n)
-        .map(|v| (v % 11 == 5).then_some((v % 2) as u32))
-        .collect();
-    PairwiseMrf::new(MrfParts {
-        num_states,
-        unary,
-        edges,
-        edge_tables,
-        tables,
-        evidence,
-    })
-    .expect("valid random model")
-}
 
 fn assert_equal(mrf: &Arc<PairwiseMrf>, bp: LoopyBp, workers: usize, partition: Partition) {
     let single = bp.run(mrf);
@@ -203,17 +157,4 @@ fn chromatic_gibbs_equals_srl_infer_for_1_2_4_workers() {
             last = Some(states);
         }
     }
-}
-
-/// [`random_mrf`] without the wide table (Gibbs samples are exact integers of counts; the
-/// wide table would only freeze the chain).
-fn random_mrf_small_range(n: usize, rng: &mut impl Rng) -> PairwiseMrf {
-    let m = random_mrf(n, rng);
-    let mut parts = m.to_parts();
-    for t in &mut parts.tables {
-        t.log_values
-            .iter_mut()
-            .for_each(|x| *x = x.clamp(-1.5, 1.5));
-    }
-    PairwiseMrf::new(parts).expect("valid")
 }

@@ -2,49 +2,18 @@
 //! free ports) compute the same marginals as srl-infer's flooding `LoopyBp` to 1e-12. The
 //! processes are bounded by a timeout and killed if it passes.
 
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{Children, free_port, read_marginals};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use srl_dist::barabasi_albert_mrf;
 use srl_infer::{LoopyBp, PairwiseMrf};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port()
-}
-
-/// Kills every child still running when dropped (a failed assertion or a timeout).
-struct Children(Vec<Child>);
-
-impl Drop for Children {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            if matches!(c.try_wait(), Ok(None)) {
-                let _ = c.kill();
-                let _ = c.wait();
-            }
-        }
-    }
-}
-
-fn read_marginals(path: &Path) -> Vec<(usize, Vec<f64>)> {
-    let text = std::fs::read_to_string(path).expect("output written");
-    text.lines()
-        .map(|l| {
-            let mut it = l.split_whitespace();
-            let v = it.next().and_then(|x| x.parse().ok()).expect("node id");
-            (v, it.map(|x| x.parse().expect("probability")).collect())
-        })
-        .collect()
-}
 
 #[test]
 fn two_processes_on_loopback_equal_srl_infer() {

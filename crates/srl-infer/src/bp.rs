@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::InferError;
+use crate::kernel::{KernelView, LogBlock};
 use crate::marginals::{Beliefs, Convergence, MapAssignment, Marginals, argmax, edge_offsets};
 use crate::mrf::{Kernels, PairwiseMrf};
 
@@ -857,7 +858,7 @@ fn all_beliefs(mrf: &PairwiseMrf, msgs: &[f64]) -> Vec<f64> {
 /// block of `old` (contiguous), then sends one message per neighbour into `out_chunk`,
 /// the block's part of the source-grouped outgoing messages, where the previous messages
 /// sit for damping and the residual ([`deliver_messages`] then hands the new ones to
-/// their targets). Returns the residual.
+/// their targets). Returns the residual. The pass is [`crate::kernel::log_pass`].
 #[allow(clippy::too_many_arguments)]
 fn push_block(
     mrf: &PairwiseMrf,
@@ -868,145 +869,23 @@ fn push_block(
     out_chunk: &mut [f64],
     scratch: &mut [f64],
 ) -> f64 {
-    let out0 = mrf.out_off[mrf.in_off[range.start]];
-    let k = mrf.max_states.max(1);
-    let (b, rest) = scratch.split_at_mut(k);
-    let (cav, rest) = rest.split_at_mut(k);
-    let (out, rest) = rest.split_at_mut(k);
-    let (ninf, u) = rest.split_at_mut(k);
-    let load = |i: usize| old[i];
-    if mode == BpMode::SumProduct && mrf.uniform_k == 2 && mrf.kernels.all_safe {
-        return push_block_binary(mrf, damping, range, old, out_chunk, out0);
-    }
-    let mut residual: f64 = 0.0;
-    for i in range {
-        let ki = mrf.num_states[i] as usize;
-        let base = mrf.msg_base[i];
-        let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
-        let b = &mut b[..ki];
-        let ninf = &mut ninf[..ki];
-        if mrf.extreme {
-            // Finite part and number of -∞ terms, so cavities never compute ∞ − ∞.
-            let unary = &mrf.eff_unary[mrf.state_off[i]..mrf.state_off[i + 1]];
-            split_terms_start(unary, b, ninf);
-            for p in (base..base + ki * (s1 - s0)).step_by(ki) {
-                for a in 0..ki {
-                    add_term(&mut b[a], &mut ninf[a], load(p + a));
-                }
-            }
-        } else {
-            b.copy_from_slice(&mrf.eff_unary[mrf.state_off[i]..mrf.state_off[i + 1]]);
-        }
-        if mrf.extreme {
-            // Done above.
-        } else if ki == 2 {
-            let (mut x0, mut x1) = (b[0], b[1]);
-            for p in (base..base + 2 * (s1 - s0)).step_by(2) {
-                x0 += load(p);
-                x1 += load(p + 1);
-            }
-            b[0] = x0;
-            b[1] = x1;
-        } else {
-            for p in (base..base + ki * (s1 - s0)).step_by(ki) {
-                for (a, x) in b.iter_mut().enumerate() {
-                    *x += load(p + a);
-                }
-            }
-        }
-        for s in s0..s1 {
-            let kj = if mrf.uniform_k > 0 {
-                mrf.uniform_k
-            } else {
-                mrf.num_states[mrf.in_src[s] as usize] as usize
-            };
-            let so = base + (s - s0) * ki;
-            if mrf.extreme {
-                for a in 0..ki {
-                    cav[a] = cavity(b[a], ninf[a], load(so + a));
-                }
-            } else {
-                for a in 0..ki {
-                    cav[a] = b[a] - load(so + a);
-                }
-            }
-            let out = &mut out[..kj];
-            message(
-                mode,
-                &mrf.kernels,
-                (mrf.in_kernel[s] ^ 1) as usize,
-                &cav[..ki],
-                out,
-                u,
-            );
-            let oo = mrf.out_off[s] - out0;
-            let prev = &mut out_chunk[oo..oo + kj];
-            residual = residual.max(finish(out, prev, damping));
-            prev.copy_from_slice(out);
-        }
-    }
-    residual
-}
-
-/// [`push_block`] specialised to sum-product with two states everywhere and exp-safe
-/// kernels: one `exp` and one `ln` per message, no slices in the inner loop.
-#[allow(clippy::too_many_arguments)]
-fn push_block_binary(
-    mrf: &PairwiseMrf,
-    damping: f64,
-    range: Range<usize>,
-    old: &[f64],
-    out_chunk: &mut [f64],
-    out0: usize,
-) -> f64 {
-    let load = |i: usize| old[i];
-    let ker = &mrf.kernels;
-    let mut residual: f64 = 0.0;
-    for i in range {
-        let base = mrf.msg_base[i];
-        let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
-        let u = &mrf.eff_unary[2 * i..2 * i + 2];
-        let (mut b0, mut b1) = (u[0], u[1]);
-        for p in (base..base + 2 * (s1 - s0)).step_by(2) {
-            b0 += load(p);
-            b1 += load(p + 1);
-        }
-        for s in s0..s1 {
-            let so = base + 2 * (s - s0);
-            let c0 = b0 - load(so);
-            let c1 = b1 - load(so + 1);
-            let q = (mrf.in_kernel[s] ^ 1) as usize;
-            let e = &ker.exp[ker.off[q]..ker.off[q] + 4];
-            let (n0, n1) = if c0 >= c1 {
-                let w = (c1 - c0).exp();
-                (e[0] + w * e[2], e[1] + w * e[3])
-            } else {
-                let w = (c0 - c1).exp();
-                (e[2] + w * e[0], e[3] + w * e[1])
-            };
-            let lr = (n1 / n0).ln();
-            let (mut m0, mut m1) = if lr >= 0.0 { (-lr, 0.0) } else { (0.0, lr) };
-            // Uniform k = 2: the source-grouped offset of slot `s` is `2 s`, the
-            // target-grouped offset of its reverse slot `2 in_rev[s]`.
-            let oo = 2 * s - out0;
-            let (p0, p1) = (out_chunk[oo], out_chunk[oo + 1]);
-            if damping > 0.0 {
-                m0 = (1.0 - damping) * m0 + damping * p0;
-                m1 = (1.0 - damping) * m1 + damping * p1;
-                let mx = m0.max(m1);
-                m0 -= mx;
-                m1 -= mx;
-            }
-            residual = residual.max((m0 - p0).abs()).max((m1 - p1).abs());
-            out_chunk[oo] = m0;
-            out_chunk[oo + 1] = m1;
-        }
-    }
-    residual
+    let block = LogBlock {
+        state_off: &mrf.state_off,
+        unary_log: &mrf.eff_unary,
+        in_off: &mrf.in_off,
+        msg_base: &mrf.msg_base,
+        out_off: &mrf.out_off,
+        in_kernel: &mrf.in_kernel,
+        kernels: mrf.kernels.view(),
+        uniform_k: mrf.uniform_k,
+        all_safe: mrf.kernels.all_safe,
+    };
+    crate::kernel::log_pass(&block, mode, damping, range, old, out_chunk, scratch)
 }
 
 /// Computes the log-message for kernel `q` from the sender's cavity `cav` (length
-/// `k_src`) into `out` (length `k_tgt`), normalised to `max = 0`.
+/// `k_src`) into `out` (length `k_tgt`), normalised to `max = 0`
+/// ([`crate::kernel::log_message`]).
 #[inline(always)]
 pub(crate) fn message(
     mode: BpMode,
@@ -1016,83 +895,19 @@ pub(crate) fn message(
     out: &mut [f64],
     u: &mut [f64],
 ) {
-    if ker.robust {
-        robust_message(mode, ker, q, cav, out);
-        return;
-    }
-    let ki = cav.len();
-    let kj = out.len();
-    let off = ker.off[q];
-    match mode {
-        BpMode::SumProduct if ker.safe[q] => {
-            if ki == 2 && kj == 2 {
-                let e = &ker.exp[off..off + 4];
-                let (c0, c1) = (cav[0], cav[1]);
-                let (n0, n1) = if c0 >= c1 {
-                    let w = (c1 - c0).exp();
-                    (e[0] + w * e[2], e[1] + w * e[3])
-                } else {
-                    let w = (c0 - c1).exp();
-                    (e[2] + w * e[0], e[3] + w * e[1])
-                };
-                let lr = (n1 / n0).ln();
-                if lr >= 0.0 {
-                    out[0] = -lr;
-                    out[1] = 0.0;
-                } else {
-                    out[0] = 0.0;
-                    out[1] = lr;
-                }
-                return;
-            }
-            let cmax = cav.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            for (w, &c) in u[..ki].iter_mut().zip(cav) {
-                *w = (c - cmax).exp();
-            }
-            out.iter_mut().for_each(|o| *o = 0.0);
-            let table = &ker.exp[off..off + ki * kj];
-            for (row, &w) in table.chunks_exact(kj).zip(&u[..ki]) {
-                if w == 0.0 {
-                    continue;
-                }
-                for (o, &t) in out.iter_mut().zip(row) {
-                    *o += w * t;
-                }
-            }
-            out.iter_mut().for_each(|o| *o = o.ln());
-        }
-        BpMode::SumProduct => {
-            let table = &ker.log[off..off + ki * kj];
-            for (b, o) in out.iter_mut().enumerate() {
-                let mut mx = f64::NEG_INFINITY;
-                for a in 0..ki {
-                    mx = mx.max(cav[a] + table[a * kj + b]);
-                }
-                let mut sum = 0.0;
-                for a in 0..ki {
-                    sum += (cav[a] + table[a * kj + b] - mx).exp();
-                }
-                *o = mx + sum.ln();
-            }
-        }
-        BpMode::MaxProduct => {
-            let table = &ker.log[off..off + ki * kj];
-            out.iter_mut().for_each(|o| *o = f64::NEG_INFINITY);
-            for (row, &c) in table.chunks_exact(kj).zip(cav) {
-                for (o, &t) in out.iter_mut().zip(row) {
-                    *o = o.max(c + t);
-                }
-            }
-        }
-    }
-    let mx = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    out.iter_mut().for_each(|o| *o -= mx);
+    crate::kernel::log_message(mode, &ker.view(), q, cav, out, u);
 }
 
 /// The message of kernel `q` on an extreme model, in the log domain, exact with `-∞`
 /// entries (a zero potential or an excluded state contributes nothing; an all-`-∞` cavity
 /// gives an all-`-∞` message, left unnormalised).
-fn robust_message(mode: BpMode, ker: &Kernels, q: usize, cav: &[f64], out: &mut [f64]) {
+pub(crate) fn robust_message(
+    mode: BpMode,
+    ker: &KernelView<'_>,
+    q: usize,
+    cav: &[f64],
+    out: &mut [f64],
+) {
     let ki = cav.len();
     let kj = out.len();
     let off = ker.off[q];
@@ -1184,24 +999,10 @@ pub(crate) fn cavity(fin: f64, ninf: f64, m: f64) -> f64 {
 }
 
 /// Applies damping against the old message, renormalises, returns `max |new − old|`
-/// (entries `-∞` in both count as unchanged).
+/// ([`crate::kernel::damp`]).
 #[inline]
 fn finish(out: &mut [f64], old: &[f64], damping: f64) -> f64 {
-    if damping > 0.0 {
-        let mut mx = f64::NEG_INFINITY;
-        for (o, &p) in out.iter_mut().zip(old) {
-            *o = (1.0 - damping) * *o + damping * p;
-            mx = mx.max(*o);
-        }
-        if mx > f64::NEG_INFINITY {
-            out.iter_mut().for_each(|o| *o -= mx);
-        }
-    }
-    let mut r: f64 = 0.0;
-    for (o, &p) in out.iter().zip(old) {
-        r = r.max((o - p).abs());
-    }
-    r
+    crate::kernel::damp(out, old, damping)
 }
 
 /// Unnormalised log edge beliefs `θ_uv(a,b) + cavity_u(a) + cavity_v(b)`.

@@ -121,54 +121,8 @@ pub(crate) fn uniform(seed: u64, v: usize) -> f64 {
 /// Greedy colouring of the free variables in index order; returns the classes as
 /// `(offsets, nodes)`.
 pub(crate) fn colour_classes(mrf: &PairwiseMrf) -> (Vec<usize>, Vec<u32>) {
-    let n = mrf.num_nodes();
-    let mut colour = vec![u32::MAX; n];
-    let mut used: Vec<u32> = Vec::new();
-    let mut num_colours = 0u32;
-    for v in 0..n {
-        if mrf.evidence[v].is_some() {
-            continue;
-        }
-        // Colours below 64 in a mask; the sorted list only when a neighbour has more.
-        let mut mask = 0u64;
-        let mut large = false;
-        for &u in &mrf.in_src[mrf.in_off[v]..mrf.in_off[v + 1]] {
-            // Only earlier variables are coloured yet: skip the read of a later one.
-            if u as usize > v {
-                continue;
-            }
-            let c = colour[u as usize];
-            if c < 64 {
-                mask |= 1 << c;
-            } else if c != u32::MAX {
-                large = true;
-            }
-        }
-        let c = if !large || mask != u64::MAX {
-            (!mask).trailing_zeros()
-        } else {
-            used.clear();
-            for s in mrf.in_off[v]..mrf.in_off[v + 1] {
-                let c = colour[mrf.in_src[s] as usize];
-                if c != u32::MAX {
-                    used.push(c);
-                }
-            }
-            used.sort_unstable();
-            used.dedup();
-            let mut c = 0u32;
-            for &u in &used {
-                if u == c {
-                    c += 1;
-                } else {
-                    break;
-                }
-            }
-            c
-        };
-        colour[v] = c;
-        num_colours = num_colours.max(c + 1);
-    }
+    let (colour, num_colours) =
+        crate::kernel::greedy_colours(&mrf.in_off, &mrf.in_src, |v| mrf.evidence[v].is_some());
     let mut off = vec![0usize; num_colours as usize + 1];
     for &c in &colour {
         if c != u32::MAX {
@@ -194,18 +148,17 @@ fn largest_class(coff: &[usize]) -> usize {
     coff.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
 }
 
-/// Local log-conditional of `v` given the others: `θ_v(x) + Σ_j θ_vj(x, x_j)` into `out`.
+/// Local log-conditional of `v` given the others: `θ_v(x) + Σ_j θ_vj(x, x_j)` into `out`
+/// ([`crate::kernel::gibbs_scores`]).
 #[inline]
 pub(crate) fn local_scores(mrf: &PairwiseMrf, state: &[u32], v: usize, out: &mut [f64]) {
-    let kv = out.len();
-    out.copy_from_slice(&mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]]);
-    for s in mrf.in_off[v]..mrf.in_off[v + 1] {
-        let a = state[mrf.in_src[s] as usize] as usize;
-        let ko = mrf.kernels.off[mrf.in_kernel[s] as usize] + a * kv;
-        for (o, &t) in out.iter_mut().zip(&mrf.kernels.log[ko..ko + kv]) {
-            *o += t;
-        }
-    }
+    let slots = mrf.in_off[v]..mrf.in_off[v + 1];
+    crate::kernel::gibbs_scores(
+        &mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]],
+        &mrf.kernels.view(),
+        slots.map(|s| (state[mrf.in_src[s] as usize], mrf.in_kernel[s])),
+        out,
+    );
 }
 
 /// The state whose weight interval holds `t` when the positive weights `p` are laid end to
@@ -228,7 +181,7 @@ fn inverse_cdf(p: &[f64], mut t: f64) -> usize {
 
 /// Samples a state index from log-scores `s` with the uniform `u` (`p` is scratch).
 #[inline]
-fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
+pub(crate) fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
     let mx = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if mx == f64::NEG_INFINITY {
         // Every state excluded by zero potentials (the chain is in a state of probability

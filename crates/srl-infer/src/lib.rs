@@ -55,6 +55,7 @@ pub mod error;
 pub mod exact;
 pub mod factor_graph;
 pub mod gibbs;
+pub mod kernel;
 pub mod linear;
 pub mod map;
 pub mod marginals;

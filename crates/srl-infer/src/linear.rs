@@ -123,23 +123,12 @@ impl Ratio for f32 {
 }
 
 /// How a variable computes its outgoing messages on the linear path.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Kind {
-    /// Belief as a product of linear messages, cavities as quotients.
-    Linear,
-    /// Belief as a sum of `ln` messages (budget exceeded).
-    Log,
-    /// Observed (two-state path only): the cavity is a point mass on this state.
-    Clamped(u32),
-}
+use crate::kernel::VarKind as Kind;
 
 /// Dynamic range of kernel `q` (`max − min` of its log-values).
 fn kernel_range(mrf: &PairwiseMrf, q: usize) -> f64 {
     let ker = &mrf.kernels;
-    let t = &ker.log[ker.off[q]..ker.off[q + 1]];
-    let mx = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let mn = t.iter().copied().fold(f64::INFINITY, f64::min);
-    if t.is_empty() { 0.0 } else { mx - mn }
+    crate::kernel::kernel_range(&ker.log[ker.off[q]..ker.off[q + 1]])
 }
 
 /// Per-variable plan: kind, and the linear unary normalised to `max = 1` (evidence: 0
@@ -151,7 +140,7 @@ pub(crate) struct Plan {
 
 /// The largest entry of a variable's log-unary row and its smallest finite entry (the
 /// row's contribution to the linear budget is their difference).
-fn unary_span(row: &[f64]) -> (f64, f64) {
+pub(crate) fn unary_span(row: &[f64]) -> (f64, f64) {
     let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let mn = row
         .iter()
@@ -169,22 +158,13 @@ fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
     let mut unary_lin = vec![0.0; mrf.eff_unary.len()];
     for v in 0..n {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
-        let row = &mrf.eff_unary[a..b];
-        let (mx, mn) = unary_span(row);
-        for (o, &x) in unary_lin[a..b].iter_mut().zip(row) {
-            *o = (x - mx).exp();
-        }
-        let (mut sum, mut top) = (mx - mn, 0.0f64);
-        for s in mrf.in_off[v]..mrf.in_off[v + 1] {
-            let r = range[mrf.in_kernel[s] as usize];
-            sum += r;
-            top = top.max(r);
-        }
-        kind.push(match mrf.evidence[v] {
-            Some(x) if binary => Kind::Clamped(x),
-            _ if sum + top <= LINEAR_BUDGET => Kind::Linear,
-            _ => Kind::Log,
-        });
+        kind.push(crate::kernel::plan_variable(
+            &mrf.eff_unary[a..b],
+            mrf.evidence[v],
+            binary,
+            (mrf.in_off[v]..mrf.in_off[v + 1]).map(|s| range[mrf.in_kernel[s] as usize]),
+            &mut unary_lin[a..b],
+        ));
     }
     Plan { kind, unary_lin }
 }
@@ -297,7 +277,7 @@ fn f32_fits(mrf: &PairwiseMrf, init: Option<&[f64]>) -> bool {
 }
 
 /// `max |ln x|` over the ratios folded into `(hi, lo)`.
-fn residual_of(hi: f64, lo: f64) -> f64 {
+pub(crate) fn residual_of(hi: f64, lo: f64) -> f64 {
     hi.ln().max(-lo.ln())
 }
 
@@ -627,12 +607,7 @@ fn push_uniform<const K: usize>(
 // ---------------------------------------------------------------------------------------
 // Two states everywhere: one ratio per message.
 
-/// The log-message `(−max(ln r, 0), min(ln r, 0))` of the ratio `r = m(1) / m(0)`.
-#[inline]
-fn log_pair(r: f64) -> (f64, f64) {
-    let lr = r.ln();
-    if lr >= 0.0 { (-lr, 0.0) } else { (0.0, lr) }
-}
+use crate::kernel::log_pair;
 
 /// The two-state linear kernel with ratios stored as `S` (`f64`, or `f32` for
 /// [`MessagePrecision::F32`]); arithmetic is `f64`.
@@ -692,20 +667,10 @@ fn flooding_binary<S: Ratio>(
     let mut bel = mrf.eff_unary.clone();
     for v in 0..n {
         let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
-        if plan.kind[v] == Kind::Linear {
-            // Product of ratios within e^{±600}: one ln per variable.
-            let p: f64 = r[s0..s1].iter().product();
-            bel[2 * v + 1] += p.ln();
-        } else {
-            let (mut x0, mut x1) = (bel[2 * v], bel[2 * v + 1]);
-            for &x in &r[s0..s1] {
-                let (l0, l1) = log_pair(x);
-                x0 += l0;
-                x1 += l1;
-            }
-            bel[2 * v] = x0;
-            bel[2 * v + 1] = x1;
-        }
+        let u = [bel[2 * v], bel[2 * v + 1]];
+        let [x0, x1] = crate::kernel::binary_belief(plan.kind[v], u, &r[s0..s1]);
+        bel[2 * v] = x0;
+        bel[2 * v + 1] = x1;
     }
     let msgs = if want_msgs {
         let mut m = vec![0.0; 2 * slots];
@@ -727,7 +692,7 @@ fn flooding_binary<S: Ratio>(
 
 /// One flooding pass over `range`, two states, one ratio per message (stored as `S`;
 /// each new ratio is rounded to `S` before the residual sees it, so the residual is the
-/// change of the stored messages).
+/// change of the stored messages). The pass is [`crate::kernel::binary_pass`]'s.
 #[allow(clippy::too_many_arguments)]
 fn push_binary<S: Ratio>(
     mrf: &PairwiseMrf,
@@ -740,81 +705,24 @@ fn push_binary<S: Ratio>(
     logs: &mut Vec<f64>,
 ) -> f64 {
     let out0 = mrf.in_off[range.start];
-    let load = |i: usize| S::load(&old[i]);
-    let ker = &mrf.kernels;
-    let (mut hi, mut lo) = (1.0f64, 1.0f64);
-    // Folds the change of one message into (hi, lo): the log-message is
-    // (−max(ln r, 0), min(ln r, 0)), so its largest entry change is |ln(r_new / r_old)|
-    // when both ratios sit on the same side of 1, else max(|ln r_new|, |ln r_old|).
-    let mut fold = |rn: f64, ro: f64| {
-        if (rn >= 1.0) == (ro >= 1.0) {
-            let q = rn / ro;
-            hi = hi.max(q);
-            lo = lo.min(q);
-        } else {
-            hi = hi.max(rn).max(ro);
-            lo = lo.min(rn).min(ro);
-        }
+    let block = crate::kernel::BinaryBlock {
+        in_off: &mrf.in_off,
+        kind: &plan.kind,
+        unary_ratio: uratio,
+        unary_log: &mrf.eff_unary,
+        in_kernel: &mrf.in_kernel,
+        kernel_off: &mrf.kernels.off,
+        kernel_exp: &mrf.kernels.exp,
     };
-    for i in range {
-        let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
-        match plan.kind[i] {
-            Kind::Linear => {
-                let mut bel = uratio[i];
-                for p in s0..s1 {
-                    bel *= load(p);
-                }
-                for s in s0..s1 {
-                    let t = bel / load(s);
-                    let e = &ker.exp[ker.off[(mrf.in_kernel[s] ^ 1) as usize]..][..4];
-                    let rn = (e[1] + t * e[3]) / (e[0] + t * e[2]);
-                    let rn = S::round(rn);
-                    let oo = s - out0;
-                    fold(rn, out_chunk[oo].get());
-                    out_chunk[oo] = S::of(rn);
-                    S::store(&new[mrf.in_rev[s] as usize], rn);
-                }
-            }
-            Kind::Clamped(x) => {
-                let x = x as usize;
-                for s in s0..s1 {
-                    let e = &ker.exp[ker.off[(mrf.in_kernel[s] ^ 1) as usize]..][..4];
-                    let rn = e[2 * x + 1] / e[2 * x];
-                    let rn = S::round(rn);
-                    let oo = s - out0;
-                    fold(rn, out_chunk[oo].get());
-                    out_chunk[oo] = S::of(rn);
-                    S::store(&new[mrf.in_rev[s] as usize], rn);
-                }
-            }
-            Kind::Log => {
-                logs.clear();
-                logs.extend((s0..s1).map(|p| load(p).ln()));
-                let mut bel = mrf.eff_unary[2 * i + 1] - mrf.eff_unary[2 * i];
-                for &l in logs.iter() {
-                    bel += l;
-                }
-                for s in s0..s1 {
-                    // Log-ratio of the cavity; the larger side gets weight 1.
-                    let lt = bel - logs[s - s0];
-                    let e = &ker.exp[ker.off[(mrf.in_kernel[s] ^ 1) as usize]..][..4];
-                    let rn = if lt <= 0.0 {
-                        let w = lt.exp();
-                        (e[1] + w * e[3]) / (e[0] + w * e[2])
-                    } else {
-                        let w = (-lt).exp();
-                        (e[3] + w * e[1]) / (e[2] + w * e[0])
-                    };
-                    let rn = S::round(rn);
-                    let oo = s - out0;
-                    fold(rn, out_chunk[oo].get());
-                    out_chunk[oo] = S::of(rn);
-                    S::store(&new[mrf.in_rev[s] as usize], rn);
-                }
-            }
-        }
-    }
-    residual_of(hi, lo)
+    crate::kernel::binary_pass_with(
+        &block,
+        range,
+        |i| S::load(&old[i]),
+        S::round,
+        |s, rn| std::mem::replace(&mut out_chunk[s - out0], S::of(rn)).get(),
+        |s, rn| S::store(&new[mrf.in_rev[s] as usize], rn),
+        logs,
+    )
 }
 
 #[cfg(test)]

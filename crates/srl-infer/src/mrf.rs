@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use srl_graph::RelationalGraph;
 
 use crate::error::InferError;
+use crate::kernel::{KernelTables, KernelView};
 
 /// Largest accepted magnitude of a finite log-potential, `10^12`. Beyond it the `f64`
 /// rounding of a sum of log-potentials (`|x| · 2^-52`) passes `10^-4` nats, so finite values
@@ -222,6 +223,20 @@ pub(crate) struct Kernels {
     /// The model is extreme (see [`ORDINARY_ABS_LOG_POTENTIAL`]): kernels are shifted to
     /// `max = 0`, may hold `-∞`, and messages take the `-∞`-exact path.
     pub robust: bool,
+}
+
+impl Kernels {
+    /// The borrowed view the public kernels of [`crate::kernel`] read.
+    #[inline(always)]
+    pub(crate) fn view(&self) -> KernelView<'_> {
+        KernelView {
+            off: &self.off,
+            log: &self.log,
+            exp: &self.exp,
+            safe: &self.safe,
+            robust: self.robust,
+        }
+    }
 }
 
 /// A validated pairwise Markov random field over discrete variables, plus the flat
@@ -625,38 +640,16 @@ impl PairwiseMrf {
             Some(&k) if num_states.iter().all(|&x| x == k) => k as usize,
             _ => 0,
         };
-        let mut off = vec![0usize];
-        let mut log = Vec::new();
-        let mut exp = Vec::new();
-        let mut safe = Vec::new();
+        let mut kt = KernelTables::new();
         for (ti, tab) in tables.iter().enumerate() {
-            let tshift = if extreme { table_max[ti] } else { 0.0 };
-            for transposed in [false, true] {
-                let (r, c) = if transposed {
-                    (tab.cols, tab.rows)
-                } else {
-                    (tab.rows, tab.cols)
-                };
-                let start = log.len();
-                for a in 0..r {
-                    for b in 0..c {
-                        let x = if transposed {
-                            tab.log_values[b * tab.cols + a]
-                        } else {
-                            tab.log_values[a * tab.cols + b]
-                        };
-                        log.push(if extreme { x - tshift } else { x });
-                    }
-                }
-                let slice = &log[start..];
-                let mx = slice.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let mn = slice.iter().copied().fold(f64::INFINITY, f64::min);
-                let is_safe = slice.is_empty() || mx - mn < 600.0;
-                exp.extend(slice.iter().map(|&x| (x - mx).exp()));
-                safe.push(is_safe);
-                off.push(log.len());
-            }
+            kt.push_table(tab, if extreme { table_max[ti] } else { 0.0 });
         }
+        let KernelTables {
+            off,
+            log,
+            exp,
+            safe,
+        } = kt;
         Self {
             num_states,
             state_off,

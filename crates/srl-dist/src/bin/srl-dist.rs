@@ -1,34 +1,42 @@
 //! `srl-dist`: distributed loopy BP on a UAI model, a LINQS or CSV graph, or a seeded
 //! Barabási–Albert model, with timely's `-w/-n/-p/-h` arguments. Guide: docs/srl-dist.md.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use srl_dist::{DistBp, DistError, DistMarginals, Partition, barabasi_albert_mrf};
+use srl_dist::{
+    DistBp, DistError, DistMarginals, Partition, Strategy, barabasi_albert_mrf, partition_uai,
+    read_shards, shard_file,
+};
 use srl_graph::{CsvOptions, LinqsOptions, RelationalGraph, load_csv, load_linqs};
 use srl_infer::{BpMode, PairTable, PairwiseMrf, read_uai_evidence};
 
 const USAGE: &str = "\
-usage: srl-dist [timely: -w THREADS -n PROCESSES -p INDEX -h HOSTFILE]
-                (--uai FILE [--evidence FILE] | --linqs DIR NAME | --nodes CSV --edges CSV
-                 | --ba N [--k K])
+usage: srl-dist partition MODEL.uai --parts P --out DIR [--evidence FILE]
+                [--partitioner range|hash|ldg|fennel] [--force]
+       srl-dist [run] [timely: -w THREADS -n PROCESSES -p INDEX -h HOSTFILE]
+                (--shards DIR | --uai FILE [--evidence FILE] | --linqs DIR NAME
+                 | --nodes CSV --edges CSV | --ba N [--k K])
                 [--coupling C] [--observe FRACTION] [--seed S]
                 [--mode sum|max] [--damping D] [--tol T] [--max-iters N]
                 [--partition range|hash] [--out FILE [--force]]
 
 Every process runs the same command except -p. Graphs get a Potts model: zero unary
 potentials, log-coupling C (default 0.5) on equal labels, and a seeded FRACTION (default
-0.5) of the known labels clamped as evidence. --out writes this process's marginals
+0.5) of the known labels clamped as evidence. `partition` streams a UAI model into one
+shard file per part (DIR/part-NNNNN.shard); `--shards DIR` runs them, P = PROCESSES x
+THREADS, each process reading only the shards of its workers. --out writes this process's marginals
 (`node p_0 p_1 ...`, shortest round-trip decimals; atomically, never over an input, over
 an existing file only with --force); a summary line goes to stdout.";
 
 struct Args {
     timely: Vec<String>,
     uai: Option<PathBuf>,
+    shards: Option<PathBuf>,
     evidence: Option<PathBuf>,
     linqs: Option<(PathBuf, String)>,
     csv: (Option<PathBuf>, Option<PathBuf>),
@@ -52,6 +60,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, DistError> {
     let mut a = Args {
         timely: vec!["srl-dist".into()],
         uai: None,
+        shards: None,
         evidence: None,
         linqs: None,
         csv: (None, None),
@@ -72,7 +81,9 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, DistError> {
                 a.timely.extend([flag, v]);
             }
             "-r" | "--report" | "-z" | "--zerocopy" => a.timely.push(flag),
+            "run" if a.timely.len() == 1 => {}
             "--uai" => a.uai = Some(value(&flag, it.next())?),
+            "--shards" => a.shards = Some(value(&flag, it.next())?),
             "--evidence" => a.evidence = Some(value(&flag, it.next())?),
             "--linqs" => {
                 let dir = value(&flag, it.next())?;
@@ -169,6 +180,9 @@ fn inputs(a: &Args) -> Vec<PathBuf> {
         .flatten()
         .cloned()
         .collect();
+    if let Some(dir) = &a.shards {
+        v.extend(this_process(a).unwrap_or(0..0).map(|p| shard_file(dir, p)));
+    }
     if let Some((dir, _)) = &a.linqs
         && let Ok(rd) = std::fs::read_dir(dir)
     {
@@ -194,17 +208,88 @@ fn write_out(path: &std::path::Path, force: bool, m: &DistMarginals) -> Result<(
     })
 }
 
+/// The workers of this process in the cluster: `p·w .. (p+1)·w` from timely's `-w`, `-p`.
+fn this_process(a: &Args) -> Result<std::ops::Range<usize>, DistError> {
+    let (mut w, mut p) = (1usize, 0usize);
+    for pair in a.timely[1..].windows(2) {
+        match pair[0].as_str() {
+            "-w" | "--threads" => w = value(&pair[0], Some(pair[1].clone()))?,
+            "-p" | "--process" => p = value(&pair[0], Some(pair[1].clone()))?,
+            _ => {}
+        }
+    }
+    let start = p
+        .checked_mul(w)
+        .ok_or_else(|| DistError::Argument("-p x -w overflows".into()))?;
+    Ok(start..start + w)
+}
+
+/// `srl-dist partition MODEL --parts P --out DIR [...]`.
+fn partition(mut it: impl Iterator<Item = String>) -> Result<(), DistError> {
+    let (mut model, mut evidence, mut parts, mut out) = (None, None, None, None);
+    let (mut strategy, mut force) = (Strategy::Ldg, false);
+    while let Some(flag) = it.next() {
+        match flag.as_str() {
+            "--parts" => parts = Some(value::<usize>(&flag, it.next())?),
+            "--out" => out = Some(value::<PathBuf>(&flag, it.next())?),
+            "--evidence" => evidence = Some(value::<PathBuf>(&flag, it.next())?),
+            "--partitioner" => strategy = Strategy::from_name(&value::<String>(&flag, it.next())?)?,
+            "--force" => force = true,
+            f if !f.starts_with('-') && model.is_none() => model = Some(PathBuf::from(f)),
+            other => {
+                return Err(DistError::Argument(format!(
+                    "unknown argument {other:?}\n{USAGE}"
+                )));
+            }
+        }
+    }
+    let (Some(model), Some(parts), Some(out)) = (model, parts, out) else {
+        return Err(DistError::Argument(format!(
+            "partition needs MODEL, --parts and --out\n{USAGE}"
+        )));
+    };
+    let r = partition_uai(&model, evidence.as_deref(), parts, strategy, &out, force)?;
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(
+        o,
+        "partitioner={:?} parts={parts} nodes={} edges={} cut_edges={} ({:.2}%) colours={} part_nodes={:?}",
+        r.strategy,
+        r.num_nodes,
+        r.num_edges,
+        r.cut_edges,
+        100.0 * r.cut_edges as f64 / r.num_edges.max(1) as f64,
+        r.num_colours,
+        r.part_nodes
+    );
+    Ok(())
+}
+
 fn run() -> Result<(), DistError> {
-    let a = parse(std::env::args().skip(1))?;
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("partition") {
+        args.next();
+        return partition(args);
+    }
+    let mut a = parse(args)?;
+    a.bp.progress = std::io::stderr().is_terminal();
     if let Some(out) = &a.out {
         let inputs = inputs(&a);
-        let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         srl_io::check_outputs(&inputs, &[out.as_path()], a.force)?;
     }
     let config =
         timely::Config::from_args(a.timely.clone().into_iter()).map_err(DistError::Timely)?;
-    let mrf = Arc::new(model(&a)?);
-    let m = a.bp.run(Arc::clone(&mrf), config)?;
+    let (m, nodes, edges) = if let Some(dir) = &a.shards {
+        let shards = read_shards(dir, this_process(&a)?)?;
+        let (n, e) = shards
+            .first()
+            .map_or((0, 0), |s| (s.num_nodes, s.num_edges));
+        (a.bp.run_shards(shards, config)?, n, e)
+    } else {
+        let mrf = Arc::new(model(&a)?);
+        let (n, e) = (mrf.num_nodes() as u64, mrf.num_edges() as u64);
+        (a.bp.run(mrf, config)?, n, e)
+    };
     if let Some(out) = &a.out {
         write_out(out, a.force, &m)?;
     }
@@ -217,16 +302,21 @@ fn run() -> Result<(), DistError> {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
-        "nodes_here={} nodes={} edges={} workers_here={} iterations={} converged={} max_residual={:e} \
+        "nodes_here={} nodes={nodes} edges={edges} workers_here={} iterations={} converged={} max_residual={:e} \
          seconds={secs:.3} messages_per_s={rate:.4e} bytes_sent_per_iter={bytes}",
         m.nodes().len(),
-        mrf.num_nodes(),
-        mrf.num_edges(),
         s.len(),
         c.iterations,
         c.converged,
         c.max_residual,
     );
+    for (w, st) in m.workers().iter().zip(s) {
+        let _ = writeln!(
+            out,
+            "worker={w} nodes={} compute_seconds={:.3} iteration_seconds={:.3} bytes_sent={}",
+            st.nodes, st.compute_seconds, st.seconds, st.bytes_sent
+        );
+    }
     Ok(())
 }
 
