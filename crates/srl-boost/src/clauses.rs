@@ -34,8 +34,8 @@
 //! gradients"), where the clause's value is `w·n`; and its inner loop draws candidate
 //! literals from seed examples, where this search scores every mode literal.
 //!
-//! A clause is stored as a one-split [`RelationalRegressionTree`] with
-//! [`per_grounding`](RelationalRegressionTree::per_grounding) set: the test is the body,
+//! A clause is stored as a one-split [`RelationalRegressionTree`](crate::RelationalRegressionTree) with
+//! [`per_grounding`](crate::RelationalRegressionTree::per_grounding) set: the test is the body,
 //! the true leaf the weight, the false leaf 0, so the model files, prediction and the
 //! Alchemy printer of tree-based MLN-Boost serve it unchanged.
 
