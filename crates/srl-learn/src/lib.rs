@@ -38,7 +38,10 @@ pub mod decision;
 pub mod error;
 pub mod logreg;
 pub mod mn;
+#[cfg(feature = "neural")]
+pub mod neural;
 mod optim;
+pub mod propagation;
 pub mod relational;
 pub mod uknn;
 
