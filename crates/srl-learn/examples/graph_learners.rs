@@ -3,7 +3,9 @@
 //! the splits, and the wall time per method.
 //!
 //! `cargo run --release -p srl-learn --example graph_learners -- DATA_DIR NAME [SPLITS]
-//! [METHOD...]`, e.g. `... -- /work/shared/data/cora cora 10 GCN LP`.
+//! [METHOD...]`, e.g. `... -- /work/shared/data/cora cora 10 GCN LP`; `SRL_PROTOCOL=rs`
+//! runs SPLITS-fold random sampling of the whole graph instead, `SRL_EPOCHS=N` caps the
+//! neural methods' epochs at N.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -29,12 +31,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         CollectiveMethod::GRAPH_LEARNERS.to_vec()
     };
-    let protocol = Protocol::Sparse {
-        train_per_class: 20,
-        validation_per_class: 30,
-        splits,
+    // SRL_PROTOCOL=rs: `splits`-fold random sampling of the whole graph instead.
+    let rs = std::env::var("SRL_PROTOCOL").is_ok_and(|p| p == "rs");
+    let (protocol, lcc) = if rs {
+        (Protocol::RandomFolds { k: splits }, graph)
+    } else {
+        (
+            Protocol::Sparse {
+                train_per_class: 20,
+                validation_per_class: 30,
+                splits,
+            },
+            lcc,
+        )
     };
-    let settings = CollectiveSettings::default();
+    let mut settings = CollectiveSettings::default();
+    if let Ok(e) = std::env::var("SRL_EPOCHS") {
+        let e: usize = e.parse()?;
+        for p in [&mut settings.mlp, &mut settings.gcn, &mut settings.appnp] {
+            p.max_epochs = e;
+        }
+    }
     let t0 = Instant::now();
     let res = evaluate_splits(
         &settings,

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use candle_core::backprop::GradStore;
-use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Shape, Tensor, Var};
+use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Shape, Tensor, Var, WithDType};
 use rand::{Rng as _, RngExt as _};
 use rand_chacha::ChaCha8Rng;
 
-use super::{Architecture, NeuralData, NeuralFit, NeuralParams};
+use super::{Architecture, NeuralData, NeuralFit, NeuralParams, Precision};
 use crate::error::LearnError;
 use crate::propagation::CsrMatrix;
 
@@ -28,14 +28,48 @@ struct SparseMap {
     ppr: Option<(usize, f64)>,
 }
 
-impl SparseMap {
-    fn apply(&self, x: &[f64], d: usize) -> Result<Vec<f64>, LearnError> {
-        match self.ppr {
-            None => self.m.mul_dense(x, d),
-            Some((steps, alpha)) => {
-                crate::propagation::appnp_propagate(&self.m, x, d, steps, alpha)
+/// `m · x` for a dense row-major `m.cols() x d` matrix `x` of any float type
+/// (sequential, as [`CsrMatrix::mul_dense`]).
+fn csr_mul<T: WithDType>(m: &CsrMatrix, x: &[T], d: usize) -> Vec<T> {
+    let mut out = vec![T::from_f64(0.0); m.rows() * d];
+    for i in 0..m.rows() {
+        let o = &mut out[i * d..(i + 1) * d];
+        let (cols, vals) = m.row(i);
+        for (&j, &a) in cols.iter().zip(vals) {
+            let a = T::from_f64(a);
+            let xr = &x[j as usize * d..(j as usize + 1) * d];
+            for (oc, &xc) in o.iter_mut().zip(xr) {
+                *oc += a * xc;
             }
         }
+    }
+    out
+}
+
+impl SparseMap {
+    fn apply<T: WithDType>(&self, x: &[T], d: usize) -> candle_core::Result<Vec<T>> {
+        if x.len() != self.m.cols() * d {
+            candle_core::bail!(
+                "sparse product: {} values for {} x {d}",
+                x.len(),
+                self.m.cols()
+            );
+        }
+        Ok(match self.ppr {
+            None => csr_mul(&self.m, x, d),
+            Some((steps, alpha)) => {
+                // As crate::propagation::appnp_propagate, in T.
+                let (keep, restart) = (T::from_f64(1.0 - alpha), T::from_f64(alpha));
+                let mut z = x.to_vec();
+                for _ in 0..steps {
+                    z = csr_mul(&self.m, &z, d);
+                    for (zi, &xi) in z.iter_mut().zip(x) {
+                        *zi = keep * *zi + restart * xi;
+                    }
+                }
+                z
+            }
+        })
     }
 }
 
@@ -56,16 +90,15 @@ impl CustomOp1 for SparseMap {
                 self.m.cols()
             );
         }
-        let CpuStorage::F64(data) = storage else {
-            candle_core::bail!("sparse product: f64 only");
-        };
         let Some((a, b)) = layout.contiguous_offsets() else {
             candle_core::bail!("sparse product: contiguous input only");
         };
-        let out = self
-            .apply(&data[a..b], d)
-            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
-        Ok((CpuStorage::F64(out), Shape::from((self.m.rows(), d))))
+        let out = match storage {
+            CpuStorage::F64(data) => CpuStorage::F64(self.apply(&data[a..b], d)?),
+            CpuStorage::F32(data) => CpuStorage::F32(self.apply(&data[a..b], d)?),
+            _ => candle_core::bail!("sparse product: f32 or f64 only"),
+        };
+        Ok((out, Shape::from((self.m.rows(), d))))
     }
 
     fn bwd(
@@ -103,8 +136,8 @@ fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
 /// The inverted-dropout multipliers of `len` units: 0 when a uniform 32-bit draw falls
 /// below `p · 2³²` (probability `p` up to 2⁻³²), else `1 / (1 − p)`. The draws are the
 /// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes.
-fn dropout_mask(len: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
-    let keep = 1.0 / (1.0 - p);
+fn dropout_mask<T: WithDType>(len: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<T> {
+    let (zero, keep) = (T::from_f64(0.0), T::from_f64(1.0 / (1.0 - p)));
     let threshold = (p * 4_294_967_296.0) as u64;
     let mut bytes = vec![0u8; 4 * len];
     rng.fill_bytes(&mut bytes);
@@ -112,7 +145,7 @@ fn dropout_mask(len: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
         .chunks_exact(4)
         .map(|w| {
             let r = u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-            if r < threshold { 0.0 } else { keep }
+            if r < threshold { zero } else { keep }
         })
         .collect()
 }
@@ -128,9 +161,10 @@ fn keep_tensor_memory() {
 }
 
 /// Adam (Kingma & Ba 2015, Algorithm 1; β₁ 0.9, β₂ 0.999, ε 1e-8) with its moments in
-/// plain vectors updated in place: the arithmetic of candle-nn's `AdamW` without weight
-/// decay, operation for operation, but one pass over each parameter instead of fifteen
-/// tensor operations (each a new allocation).
+/// plain `f64` vectors updated in place: the arithmetic of candle-nn's `AdamW` without
+/// weight decay, operation for operation (in `f64`, the parameter then rounded to its
+/// type), but one pass over each parameter instead of fifteen tensor operations (each a
+/// new allocation).
 struct Adam {
     lr: f64,
     t: i32,
@@ -164,15 +198,19 @@ impl Adam {
             let Some(g) = grads.get(var) else {
                 continue;
             };
-            let g = g.flatten_all()?.to_vec1::<f64>()?;
-            let mut theta = var.as_tensor().flatten_all()?.to_vec1::<f64>()?;
+            let g = g.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+            let mut theta = var
+                .as_tensor()
+                .flatten_all()?
+                .to_dtype(DType::F64)?
+                .to_vec1::<f64>()?;
             for i in 0..theta.len() {
                 m[i] = m[i] * Self::BETA1 + g[i] * (1.0 - Self::BETA1);
                 v[i] = v[i] * Self::BETA2 + (g[i] * g[i]) * (1.0 - Self::BETA2);
                 let adjusted = (m[i] * scale_m) / ((v[i] * scale_v).sqrt() + Self::EPS);
                 theta[i] -= adjusted * self.lr;
             }
-            var.set(&Tensor::from_vec(theta, var.shape(), var.device())?)?;
+            var.set(&Tensor::from_vec(theta, var.shape(), var.device())?.to_dtype(var.dtype())?)?;
         }
         Ok(())
     }
@@ -350,11 +388,21 @@ pub(super) fn train(
     check_nodes("training", data.train, data)?;
     check_nodes("validation", data.validation, data)?;
     let dev = Device::Cpu;
+    let dtype = match params.precision {
+        Precision::F32 => DType::F32,
+        Precision::F64 => DType::F64,
+    };
+    let weights = |v: Vec<f64>, rows: usize, cols: usize| {
+        Tensor::from_vec(v, (rows, cols), &dev)
+            .and_then(|t| t.to_dtype(dtype))
+            .and_then(|t| Var::from_tensor(&t))
+            .map_err(candle_err)
+    };
     let model = Model {
-        w1: Var::from_vec(glorot(f, h, rng), (f, h), &dev).map_err(candle_err)?,
-        b1: Var::zeros(h, DType::F64, &dev).map_err(candle_err)?,
-        w2: Var::from_vec(glorot(h, k, rng), (h, k), &dev).map_err(candle_err)?,
-        b2: Var::zeros(k, DType::F64, &dev).map_err(candle_err)?,
+        w1: weights(glorot(f, h, rng), f, h)?,
+        b1: Var::zeros(h, dtype, &dev).map_err(candle_err)?,
+        w2: weights(glorot(h, k, rng), h, k)?,
+        b2: Var::zeros(k, dtype, &dev).map_err(candle_err)?,
     };
     let mut adam = Adam::new(
         &[&model.w1, &model.b1, &model.w2, &model.b2],
@@ -393,7 +441,7 @@ pub(super) fn train(
     for epoch in 1..=params.max_epochs {
         // Training step with dropout.
         let (xd, xdt) = if params.dropout > 0.0 {
-            let mask = dropout_mask(x.nnz(), params.dropout, rng);
+            let mask: Vec<f64> = dropout_mask(x.nnz(), params.dropout, rng);
             let vals: Vec<f64> = x.values().iter().zip(&mask).map(|(v, m)| v * m).collect();
             let xd = x.with_values(vals)?;
             let xdt = xd.transpose();
@@ -403,8 +451,19 @@ pub(super) fn train(
         };
         let hidden_mask = if params.dropout > 0.0 {
             Some(
-                Tensor::from_vec(dropout_mask(n * h, params.dropout, rng), (n, h), &dev)
-                    .map_err(candle_err)?,
+                match dtype {
+                    DType::F32 => Tensor::from_vec(
+                        dropout_mask::<f32>(n * h, params.dropout, rng),
+                        (n, h),
+                        &dev,
+                    ),
+                    _ => Tensor::from_vec(
+                        dropout_mask::<f64>(n * h, params.dropout, rng),
+                        (n, h),
+                        &dev,
+                    ),
+                }
+                .map_err(candle_err)?,
             )
         } else {
             None
@@ -412,7 +471,7 @@ pub(super) fn train(
         let step = || -> candle_core::Result<(f64, GradStore)> {
             let scores = ctx.forward(&model, (&xd, &xdt), hidden_mask.as_ref())?;
             let loss = training_loss(&model, &scores, &train_idx, &train_y, params.weight_decay)?;
-            let value = loss.to_scalar::<f64>()?;
+            let value = loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
             Ok((value, loss.backward()?))
         };
         let (loss, grads) = step().map_err(candle_err)?;
@@ -425,7 +484,9 @@ pub(super) fn train(
         // Evaluation without dropout.
         let eval = || -> candle_core::Result<(f64, Tensor)> {
             let scores = ctx.forward(&model, (&x, &xt), None)?.detach();
-            let val = nll(&scores, &val_idx, &val_y)?.to_scalar::<f64>()?;
+            let val = nll(&scores, &val_idx, &val_y)?
+                .to_dtype(DType::F64)?
+                .to_scalar::<f64>()?;
             Ok((val, scores))
         };
         let (val_loss, scores) = eval().map_err(candle_err)?;
@@ -435,8 +496,12 @@ pub(super) fn train(
             best.best_epoch = epoch;
             let probs = candle_nn::ops::softmax(&scores, 1)
                 .and_then(|p| p.flatten_all())
+                .and_then(|p| p.to_dtype(DType::F64))
                 .and_then(|p| p.to_vec1::<f64>())
                 .map_err(candle_err)?;
+            let mut probs = probs;
+            // Rows of an f32 softmax sum to 1 within ~1e-7 only: renormalise in f64.
+            crate::propagation::normalize_rows(&mut probs, k);
             best.probabilities = probs;
             since_best = 0;
         } else {
@@ -662,50 +727,53 @@ mod tests {
             validation: &[1, 3],
             num_classes: 2,
         };
-        let params = NeuralParams {
-            max_epochs: 300,
-            patience: 300,
-            dropout: 0.0,
-            ..NeuralParams::gcn()
-        };
-        for arch in [
-            Architecture::Mlp,
-            Architecture::Gcn,
-            Architecture::Appnp {
-                steps: 10,
-                alpha: 0.1,
-            },
-        ] {
-            let run = |seed| {
-                crate::neural::train(arch, &params, &data, &mut ChaCha8Rng::seed_from_u64(seed))
-                    .expect("trains")
+        for precision in [Precision::F32, Precision::F64] {
+            let params = NeuralParams {
+                max_epochs: 300,
+                patience: 300,
+                dropout: 0.0,
+                precision,
+                ..NeuralParams::gcn()
             };
-            let (a1, a2) = (run(1), run(1));
-            assert_eq!(a1.probabilities, a2.probabilities, "{arch:?}");
-            assert_eq!(a1.epochs, 300);
-            assert!(!a1.stopped_early);
-            for r in a1.probabilities.chunks(2) {
-                assert!((r[0] + r[1] - 1.0).abs() < 1e-12);
+            for arch in [
+                Architecture::Mlp,
+                Architecture::Gcn,
+                Architecture::Appnp {
+                    steps: 10,
+                    alpha: 0.1,
+                },
+            ] {
+                let run = |seed| {
+                    crate::neural::train(arch, &params, &data, &mut ChaCha8Rng::seed_from_u64(seed))
+                        .expect("trains")
+                };
+                let (a1, a2) = (run(1), run(1));
+                assert_eq!(a1.probabilities, a2.probabilities, "{arch:?}");
+                assert_eq!(a1.epochs, 300);
+                assert!(!a1.stopped_early);
+                for r in a1.probabilities.chunks(2) {
+                    assert!((r[0] + r[1] - 1.0).abs() < 1e-12);
+                }
+                let with_dropout = NeuralParams {
+                    dropout: 0.5,
+                    ..params
+                };
+                let d1 = crate::neural::train(
+                    arch,
+                    &with_dropout,
+                    &data,
+                    &mut ChaCha8Rng::seed_from_u64(2),
+                )
+                .expect("trains");
+                let d2 = crate::neural::train(
+                    arch,
+                    &with_dropout,
+                    &data,
+                    &mut ChaCha8Rng::seed_from_u64(2),
+                )
+                .expect("trains");
+                assert_eq!(d1.probabilities, d2.probabilities);
             }
-            let with_dropout = NeuralParams {
-                dropout: 0.5,
-                ..params
-            };
-            let d1 = crate::neural::train(
-                arch,
-                &with_dropout,
-                &data,
-                &mut ChaCha8Rng::seed_from_u64(2),
-            )
-            .expect("trains");
-            let d2 = crate::neural::train(
-                arch,
-                &with_dropout,
-                &data,
-                &mut ChaCha8Rng::seed_from_u64(2),
-            )
-            .expect("trains");
-            assert_eq!(d1.probabilities, d2.probabilities);
         }
     }
 
