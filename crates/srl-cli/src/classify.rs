@@ -1,7 +1,9 @@
 //! `srl classify`: collective classification of a graph's nodes (Sen et al. 2008):
 //! content only (CO), the iterative classification algorithm (ICA), collective Gibbs
 //! sampling (GS) over a local classifier (NB, MNB or LR), and a relational Markov network
-//! with loopy BP or mean field (LBP, MF).
+//! with loopy BP or mean field (LBP, MF); and the graph learners beside them (issue 32):
+//! label propagation (LP), an MLP, GCN, APPNP and Correct & Smooth (CS, over the MLP or
+//! LR, `--cs-base`).
 //!
 //! Every method, default, random stream and score is srl-learn's collective-classification
 //! pipeline ([`srl_learn::collective`]), the one `cargo xtask reproduce
@@ -27,7 +29,8 @@ use serde_json::json;
 use srl_eval::Summary;
 use srl_graph::{NodeId, RelationalGraph};
 use srl_learn::collective::{
-    CollectiveMethod, CollectiveSettings, LocalModel, LrPrior, Protocol, ProtocolResult, evaluate,
+    CollectiveMethod, CollectiveSettings, CsBase, LocalModel, LrPrior, Protocol, ProtocolResult,
+    evaluate,
 };
 
 use crate::ui::{Ui, check_outputs, write_to};
@@ -45,6 +48,25 @@ pub enum Method {
     Lbp,
     /// Relational Markov network, mean field (MF).
     Mf,
+    /// Label propagation (Zhou et al. 2004, normalised, labelled nodes clamped).
+    Lp,
+    /// Two-layer perceptron on the row-normalised attributes (no graph).
+    Mlp,
+    /// Graph convolutional network (Kipf & Welling 2017).
+    Gcn,
+    /// APPNP: an MLP, then 10 personalised-PageRank steps (Klicpera et al. 2019).
+    Appnp,
+    /// Correct & Smooth (Huang et al. 2021) over the base predictor of --cs-base.
+    Cs,
+}
+
+/// The base predictor of `--method cs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CsBaseArg {
+    /// The MLP of `--method mlp` (CS-MLP).
+    Mlp,
+    /// Content-only logistic regression, the model of `--method co --local lr` (CS-LR).
+    Lr,
 }
 
 /// The local classifier of co, ica and gs.
@@ -104,6 +126,9 @@ pub struct ClassifyArgs {
     /// Local classifier of co, ica and gs.
     #[arg(long, value_enum, default_value = "lr")]
     pub local: Local,
+    /// Base predictor of `--method cs` [default: mlp].
+    #[arg(long, value_enum)]
+    pub cs_base: Option<CsBaseArg>,
     /// Fix the LR prior: lambda = C x (training nodes); default: C tuned per split from
     /// {0.001, 0.003, 0.01, 0.03} by 2-fold inner cross-validation on the training nodes.
     #[arg(long, value_name = "C", allow_negative_numbers = true)]
@@ -246,7 +271,18 @@ fn method_and_settings(a: &ClassifyArgs) -> anyhow::Result<(CollectiveMethod, Co
         Method::Gs => CollectiveMethod::Gs(local),
         Method::Lbp => CollectiveMethod::Lbp,
         Method::Mf => CollectiveMethod::Mf,
+        Method::Lp => CollectiveMethod::Lp,
+        Method::Mlp => CollectiveMethod::Mlp,
+        Method::Gcn => CollectiveMethod::Gcn,
+        Method::Appnp => CollectiveMethod::Appnp,
+        Method::Cs => match a.cs_base.unwrap_or(CsBaseArg::Mlp) {
+            CsBaseArg::Mlp => CollectiveMethod::Cs(CsBase::Mlp),
+            CsBaseArg::Lr => CollectiveMethod::Cs(CsBase::Lr),
+        },
     };
+    if a.cs_base.is_some() && a.method != Method::Cs {
+        bail!("--cs-base chooses the base predictor of --method cs; this is --method {method}");
+    }
     let mut settings = CollectiveSettings::default();
     if let Some(c) = a.lr_lambda {
         if !(c.is_finite() && c >= 0.0) {
@@ -373,7 +409,7 @@ pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
     let summary = json!({
         "command": "classify",
         "method": format!("{:?}", a.method).to_lowercase(),
-        "local": format!("{:?}", a.local).to_lowercase(),
+        "local": method.local().map(|_| format!("{:?}", a.local).to_lowercase()),
         "name": method.name(),
         "sampling": a.folds.map(|_| match a.sampling.unwrap_or(Sampling::Random) {
             Sampling::Random => "RS",

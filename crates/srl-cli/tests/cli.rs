@@ -662,20 +662,28 @@ fn classify_equals_the_pipeline_the_experiment_runs() {
         let all =
             evaluate(&settings, &CollectiveMethod::ALL, &g, tests, seed, stream).expect("pipeline");
         for (mi, m) in CollectiveMethod::ALL.iter().enumerate() {
-            let (algo, local) = match m {
-                CollectiveMethod::Co(l) => ("co", l.name()),
-                CollectiveMethod::Ica(l) => ("ica", l.name()),
-                CollectiveMethod::Gs(l) => ("gs", l.name()),
-                CollectiveMethod::Lbp => ("lbp", "LR"),
-                CollectiveMethod::Mf => ("mf", "LR"),
+            use srl_learn::collective::CsBase;
+            let (algo, local, base) = match m {
+                CollectiveMethod::Co(l) => ("co", l.name(), None),
+                CollectiveMethod::Ica(l) => ("ica", l.name(), None),
+                CollectiveMethod::Gs(l) => ("gs", l.name(), None),
+                CollectiveMethod::Lbp => ("lbp", "LR", None),
+                CollectiveMethod::Mf => ("mf", "LR", None),
+                CollectiveMethod::Lp => ("lp", "LR", None),
+                CollectiveMethod::Mlp => ("mlp", "LR", None),
+                CollectiveMethod::Gcn => ("gcn", "LR", None),
+                CollectiveMethod::Appnp => ("appnp", "LR", None),
+                CollectiveMethod::Cs(CsBase::Mlp) => ("cs", "LR", Some("mlp")),
+                CollectiveMethod::Cs(CsBase::Lr) => ("cs", "LR", Some("lr")),
             };
             let local = local.to_lowercase();
-            let j = json(&srl(&[
+            let (nodes, edges) = (fx("graph_nodes.csv"), fx("graph_edges.csv"));
+            let mut args = vec![
                 "classify",
                 "--nodes",
-                &fx("graph_nodes.csv"),
+                &nodes,
                 "--edges",
-                &fx("graph_edges.csv"),
+                &edges,
                 "--method",
                 algo,
                 "--local",
@@ -688,7 +696,11 @@ fn classify_equals_the_pipeline_the_experiment_runs() {
                 "20061001",
                 "--json",
                 "--quiet",
-            ]));
+            ];
+            if let Some(b) = base {
+                args.extend(["--cs-base", b]);
+            }
+            let j = json(&srl(&args));
             assert_eq!(j["name"], m.name());
             let want = if sampling == "random" {
                 all.accuracy[mi].iter().sum::<f64>() / all.accuracy[mi].len() as f64

@@ -14,6 +14,17 @@
 //! | `LBP` | relational Markov network, loopy belief propagation at test time | [`RelationalMarkovNetwork`], srl-infer [`LoopyBp`] |
 //! | `MF` | relational Markov network, mean field at test time | [`RelationalMarkovNetwork`], srl-infer [`MeanField`] |
 //!
+//! beside the graph learners of today (issue 32), through the same splits, names and
+//! scoring:
+//!
+//! | name | what | module |
+//! |---|---|---|
+//! | `LP` | label propagation, Zhou et al. (2004), normalised, labelled nodes clamped | [`crate::propagation::LabelPropagation`] |
+//! | `MLP` | two-layer perceptron on the row-normalised words (neural content only) | [`crate::neural`] |
+//! | `GCN` | graph convolutional network, Kipf & Welling (2017) | [`crate::neural`] |
+//! | `APPNP` | MLP then 10 steps of personalised PageRank (α 0.1), Klicpera et al. (2019) | [`crate::neural`] |
+//! | `CS-MLP`, `CS-LR` | Correct & Smooth, Huang et al. (2021), over the MLP or content-only LR | [`crate::propagation::CorrectAndSmooth`] |
+//!
 //! with the local classifiers ([`LocalModel`]) `NB` (Bernoulli words + a Gaussian per
 //! neighbour-label count, srl-bayes [`LocalBernoulliGaussianNaiveBayes`]), `MNB`
 //! (multinomial naive Bayes over words and counts, srl-bayes [`LocalNaiveBayes`]) and `LR`
@@ -23,8 +34,15 @@
 //!
 //! The sampling protocols ([`Protocol`]): `RS` (k random folds), `SS` (k class-stratified
 //! snowball samples of `|V|/k` nodes; overlapping, scored per node) and `M` (the RS
-//! predictions scored on the nodes the SS samples test, [`matched_accuracy`]); plus a
-//! single random hold-out and explicit test sets.
+//! predictions scored on the nodes the SS samples test, [`matched_accuracy`]); a single
+//! random hold-out and explicit test sets; and the sparse-label protocol of Shchur et al.
+//! (2018) ([`Protocol::Sparse`]: 20 training and 30 validation nodes per class on the
+//! largest connected component, the rest tested), whose splits ([`EvalSplit`]) carry
+//! validation nodes: hidden like the test nodes and not scored. The classic methods treat
+//! them as unlabelled nodes (their LR prior is tuned on the training nodes alone, as
+//! always); the neural methods stop early on them. Without validation nodes (RS, SS,
+//! hold-out) the neural methods hold out [`CollectiveSettings::validation_fraction`] of
+//! the training nodes for early stopping; LP and C&S never need any.
 //!
 //! In every split the training nodes' labels are observed at test time: the test nodes'
 //! neighbour features use the true labels of training neighbours and the current estimates
@@ -38,11 +56,16 @@
 //! Every random draw comes from [`stream_rng`]`(seed, s)` (ChaCha8 seeded with `seed`, on
 //! stream `s`), so results depend only on the seed and the streams, never on the thread
 //! count or on which other methods run:
-//! - test sets of a protocol: stream `1_000_000 + p` ([`Protocol::test_sets`]), `p` the
-//!   protocol stream;
-//! - split `f` of protocol stream `p`: split stream `q = 64 p + f` ([`evaluate`]);
-//! - method `m` on split stream `q`: stream `16 q + m.stream_id()`
-//!   ([`CollectiveMethod::stream_id`]); the LR inner cross-validation: stream `16 q + 15`.
+//! - test sets of a protocol: stream `1_000_000 + p` ([`Protocol::test_sets`],
+//!   [`Protocol::splits`]), `p` the protocol stream;
+//! - split `f` of protocol stream `p`: split stream `q = 64 p + f` ([`evaluate`]); for the
+//!   sparse-label protocol `q = 2²⁴ + 4096 p + f` ([`SPARSE_SPLIT_STREAM_BASE`]);
+//! - method `m` on split stream `q`, initialisation `i` ([`CollectiveMethod::stream`]):
+//!   `16 q + m.stream_id()` for a classic method with `i = 0` (so the classic methods'
+//!   numbers are those of the pipeline before the graph learners came), else `2⁶² + q ·
+//!   2²⁴ + m.stream_id() · 2¹⁶ + i`; the LR inner cross-validation: stream `16 q + 15`;
+//!   the neural methods' validation hold-out (when the split has no validation nodes):
+//!   stream `16 q + 14`. CS-MLP's MLP is the MLP row's network (the MLP's stream).
 //!
 //! `cargo xtask reproduce collective-classification` uses protocol stream `4 d + r` for
 //! data set `d` (Cora 0, Citeseer 1) and protocol `r` (RS 0, SS 1) with seed 20061001,
@@ -57,7 +80,7 @@ use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use srl_bayes::local::{LocalBernoulliGaussianNaiveBayes, LocalNaiveBayes};
 use srl_eval::MatchedAverage;
-use srl_eval::cv::{Folds, par_cross_validate};
+use srl_eval::cv::{Folds, par_map};
 use srl_graph::{HoldOut, KFold, NodeId, RelationalGraph, Split, stratified_snowball_splits};
 use srl_infer::{
     Aggregator, CollectiveGibbs, CollectiveResult, ContentOnly, Convergence, FeatureRow,
@@ -68,6 +91,8 @@ use srl_infer::{
 use crate::error::LearnError;
 use crate::logreg::{Lambda, LocalLogisticRegression, LogisticRegressionParams, argmax};
 use crate::mn::{RelationalMarkovNetwork, RelationalMarkovNetworkParams};
+use crate::neural::{Architecture, NeuralData, NeuralParams};
+use crate::propagation::{CorrectAndSmooth, CsrMatrix, LabelPropagation, normalize_rows};
 
 /// The local classifier of a CO, ICA or GS method.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -142,6 +167,31 @@ pub enum CollectiveMethod {
     Lbp,
     /// Relational Markov network (pseudo-likelihood training), mean field at test time.
     Mf,
+    /// Label propagation (Zhou et al. 2004, normalised form, labelled nodes clamped;
+    /// [`CollectiveSettings::lp`]): the graph alone, no features. Name `LP`.
+    Lp,
+    /// A two-layer perceptron on the row-normalised features ([`CollectiveSettings::mlp`]):
+    /// the neural content-only baseline. Name `MLP`.
+    Mlp,
+    /// Graph convolutional network (Kipf & Welling 2017; [`CollectiveSettings::gcn`]).
+    /// Name `GCN`.
+    Gcn,
+    /// APPNP (Klicpera et al. 2019): the MLP's scores propagated by personalised PageRank
+    /// ([`CollectiveSettings::appnp`]). Name `APPNP`.
+    Appnp,
+    /// Correct & Smooth (Huang et al. 2021; [`CollectiveSettings::cs`]) over a base
+    /// predictor. Names `CS-MLP`, `CS-LR`.
+    Cs(CsBase),
+}
+
+/// The base predictor of Correct & Smooth.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CsBase {
+    /// The MLP of [`CollectiveMethod::Mlp`] (the same network: it runs on the MLP's random
+    /// stream, so CS-MLP corrects exactly the MLP row's predictions).
+    Mlp,
+    /// Content-only logistic regression (the model of CO-LR, with the split's LR prior).
+    Lr,
 }
 
 impl CollectiveMethod {
@@ -172,8 +222,28 @@ impl CollectiveMethod {
         CollectiveMethod::Ica(LocalModel::Mnb),
     ];
 
-    /// All eleven methods.
-    pub const ALL: [CollectiveMethod; 11] = [
+    /// The six graph learners, in the experiment's row order: LP, MLP, GCN, APPNP,
+    /// CS-MLP, CS-LR.
+    pub const GRAPH_LEARNERS: [CollectiveMethod; 6] = [
+        CollectiveMethod::Lp,
+        CollectiveMethod::Mlp,
+        CollectiveMethod::Gcn,
+        CollectiveMethod::Appnp,
+        CollectiveMethod::Cs(CsBase::Mlp),
+        CollectiveMethod::Cs(CsBase::Lr),
+    ];
+
+    /// The neural methods (those that need the `neural` feature): MLP, GCN, APPNP,
+    /// CS-MLP.
+    pub const NEURAL: [CollectiveMethod; 4] = [
+        CollectiveMethod::Mlp,
+        CollectiveMethod::Gcn,
+        CollectiveMethod::Appnp,
+        CollectiveMethod::Cs(CsBase::Mlp),
+    ];
+
+    /// The eleven classic methods (Sen et al. 2008's zoo with every local classifier).
+    pub const CLASSIC: [CollectiveMethod; 11] = [
         CollectiveMethod::Co(LocalModel::Nb),
         CollectiveMethod::Co(LocalModel::Lr),
         CollectiveMethod::Ica(LocalModel::Nb),
@@ -187,10 +257,32 @@ impl CollectiveMethod {
         CollectiveMethod::Gs(LocalModel::Mnb),
     ];
 
-    /// The results-table name: `CO-NB`, `ICA-LR`, `GS-MNB`, `LBP`, `MF`, ...
+    /// All seventeen methods: the eleven classic ones, then the six graph learners.
+    pub const ALL: [CollectiveMethod; 17] = [
+        CollectiveMethod::Co(LocalModel::Nb),
+        CollectiveMethod::Co(LocalModel::Lr),
+        CollectiveMethod::Ica(LocalModel::Nb),
+        CollectiveMethod::Ica(LocalModel::Lr),
+        CollectiveMethod::Gs(LocalModel::Nb),
+        CollectiveMethod::Gs(LocalModel::Lr),
+        CollectiveMethod::Lbp,
+        CollectiveMethod::Mf,
+        CollectiveMethod::Co(LocalModel::Mnb),
+        CollectiveMethod::Ica(LocalModel::Mnb),
+        CollectiveMethod::Gs(LocalModel::Mnb),
+        CollectiveMethod::Lp,
+        CollectiveMethod::Mlp,
+        CollectiveMethod::Gcn,
+        CollectiveMethod::Appnp,
+        CollectiveMethod::Cs(CsBase::Mlp),
+        CollectiveMethod::Cs(CsBase::Lr),
+    ];
+
+    /// The results-table name: `CO-NB`, `ICA-LR`, `GS-MNB`, `LBP`, `MF`, `LP`, `GCN`,
+    /// `CS-MLP`, ...
     #[must_use]
     pub const fn name(self) -> &'static str {
-        use CollectiveMethod::{Co, Gs, Ica, Lbp, Mf};
+        use CollectiveMethod::{Appnp, Co, Cs, Gcn, Gs, Ica, Lbp, Lp, Mf, Mlp};
         use LocalModel::{Lr, Mnb, Nb};
         match self {
             Co(Nb) => "CO-NB",
@@ -204,21 +296,53 @@ impl CollectiveMethod {
             Gs(Lr) => "GS-LR",
             Lbp => "LBP",
             Mf => "MF",
+            Lp => "LP",
+            Mlp => "MLP",
+            Gcn => "GCN",
+            Appnp => "APPNP",
+            Cs(CsBase::Mlp) => "CS-MLP",
+            Cs(CsBase::Lr) => "CS-LR",
         }
     }
 
-    /// The local classifier (`None` for LBP and MF).
+    /// Whether the method is one of the eleven classic ones ([`CollectiveMethod::CLASSIC`]).
+    #[must_use]
+    pub const fn is_classic(self) -> bool {
+        matches!(
+            self,
+            CollectiveMethod::Co(_)
+                | CollectiveMethod::Ica(_)
+                | CollectiveMethod::Gs(_)
+                | CollectiveMethod::Lbp
+                | CollectiveMethod::Mf
+        )
+    }
+
+    /// Whether the method trains a neural network ([`CollectiveMethod::NEURAL`]).
+    #[must_use]
+    pub const fn is_neural(self) -> bool {
+        matches!(
+            self,
+            CollectiveMethod::Mlp
+                | CollectiveMethod::Gcn
+                | CollectiveMethod::Appnp
+                | CollectiveMethod::Cs(CsBase::Mlp)
+        )
+    }
+
+    /// The local classifier of CO, ICA and GS (`None` for every other method).
     #[must_use]
     pub const fn local(self) -> Option<LocalModel> {
         match self {
             CollectiveMethod::Co(l) | CollectiveMethod::Ica(l) | CollectiveMethod::Gs(l) => Some(l),
-            CollectiveMethod::Lbp | CollectiveMethod::Mf => None,
+            _ => None,
         }
     }
 
-    /// The method's fixed random stream offset within a split, in `0..=10`: its position
-    /// in [`CollectiveMethod::ALL`] (see the module's "Random streams"). Fixed per method,
-    /// so a method's numbers do not depend on which other methods run.
+    /// The method's fixed random stream offset, in `0..=16`: its position in
+    /// [`CollectiveMethod::ALL`] (classic methods `0..=10`, graph learners `11..=16`; see
+    /// the module's "Random streams"). Fixed per method, so a method's numbers do not
+    /// depend on which other methods run.
     #[must_use]
     pub fn stream_id(self) -> u64 {
         CollectiveMethod::ALL
@@ -227,8 +351,23 @@ impl CollectiveMethod {
             .map_or(0, |i| i as u64)
     }
 
-    /// The method of an algorithm name (`co`, `ica`, `gs`, `lbp`, `mf`; any case) and a
-    /// local classifier (ignored for LBP and MF).
+    /// The random stream of this method on split stream `split_stream`, initialisation
+    /// `init` (module docs, "Random streams"): `16 · split_stream + stream_id` for a
+    /// classic method's initialisation 0 (the streams of the original pipeline), else
+    /// `2⁶² + split_stream · 2²⁴ + stream_id · 2¹⁶ + init` (`init < 2¹⁶`, `split_stream <
+    /// 2³⁸`).
+    #[must_use]
+    pub fn stream(self, split_stream: u64, init: u64) -> u64 {
+        if self.is_classic() && init == 0 {
+            16 * split_stream + self.stream_id()
+        } else {
+            (1 << 62) | (split_stream << 24) | (self.stream_id() << 16) | (init & 0xffff)
+        }
+    }
+
+    /// The method of an algorithm name (`co`, `ica`, `gs`, `lbp`, `mf`, `lp`, `mlp`,
+    /// `gcn`, `appnp`, `cs` (= `cs-mlp`), `cs-lr`; any case) and a local classifier (used
+    /// by CO, ICA and GS only).
     ///
     /// # Errors
     /// [`LearnError::InvalidParameter`] for an unknown algorithm name.
@@ -239,9 +378,18 @@ impl CollectiveMethod {
             "gs" | "gibbs" => Ok(CollectiveMethod::Gs(local)),
             "lbp" => Ok(CollectiveMethod::Lbp),
             "mf" | "mean_field" => Ok(CollectiveMethod::Mf),
+            "lp" | "label_propagation" => Ok(CollectiveMethod::Lp),
+            "mlp" => Ok(CollectiveMethod::Mlp),
+            "gcn" => Ok(CollectiveMethod::Gcn),
+            "appnp" => Ok(CollectiveMethod::Appnp),
+            "cs" | "cs-mlp" => Ok(CollectiveMethod::Cs(CsBase::Mlp)),
+            "cs-lr" => Ok(CollectiveMethod::Cs(CsBase::Lr)),
             _ => Err(LearnError::InvalidParameter {
                 name: "method",
-                message: format!("{algorithm:?}: expected co, ica, gs, lbp or mf"),
+                message: format!(
+                    "{algorithm:?}: expected co, ica, gs, lbp, mf, lp, mlp, gcn, appnp, cs \
+                     (cs-mlp) or cs-lr"
+                ),
             }),
         }
     }
@@ -310,6 +458,26 @@ pub struct CollectiveSettings {
     pub inner_folds: usize,
     /// Relative gradient tolerance of every LR fit (default 1e-5; finite, `> 0`).
     pub lr_tol: f64,
+    /// Label propagation (default: `α` 0.99, labelled nodes clamped, tolerance 1e-6, at
+    /// most 10 000 iterations).
+    pub lp: LabelPropagation,
+    /// Correct & Smooth (default: `α₁ = α₂ = 0.8`, tolerance 1e-6, at most 1000
+    /// iterations each).
+    pub cs: CorrectAndSmooth,
+    /// The MLP's training (default [`NeuralParams::mlp`]).
+    pub mlp: NeuralParams,
+    /// GCN's training (default [`NeuralParams::gcn`]).
+    pub gcn: NeuralParams,
+    /// APPNP's training (default [`NeuralParams::appnp`]).
+    pub appnp: NeuralParams,
+    /// APPNP's propagation steps `K` (default 10, Klicpera et al. 2019, §6).
+    pub appnp_steps: usize,
+    /// APPNP's teleport probability `α` in `(0, 1]` (default 0.1).
+    pub appnp_alpha: f64,
+    /// When a split has no validation nodes (RS, SS, hold-out), the neural methods hold
+    /// out this fraction of the training nodes (at least one node, rounded) for early
+    /// stopping, drawn from the split's stream `16 q + 14` (default 0.1; in `(0, 1)`).
+    pub validation_fraction: f64,
 }
 
 impl Default for CollectiveSettings {
@@ -334,6 +502,14 @@ impl Default for CollectiveSettings {
             lr_grid: vec![1e-3, 3e-3, 1e-2, 3e-2],
             inner_folds: 2,
             lr_tol: 1e-5,
+            lp: LabelPropagation::default(),
+            cs: CorrectAndSmooth::default(),
+            mlp: NeuralParams::mlp(),
+            gcn: NeuralParams::gcn(),
+            appnp: NeuralParams::appnp(),
+            appnp_steps: 10,
+            appnp_alpha: 0.1,
+            validation_fraction: 0.1,
         }
     }
 }
@@ -349,7 +525,9 @@ impl CollectiveSettings {
     /// [`LearnError::InvalidParameter`] naming the field: an empty or non-finite/negative
     /// LR grid, `inner_folds < 2`, a non-positive `lr_tol`, a negative or non-finite
     /// [`LrPrior::PerSample`], zero ICA iterations, zero GS samples, zero LBP/MF iterations
-    /// or a non-positive LBP/MF tolerance.
+    /// or a non-positive LBP/MF tolerance; invalid label propagation, Correct & Smooth or
+    /// neural settings, an APPNP `α` outside `(0, 1]` or a validation fraction outside
+    /// `(0, 1)`.
     pub fn validate(&self) -> Result<(), LearnError> {
         if self.lr_grid.is_empty() {
             return Err(invalid("lr_grid", "empty".into()));
@@ -394,6 +572,26 @@ impl CollectiveSettings {
                 return Err(invalid(name, format!("tol {tol}: must be finite and > 0")));
             }
         }
+        self.lp.validate()?;
+        self.cs.validate()?;
+        self.mlp.validate("mlp")?;
+        self.gcn.validate("gcn")?;
+        self.appnp.validate("appnp")?;
+        if !(self.appnp_alpha.is_finite() && self.appnp_alpha > 0.0 && self.appnp_alpha <= 1.0) {
+            return Err(invalid(
+                "appnp_alpha",
+                format!("{}: must be in (0, 1]", self.appnp_alpha),
+            ));
+        }
+        if !(self.validation_fraction > 0.0 && self.validation_fraction < 1.0) {
+            return Err(invalid(
+                "validation_fraction",
+                format!(
+                    "{}: must be strictly between 0 and 1",
+                    self.validation_fraction
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -431,6 +629,10 @@ pub struct MethodRun {
 pub struct SplitRun {
     /// The test nodes, in the order of every [`MethodRun`]'s rows.
     pub test: Vec<usize>,
+    /// The split's validation nodes (hidden, not scored; empty for RS, SS, hold-out).
+    pub validation: Vec<usize>,
+    /// The initialisation ([`EvalSplit::init`]).
+    pub init: u64,
     /// One entry per requested method, in the requested order.
     pub methods: Vec<MethodRun>,
     /// The LR `c` used (`None` when no LR method ran).
@@ -613,6 +815,167 @@ fn check_methods(methods: &[CollectiveMethod]) -> Result<(), LearnError> {
     Ok(())
 }
 
+/// One split of an evaluation: the test nodes (scored), the validation nodes (hidden like
+/// the test nodes and not scored; the neural methods' early-stopping set), the split's
+/// random stream and the initialisation.
+///
+/// Every labelled node in neither set is a training node whose label stays observed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalSplit {
+    /// Test nodes: distinct indices `< n`, at least one; the order of the result rows.
+    pub test: Vec<usize>,
+    /// Validation nodes: distinct, labelled, disjoint from `test`; may be empty (the
+    /// neural methods then hold out [`CollectiveSettings::validation_fraction`] of the
+    /// training nodes).
+    pub validation: Vec<usize>,
+    /// The split stream `q` (module docs, "Random streams").
+    pub stream: u64,
+    /// The initialisation (random restart) `i < 2¹⁶`: 0 gives the original streams; the
+    /// experiment runs the neural methods with several (Shchur et al. 2018, §4).
+    pub init: u64,
+}
+
+/// Per-split state the graph learners share: the normalised adjacencies, the features,
+/// the validation set and cached base predictions.
+struct GraphLearnerCache {
+    adjacency: Option<CsrMatrix>,
+    adjacency_loops: Option<CsrMatrix>,
+    features: Option<CsrMatrix>,
+    /// (training nodes, validation nodes) of the neural methods.
+    neural_sets: Option<(Vec<usize>, Vec<usize>)>,
+    /// The MLP's probabilities (`n x k`), convergence and seconds, for CS-MLP.
+    mlp: Option<(Vec<f64>, Convergence, f64)>,
+}
+
+impl GraphLearnerCache {
+    fn adjacency(&mut self, g: &RelationalGraph) -> &CsrMatrix {
+        self.adjacency
+            .get_or_insert_with(|| CsrMatrix::normalized_adjacency(g, false))
+    }
+
+    fn adjacency_loops(&mut self, g: &RelationalGraph) -> &CsrMatrix {
+        self.adjacency_loops
+            .get_or_insert_with(|| CsrMatrix::normalized_adjacency(g, true))
+    }
+}
+
+/// The neural methods' training and validation nodes: the split's validation nodes, or
+/// `fraction` of the training nodes (at least one, leaving at least one) drawn from
+/// `rng`; both sorted.
+fn neural_sets(
+    train: &[usize],
+    validation: &[usize],
+    fraction: f64,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Vec<usize>, Vec<usize>), LearnError> {
+    if !validation.is_empty() {
+        let mut v = validation.to_vec();
+        v.sort_unstable();
+        return Ok((train.to_vec(), v));
+    }
+    if train.len() < 2 {
+        return Err(LearnError::NoTrainingData {
+            reason: format!(
+                "the neural methods hold out validation nodes from the training nodes, and \
+                 {} training node(s) leave none",
+                train.len()
+            ),
+        });
+    }
+    let m = ((fraction * train.len() as f64).round() as usize).clamp(1, train.len() - 1);
+    let mut shuffled = train.to_vec();
+    rand::seq::SliceRandom::shuffle(&mut shuffled[..], rng);
+    let mut val = shuffled[..m].to_vec();
+    let mut fit = shuffled[m..].to_vec();
+    val.sort_unstable();
+    fit.sort_unstable();
+    Ok((fit, val))
+}
+
+/// Content-only LR (CO-LR's model) fitted on the training nodes of `hidden`, its
+/// probabilities for every node (`n x k`).
+fn content_lr_all(
+    hidden: &RelationalGraph,
+    train: &[usize],
+    model: &LocalLogisticRegression,
+) -> Result<Vec<f64>, LearnError> {
+    let (k, nf) = (hidden.num_labels(), hidden.num_features());
+    let row = |v: usize| FeatureRow {
+        attributes: hidden.attributes_of(NodeId::new(v)),
+        num_attributes: nf,
+        relational: &[],
+    };
+    let rows: Vec<FeatureRow<'_>> = train.iter().map(|&v| row(v)).collect();
+    let y: Vec<u32> = train
+        .iter()
+        .map(|&v| hidden.labels()[v].unwrap_or(0))
+        .collect();
+    let mut m = model.clone();
+    m.fit(&rows, &y, None, k)
+        .map_err(|e| LearnError::InvalidData {
+            message: format!("CS-LR base model: {e}"),
+        })?;
+    let mut z = vec![0.0; hidden.num_nodes() * k];
+    for v in 0..hidden.num_nodes() {
+        m.predict_proba(&row(v), &mut z[v * k..(v + 1) * k]);
+    }
+    Ok(z)
+}
+
+/// Trains the neural `method` on one split; returns `n x k` probabilities and the
+/// convergence (`iterations` = epochs, `converged` = early stopping ended the training,
+/// `max_residual` = the best validation loss).
+fn run_neural(
+    architecture: Architecture,
+    params: &NeuralParams,
+    graph: &RelationalGraph,
+    hidden: &RelationalGraph,
+    cache: &mut GraphLearnerCache,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Vec<f64>, Convergence), LearnError> {
+    if cache.features.is_none() {
+        cache.features = Some(CsrMatrix::row_normalized_features(hidden)?);
+    }
+    let mlp = matches!(architecture, Architecture::Mlp);
+    if !mlp {
+        cache.adjacency_loops(hidden);
+    }
+    let empty = CsrMatrix::empty(0, 0);
+    let adjacency = match (&cache.adjacency_loops, mlp) {
+        (Some(a), false) => a,
+        _ => &empty,
+    };
+    let (fit, val) = cache
+        .neural_sets
+        .as_ref()
+        .ok_or_else(|| LearnError::InvalidData {
+            message: "neural node sets not drawn".into(),
+        })?;
+    let features = cache
+        .features
+        .as_ref()
+        .ok_or_else(|| LearnError::InvalidData {
+            message: "features not built".into(),
+        })?;
+    let data = NeuralData {
+        features,
+        adjacency,
+        labels: graph.labels(),
+        train: fit,
+        validation: val,
+        num_classes: graph.num_labels(),
+    };
+    let out = crate::neural::train(architecture, params, &data, rng)?;
+    Ok((
+        out.probabilities,
+        Convergence {
+            converged: out.stopped_early,
+            iterations: out.epochs,
+            max_residual: out.best_validation_loss,
+        },
+    ))
+}
+
 /// Runs `methods` on one split: the nodes `test` are held out (their labels hidden), every
 /// other labelled node is a training node whose label stays observed.
 ///
@@ -621,10 +984,10 @@ fn check_methods(methods: &[CollectiveMethod]) -> Result<(), LearnError> {
 /// - `test`: distinct node indices `< n`, at least one; the order of the result rows.
 /// - `seed`, `split_stream`: the random streams (module docs, "Random streams").
 ///
+/// The same as [`run_eval_split`] with no validation nodes and initialisation 0.
+///
 /// # Errors
-/// [`LearnError::InvalidParameter`] for invalid `settings` or no method;
-/// [`LearnError::InvalidData`] for an empty, out-of-range or repeated test set or no
-/// labelled training node; a method's own error (local classifier, inference, L-BFGS).
+/// As [`run_eval_split`].
 pub fn run_split(
     settings: &CollectiveSettings,
     methods: &[CollectiveMethod],
@@ -633,8 +996,41 @@ pub fn run_split(
     seed: u64,
     split_stream: u64,
 ) -> Result<SplitRun, LearnError> {
+    run_eval_split(
+        settings,
+        methods,
+        graph,
+        &EvalSplit {
+            test: test.to_vec(),
+            validation: Vec::new(),
+            stream: split_stream,
+            init: 0,
+        },
+        seed,
+    )
+}
+
+/// Runs `methods` on one split: the test and validation nodes are held out (their labels
+/// hidden; only the test nodes are predicted and scored), every other labelled node is a
+/// training node whose label stays observed. The classic methods treat the validation
+/// nodes as unlabelled nodes; the neural methods stop early on them.
+///
+/// # Errors
+/// [`LearnError::InvalidParameter`] for invalid `settings` or no method;
+/// [`LearnError::InvalidData`] for an empty, out-of-range or repeated test set, a
+/// validation node that is out of range, repeated, unlabelled or also a test node, or no
+/// labelled training node; a method's own error (local classifier, inference, L-BFGS,
+/// neural training).
+pub fn run_eval_split(
+    settings: &CollectiveSettings,
+    methods: &[CollectiveMethod],
+    graph: &RelationalGraph,
+    split: &EvalSplit,
+    seed: u64,
+) -> Result<SplitRun, LearnError> {
     settings.validate()?;
     check_methods(methods)?;
+    let (test, split_stream) = (&split.test[..], split.stream);
     let n = graph.num_nodes();
     let mut in_test = vec![false; n];
     for &v in test {
@@ -654,18 +1050,40 @@ pub fn run_split(
             message: "the test set is empty".into(),
         });
     }
+    if split.init > 0xffff {
+        return Err(invalid(
+            "init",
+            format!("{}: must be below 65536", split.init),
+        ));
+    }
+    let mut hidden_mask = in_test.clone();
+    for &v in &split.validation {
+        if v >= n || hidden_mask[v] || graph.labels()[v].is_none() {
+            return Err(LearnError::InvalidData {
+                message: format!(
+                    "validation node {v}: out of range (n = {n}), unlabelled, repeated or \
+                     also a test node"
+                ),
+            });
+        }
+        hidden_mask[v] = true;
+    }
     let train: Vec<usize> = (0..n)
-        .filter(|&v| !in_test[v] && graph.labels()[v].is_some())
+        .filter(|&v| !hidden_mask[v] && graph.labels()[v].is_some())
         .collect();
     if train.is_empty() {
         return Err(LearnError::NoTrainingData {
             reason: "no labelled node outside the test set".into(),
         });
     }
-    let held_out = HoldOut::new(graph, Split::from_test_mask(in_test.clone()))?;
+    let held_out = HoldOut::new(graph, Split::from_test_mask(hidden_mask.clone()))?;
     let hidden = held_out.observed();
     let k = hidden.num_labels();
-    let uses = |l: LocalModel| methods.iter().any(|m| m.local() == Some(l));
+    let uses = |l: LocalModel| {
+        methods.iter().any(|m| {
+            m.local() == Some(l) || (l == LocalModel::Lr && *m == CollectiveMethod::Cs(CsBase::Lr))
+        })
+    };
     let (lr_c, lr_inner, tune_seconds) = match (uses(LocalModel::Lr), settings.lr_prior) {
         (false, _) => (None, Vec::new(), 0.0),
         (true, LrPrior::PerSample(c)) => (Some(c), Vec::new(), 0.0),
@@ -694,6 +1112,22 @@ pub fn run_split(
             LocalModel::Lr => fit_into(&mut cache.lr, hidden, &protos.lr, aggregator)?,
         }
     }
+    let mut graph_cache = GraphLearnerCache {
+        adjacency: None,
+        adjacency_loops: None,
+        features: None,
+        neural_sets: None,
+        mlp: None,
+    };
+    if methods.iter().any(|m| m.is_neural()) {
+        let mut rng = stream_rng(seed, split_stream * 16 + 14);
+        graph_cache.neural_sets = Some(neural_sets(
+            &train,
+            &split.validation,
+            settings.validation_fraction,
+            &mut rng,
+        )?);
+    }
     let rows_of = |r: &CollectiveResult| -> (Vec<u32>, Vec<f64>) {
         let mut probabilities = Vec::with_capacity(test.len() * k);
         let predicted = test
@@ -705,9 +1139,22 @@ pub fn run_split(
             .collect();
         (predicted, probabilities)
     };
+    // Test rows of an `n x k` probability matrix and their most probable classes.
+    let test_rows = |p: &[f64]| -> (Vec<u32>, Vec<f64>) {
+        let mut probabilities = Vec::with_capacity(test.len() * k);
+        let predicted = test
+            .iter()
+            .map(|&v| {
+                let row = &p[v * k..(v + 1) * k];
+                probabilities.extend_from_slice(row);
+                argmax(row) as u32
+            })
+            .collect();
+        (predicted, probabilities)
+    };
     let mut out = Vec::with_capacity(methods.len());
     for &method in methods {
-        let mut rng = stream_rng(seed, split_stream * 16 + method.stream_id());
+        let mut rng = stream_rng(seed, method.stream(split_stream, split.init));
         let start = Instant::now();
         let mut extra = 0.0;
         let (predicted, probabilities, convergence) = match method {
@@ -743,6 +1190,80 @@ pub fn run_split(
             CollectiveMethod::Mf => {
                 global(settings, hidden, &in_test, test, &settings.mf, &mut rng)?
             }
+            CollectiveMethod::Lp => {
+                let s = graph_cache.adjacency(hidden);
+                let (mut f, conv) = settings.lp.run(s, hidden.labels(), k)?;
+                normalize_rows(&mut f, k);
+                let (p, q) = test_rows(&f);
+                (p, q, conv)
+            }
+            CollectiveMethod::Mlp | CollectiveMethod::Cs(CsBase::Mlp) => {
+                if graph_cache.mlp.is_none() {
+                    // CS-MLP's base is the MLP row's network: the MLP's own stream.
+                    let mut mlp_rng =
+                        stream_rng(seed, CollectiveMethod::Mlp.stream(split_stream, split.init));
+                    let t0 = Instant::now();
+                    let (p, c) = run_neural(
+                        Architecture::Mlp,
+                        &settings.mlp,
+                        graph,
+                        hidden,
+                        &mut graph_cache,
+                        &mut mlp_rng,
+                    )?;
+                    graph_cache.mlp = Some((p, c, t0.elapsed().as_secs_f64()));
+                }
+                let (base, conv, secs) =
+                    graph_cache
+                        .mlp
+                        .clone()
+                        .ok_or_else(|| LearnError::InvalidData {
+                            message: "MLP not trained".into(),
+                        })?;
+                if method == CollectiveMethod::Mlp {
+                    // Its training time, even when CS-MLP ran (and trained it) first.
+                    extra = secs - start.elapsed().as_secs_f64();
+                    let (p, q) = test_rows(&base);
+                    (p, q, conv)
+                } else {
+                    // The MLP's training time plus the correction and smoothing.
+                    extra = secs - start.elapsed().as_secs_f64();
+                    let s = graph_cache.adjacency(hidden);
+                    let (z, cs_conv) = settings.cs.run(s, &base, hidden.labels(), k)?;
+                    let (p, q) = test_rows(&z);
+                    (p, q, cs_conv)
+                }
+            }
+            CollectiveMethod::Gcn | CollectiveMethod::Appnp => {
+                let (architecture, params) = if method == CollectiveMethod::Gcn {
+                    (Architecture::Gcn, &settings.gcn)
+                } else {
+                    (
+                        Architecture::Appnp {
+                            steps: settings.appnp_steps,
+                            alpha: settings.appnp_alpha,
+                        },
+                        &settings.appnp,
+                    )
+                };
+                let (probs, conv) = run_neural(
+                    architecture,
+                    params,
+                    graph,
+                    hidden,
+                    &mut graph_cache,
+                    &mut rng,
+                )?;
+                let (p, q) = test_rows(&probs);
+                (p, q, conv)
+            }
+            CollectiveMethod::Cs(CsBase::Lr) => {
+                let base = content_lr_all(hidden, &train, &protos.lr)?;
+                let s = graph_cache.adjacency(hidden);
+                let (z, conv) = settings.cs.run(s, &base, hidden.labels(), k)?;
+                let (p, q) = test_rows(&z);
+                (p, q, conv)
+            }
         };
         out.push(MethodRun {
             method,
@@ -754,6 +1275,8 @@ pub fn run_split(
     }
     Ok(SplitRun {
         test: test.to_vec(),
+        validation: split.validation.clone(),
+        init: split.init,
         methods: out,
         lr_c,
         lr_inner,
@@ -840,15 +1363,166 @@ pub enum Protocol {
         /// Fraction of nodes held out.
         test_fraction: f64,
     },
+    /// The sparse-label protocol of Shchur, Mumme, Bojchevski & Günnemann (2018),
+    /// "Pitfalls of graph neural network evaluation", §4: on a connected graph (their
+    /// largest connected component: [`largest_component`]), `splits` random splits of
+    /// `train_per_class` training and `validation_per_class` validation nodes per class
+    /// (theirs: 20 and 30, 100 splits); every other node is a test node. Only
+    /// [`Protocol::splits`] draws it (the validation nodes must stay hidden).
+    Sparse {
+        /// Training nodes per class (`>= 1`).
+        train_per_class: usize,
+        /// Validation nodes per class (`>= 1`).
+        validation_per_class: usize,
+        /// Number of random splits, `1..=4096`.
+        splits: usize,
+    },
+}
+
+/// The split streams of [`Protocol::Sparse`] start here: split `f` of protocol stream `p`
+/// is `2²⁴ + 4096 p + f`, far from the `64 p + f` of the other protocols.
+pub const SPARSE_SPLIT_STREAM_BASE: u64 = 1 << 24;
+
+/// The subgraph induced by the largest connected component (ties: the component of the
+/// lowest node index), renumbered in increasing node order, and per new node its index in
+/// `graph` (Shchur et al. 2018, §4: "we only consider the largest connected component").
+///
+/// # Errors
+/// [`LearnError::InvalidData`] for a graph without nodes; a graph error from the
+/// subgraph.
+pub fn largest_component(
+    graph: &RelationalGraph,
+) -> Result<(RelationalGraph, Vec<NodeId>), LearnError> {
+    let (comp, count) = graph.connected_components();
+    if count == 0 {
+        return Err(LearnError::InvalidData {
+            message: "the graph has no node".into(),
+        });
+    }
+    let mut size = vec![0usize; count];
+    for &c in &comp {
+        size[c as usize] += 1;
+    }
+    // The first largest (components are numbered in order of their lowest node).
+    let best = (0..count).fold(0, |b, c| if size[c] > size[b] { c } else { b });
+    let mask: Vec<bool> = comp.iter().map(|&c| c as usize == best).collect();
+    Ok(graph.induced_subgraph(&mask)?)
 }
 
 impl Protocol {
+    /// The splits of the protocol on `graph`, drawn from [`stream_rng`]`(seed, 1_000_000 +
+    /// stream)`: for RS, SS and hold-out the [`Protocol::test_sets`] with no validation
+    /// nodes and split streams `64 · stream + f` (as [`evaluate`]); for
+    /// [`Protocol::Sparse`] per split and class (in class order) a uniformly random
+    /// choice of the class's nodes, the first `train_per_class` training and the next
+    /// `validation_per_class` validation nodes, split streams
+    /// [`SPARSE_SPLIT_STREAM_BASE`]` + 4096 · stream + f`. Initialisation 0 throughout.
+    ///
+    /// # Errors
+    /// As [`Protocol::test_sets`]; for `Sparse`: [`LearnError::InvalidParameter`] for a
+    /// zero count or more than 4096 splits, [`LearnError::InvalidData`] for a graph that
+    /// is not connected (restrict it with [`largest_component`] first), a class with fewer
+    /// than `train_per_class + validation_per_class` nodes, or no test node left.
+    pub fn splits(
+        self,
+        graph: &RelationalGraph,
+        seed: u64,
+        stream: u64,
+    ) -> Result<Vec<EvalSplit>, LearnError> {
+        let Protocol::Sparse {
+            train_per_class,
+            validation_per_class,
+            splits,
+        } = self
+        else {
+            return Ok(self
+                .test_sets(graph, seed, stream)?
+                .into_iter()
+                .enumerate()
+                .map(|(f, test)| EvalSplit {
+                    test,
+                    validation: Vec::new(),
+                    stream: 64 * stream + f as u64,
+                    init: 0,
+                })
+                .collect());
+        };
+        if train_per_class == 0 || validation_per_class == 0 {
+            return Err(invalid(
+                "per_class",
+                "training and validation nodes per class must be at least 1".into(),
+            ));
+        }
+        if splits == 0 || splits > 4096 {
+            return Err(invalid(
+                "splits",
+                format!("{splits}: must be between 1 and 4096"),
+            ));
+        }
+        let (_, components) = graph.connected_components();
+        if components != 1 {
+            return Err(LearnError::InvalidData {
+                message: format!(
+                    "the sparse-label protocol needs a connected graph (this one has {components} \
+                     components): restrict it to its largest connected component first"
+                ),
+            });
+        }
+        let (n, k) = (graph.num_nodes(), graph.num_labels());
+        let mut by_class: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for (v, l) in graph.labels().iter().enumerate() {
+            if let Some(l) = *l
+                && (l as usize) < k
+            {
+                by_class[l as usize].push(v);
+            }
+        }
+        let need = train_per_class + validation_per_class;
+        if let Some(c) = by_class.iter().position(|nodes| nodes.len() < need) {
+            return Err(LearnError::InvalidData {
+                message: format!(
+                    "class {c} has {} nodes, fewer than {train_per_class} training + \
+                     {validation_per_class} validation nodes",
+                    by_class[c].len()
+                ),
+            });
+        }
+        let mut rng = stream_rng(seed, 1_000_000 + stream);
+        let mut out = Vec::with_capacity(splits);
+        for f in 0..splits {
+            let mut role = vec![0u8; n]; // 0 test, 1 training, 2 validation
+            for nodes in &by_class {
+                let mut nodes = nodes.clone();
+                let (chosen, _) =
+                    rand::seq::SliceRandom::partial_shuffle(&mut nodes[..], &mut rng, need);
+                for (i, &v) in chosen.iter().enumerate() {
+                    role[v] = if i < train_per_class { 1 } else { 2 };
+                }
+            }
+            let test: Vec<usize> = (0..n).filter(|&v| role[v] == 0).collect();
+            if test.is_empty() {
+                return Err(LearnError::InvalidData {
+                    message: "the sparse-label protocol leaves no test node".into(),
+                });
+            }
+            out.push(EvalSplit {
+                test,
+                validation: (0..n).filter(|&v| role[v] == 2).collect(),
+                stream: SPARSE_SPLIT_STREAM_BASE + 4096 * stream + f as u64,
+                init: 0,
+            });
+        }
+        Ok(out)
+    }
+
     /// The test sets (node indices) of the protocol on `graph`, drawn from
     /// [`stream_rng`]`(seed, 1_000_000 + stream)`.
     ///
     /// # Errors
     /// [`LearnError::InvalidParameter`] for `k < 2`, `k > n` or a fraction outside `(0,
-    /// 1)`; [`LearnError::InvalidData`] when a hold-out would test no node or every node.
+    /// 1)`; [`LearnError::InvalidData`] when a hold-out would test no node or every node,
+    /// or for [`Protocol::Sparse`], whose validation nodes a list of test sets cannot
+    /// carry (use [`Protocol::splits`]).
     pub fn test_sets(
         self,
         graph: &RelationalGraph,
@@ -892,6 +1566,11 @@ impl Protocol {
                 }
                 Ok(vec![test])
             }
+            Protocol::Sparse { .. } => Err(LearnError::InvalidData {
+                message: "the sparse-label protocol has validation nodes: draw it with \
+                          Protocol::splits and run it with evaluate_splits"
+                    .into(),
+            }),
         }
     }
 }
@@ -932,6 +1611,9 @@ pub struct ProtocolResult {
 /// Runs `methods` on every split of `tests` (in parallel over splits, each split on its
 /// own streams `64 · stream + split`) and scores them on the labelled test nodes.
 ///
+/// The same as [`evaluate_splits`] with those split streams, no validation nodes and
+/// initialisation 0.
+///
 /// # Errors
 /// As [`run_split`]; [`LearnError::InvalidData`] for no test set or a test set naming a
 /// node out of range or twice; the first failing split's error, naming the split.
@@ -945,20 +1627,47 @@ pub fn evaluate(
 ) -> Result<ProtocolResult, LearnError> {
     settings.validate()?;
     check_methods(methods)?;
-    let folds = Folds::new(graph.num_nodes(), tests).map_err(|e| LearnError::InvalidData {
+    // The test sets' checks (and messages) of srl-eval's folds.
+    Folds::new(graph.num_nodes(), tests.clone()).map_err(|e| LearnError::InvalidData {
         message: format!("test sets: {e}"),
     })?;
-    let splits = par_cross_validate(&folds, |fold| {
-        run_split(
-            settings,
-            methods,
-            graph,
-            fold.test,
-            seed,
-            stream * 64 + fold.index as u64,
-        )
-        .map_err(|e| LearnError::InvalidData {
-            message: format!("split {}: {e}", fold.index + 1),
+    let splits = tests
+        .into_iter()
+        .enumerate()
+        .map(|(f, test)| EvalSplit {
+            test,
+            validation: Vec::new(),
+            stream: stream * 64 + f as u64,
+            init: 0,
+        })
+        .collect();
+    evaluate_splits(settings, methods, graph, splits, seed)
+}
+
+/// Runs `methods` on every split (in parallel over splits, on the rayon pool; each split
+/// on its own streams) and scores them on the labelled test nodes.
+///
+/// # Errors
+/// As [`run_eval_split`]; [`LearnError::InvalidData`] for no split; the first failing
+/// split's error, naming the split.
+pub fn evaluate_splits(
+    settings: &CollectiveSettings,
+    methods: &[CollectiveMethod],
+    graph: &RelationalGraph,
+    splits: Vec<EvalSplit>,
+    seed: u64,
+) -> Result<ProtocolResult, LearnError> {
+    settings.validate()?;
+    check_methods(methods)?;
+    if splits.is_empty() {
+        return Err(LearnError::InvalidData {
+            message: "no split".into(),
+        });
+    }
+    let indexed: Vec<(usize, &EvalSplit)> = splits.iter().enumerate().collect();
+    let splits = par_map(&indexed, |&(i, split)| {
+        run_eval_split(settings, methods, graph, split, seed).map_err(|e| LearnError::InvalidData {
+            message: format!("split {}: {e}", i + 1),
         })
     })
     .into_iter()
@@ -1103,11 +1812,39 @@ mod tests {
     }
 
     #[test]
-    fn names_round_trip_and_stream_ids_are_distinct_and_below_15() {
+    fn names_round_trip_and_streams_are_distinct() {
         let mut ids: Vec<u64> = CollectiveMethod::ALL
             .iter()
             .map(|m| m.stream_id())
             .collect();
+        // Classic methods keep 16 q + id (id < 14: 14 and 15 are the split's validation
+        // hold-out and LR tuning); every (method, split, init) stream is distinct.
+        let mut streams = Vec::new();
+        for m in CollectiveMethod::ALL {
+            for q in [0, 1, 63, 64, SPARSE_SPLIT_STREAM_BASE + 4095] {
+                for init in [0, 1, 19] {
+                    streams.push(m.stream(q, init));
+                }
+            }
+            if m.is_classic() {
+                assert!(m.stream_id() < 14);
+                assert_eq!(m.stream(3, 0), 48 + m.stream_id());
+            } else {
+                assert!(m.stream(0, 0) >= 1 << 62);
+            }
+        }
+        let total = streams.len();
+        streams.sort_unstable();
+        streams.dedup();
+        assert_eq!(streams.len(), total);
+        assert_eq!(
+            CollectiveMethod::CLASSIC.to_vec(),
+            CollectiveMethod::ALL[..11].to_vec()
+        );
+        assert_eq!(
+            CollectiveMethod::GRAPH_LEARNERS.to_vec(),
+            CollectiveMethod::ALL[11..].to_vec()
+        );
         for m in CollectiveMethod::ALL {
             assert_eq!(m.name().parse::<CollectiveMethod>().expect("parses"), m);
             assert_eq!(
@@ -1117,7 +1854,6 @@ mod tests {
                     .expect("any case"),
                 m
             );
-            assert!(m.stream_id() < 15);
         }
         ids.sort_unstable();
         ids.dedup();
@@ -1136,6 +1872,15 @@ mod tests {
             CollectiveMethod::from_parts("lbp", LocalModel::Nb).expect("lbp"),
             CollectiveMethod::Lbp
         );
+        assert_eq!(
+            CollectiveMethod::from_parts("cs", LocalModel::Nb).expect("cs"),
+            CollectiveMethod::Cs(CsBase::Mlp)
+        );
+        assert_eq!(
+            "cs-lr".parse::<CollectiveMethod>().expect("cs-lr"),
+            CollectiveMethod::Cs(CsBase::Lr)
+        );
+        assert!(CollectiveMethod::from_parts("gat", LocalModel::Nb).is_err());
     }
 
     #[test]
@@ -1145,7 +1890,7 @@ mod tests {
         let tests = Protocol::RandomFolds { k: 3 }
             .test_sets(&g, 5, 0)
             .expect("folds");
-        let all = evaluate(&s, &CollectiveMethod::ALL, &g, tests.clone(), 5, 0).expect("runs");
+        let all = evaluate(&s, &CollectiveMethod::CLASSIC, &g, tests.clone(), 5, 0).expect("runs");
         let mean = |r: &ProtocolResult, m: CollectiveMethod| {
             let i = r.methods.iter().position(|&x| x == m).expect("method");
             r.accuracy[i].iter().sum::<f64>() / r.accuracy[i].len() as f64
@@ -1302,5 +2047,156 @@ mod tests {
         assert_eq!(a.accuracy, b.accuracy);
         assert_eq!(a.per_node, b.per_node);
         assert_eq!(a.lr_c, b.lr_c);
+    }
+
+    /// The graph learners on the same folds as the classic methods: valid probabilities,
+    /// the graph-based ones beat the content-only MLP on this homophilous graph, LP
+    /// converges, and a method's numbers do not depend on the other methods run.
+    #[test]
+    #[cfg(feature = "neural")]
+    fn graph_learners_run_through_the_pipeline() {
+        let g = graph();
+        let s = small();
+        let tests = Protocol::RandomFolds { k: 3 }
+            .test_sets(&g, 5, 0)
+            .expect("folds");
+        let mut methods = vec![CollectiveMethod::Co(LocalModel::Lr)];
+        methods.extend(CollectiveMethod::GRAPH_LEARNERS);
+        let all = evaluate(&s, &methods, &g, tests.clone(), 5, 0).expect("runs");
+        let mean = |r: &ProtocolResult, m: CollectiveMethod| {
+            let i = r.methods.iter().position(|&x| x == m).expect("method");
+            r.accuracy[i].iter().sum::<f64>() / r.accuracy[i].len() as f64
+        };
+        use CollectiveMethod::{Appnp, Cs, Gcn, Lp, Mlp};
+        for better in [Lp, Gcn, Appnp, Cs(CsBase::Mlp)] {
+            assert!(mean(&all, better) > mean(&all, Mlp) + 0.05, "{better}");
+        }
+        assert!(mean(&all, Cs(CsBase::Lr)) > mean(&all, CollectiveMethod::Co(LocalModel::Lr)));
+        let k = g.num_labels();
+        for (i, m) in all.methods.iter().enumerate() {
+            for split in &all.splits {
+                let run = &split.methods[i];
+                for r in run.probabilities.chunks(k) {
+                    assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{m}");
+                }
+            }
+            if *m == Lp {
+                assert!(all.converged[i].iter().all(|&c| c));
+            }
+        }
+        // Alone, each gives its numbers within the full set (CS-MLP alone trains the MLP
+        // on the MLP's stream).
+        for m in [Gcn, Cs(CsBase::Mlp), Cs(CsBase::Lr)] {
+            let one = evaluate(&s, &[m], &g, tests.clone(), 5, 0).expect("runs");
+            let i = all.methods.iter().position(|&x| x == m).expect("m");
+            assert_eq!(one.accuracy[0], all.accuracy[i], "{m}");
+            for (a, b) in one.splits.iter().zip(&all.splits) {
+                assert_eq!(
+                    a.methods[0].probabilities, b.methods[i].probabilities,
+                    "{m}"
+                );
+            }
+        }
+        // Another initialisation changes a neural method's numbers, not LP's.
+        let again: Vec<EvalSplit> = Protocol::RandomFolds { k: 3 }
+            .splits(&g, 5, 0)
+            .expect("splits")
+            .into_iter()
+            .map(|sp| EvalSplit { init: 1, ..sp })
+            .collect();
+        let re = evaluate_splits(&s, &[Lp, Gcn], &g, again, 5).expect("runs");
+        assert_eq!(re.accuracy[0], all.accuracy[1]);
+        assert_ne!(
+            re.splits[0].methods[1].probabilities,
+            all.splits[0].methods[3].probabilities
+        );
+    }
+
+    #[test]
+    fn sparse_protocol_splits_and_validation_nodes() {
+        let g = graph();
+        let (lcc, ids) = largest_component(&g).expect("lcc");
+        assert_eq!(lcc.connected_components().1, 1);
+        assert_eq!(ids.len(), lcc.num_nodes());
+        let p = Protocol::Sparse {
+            train_per_class: 5,
+            validation_per_class: 3,
+            splits: 4,
+        };
+        let splits = p.splits(&lcc, 7, 2).expect("splits");
+        assert_eq!(splits.len(), 4);
+        let k = lcc.num_labels();
+        for (f, sp) in splits.iter().enumerate() {
+            assert_eq!(sp.stream, SPARSE_SPLIT_STREAM_BASE + 4096 * 2 + f as u64);
+            assert_eq!(sp.validation.len(), 3 * k);
+            assert_eq!(sp.test.len(), lcc.num_nodes() - 8 * k);
+            let mut per_class = vec![0; k];
+            for &v in &sp.validation {
+                per_class[lcc.labels()[v].expect("labelled") as usize] += 1;
+                assert!(!sp.test.contains(&v));
+            }
+            assert!(per_class.iter().all(|&c| c == 3));
+        }
+        assert_ne!(splits[0].test, splits[1].test);
+        assert_eq!(p.splits(&lcc, 7, 2).expect("again"), splits);
+        assert!(p.test_sets(&lcc, 7, 2).is_err());
+        // Validation nodes are hidden from every method: a split with validation nodes
+        // trains on 5 per class; the run records them and predicts only the test nodes.
+        let s = small();
+        let res = evaluate_splits(
+            &s,
+            &[
+                CollectiveMethod::Ica(LocalModel::Nb),
+                CollectiveMethod::Lp,
+                CollectiveMethod::Cs(CsBase::Lr),
+            ],
+            &lcc,
+            splits[..2].to_vec(),
+            7,
+        )
+        .expect("runs");
+        for (sp, run) in splits.iter().zip(&res.splits) {
+            assert_eq!(run.validation, sp.validation);
+            assert_eq!(run.methods[0].predicted.len(), sp.test.len());
+        }
+        // More than the smallest class holds, a disconnected graph, bad counts.
+        let too_many = Protocol::Sparse {
+            train_per_class: 40,
+            validation_per_class: 30,
+            splits: 1,
+        };
+        assert!(too_many.splits(&lcc, 0, 0).is_err());
+        for bad in [
+            Protocol::Sparse {
+                train_per_class: 0,
+                validation_per_class: 3,
+                splits: 1,
+            },
+            Protocol::Sparse {
+                train_per_class: 1,
+                validation_per_class: 1,
+                splits: 0,
+            },
+            Protocol::Sparse {
+                train_per_class: 1,
+                validation_per_class: 1,
+                splits: 5000,
+            },
+        ] {
+            assert!(bad.splits(&lcc, 0, 0).is_err(), "{bad:?}");
+        }
+        let disconnected = RelationalGraph::disjoint_union(&[&lcc, &lcc])
+            .expect("union")
+            .0;
+        assert!(p.splits(&disconnected, 0, 0).is_err());
+        // A validation node that is also a test node, or unlabelled, is an error.
+        let mut bad = splits[0].clone();
+        bad.validation.push(bad.test[0]);
+        assert!(run_eval_split(&s, &[CollectiveMethod::Lp], &lcc, &bad, 0).is_err());
+        let bad = EvalSplit {
+            init: 1 << 16,
+            ..splits[0].clone()
+        };
+        assert!(run_eval_split(&s, &[CollectiveMethod::Lp], &lcc, &bad, 0).is_err());
     }
 }

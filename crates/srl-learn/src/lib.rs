@@ -7,8 +7,14 @@
 //! holds the collective-classification pipeline, which wires srl-bayes's local naive Bayes
 //! classifiers and srl-eval's folds beside its own learners. It holds:
 //! - [`collective`]: the one collective-classification pipeline (CO, ICA, GS, LBP, MF ×
-//!   NB, MNB, LR; the RS/SS/M protocols of Sen et al. 2008) that `srl classify`, `cargo
-//!   xtask reproduce collective-classification` and srl-py's estimators call;
+//!   NB, MNB, LR; the RS/SS/M protocols of Sen et al. 2008; beside them label
+//!   propagation, MLP, GCN, APPNP and Correct & Smooth, and the sparse-label protocol of
+//!   Shchur et al. 2018) that `srl classify`, `cargo xtask reproduce
+//!   collective-classification` and srl-py's estimators call;
+//! - [`propagation`]: sparse propagation on the graph's CSR form (normalised adjacency,
+//!   label propagation, Correct & Smooth, APPNP's propagation);
+//! - [`neural`]: the MLP, GCN and APPNP, trained on the CPU with candle (the default-on
+//!   `neural` feature);
 //! - [`LogisticRegression`]: multinomial logistic regression with an L2 prior, fitted by
 //!   argmin's L-BFGS (the *LOGREG* baseline of Sen & Getoor 2006), also usable as srl-infer's
 //!   `LocalClassifier` ([`LocalLogisticRegression`]);
@@ -38,13 +44,15 @@ pub mod decision;
 pub mod error;
 pub mod logreg;
 pub mod mn;
+pub mod neural;
 mod optim;
+pub mod propagation;
 pub mod relational;
 pub mod uknn;
 
 pub use collective::{
-    CollectiveMethod, CollectiveSettings, LocalModel, LrPrior, MethodRun, Protocol, ProtocolResult,
-    SplitRun, Transduction,
+    CollectiveMethod, CollectiveSettings, CsBase, EvalSplit, LocalModel, LrPrior, MethodRun,
+    Protocol, ProtocolResult, SplitRun, Transduction,
 };
 pub use csmn::{
     CostSensitiveMarkovNetwork, CostSensitiveMarkovNetworkParams, CsmnInference, CsmnPrediction,

@@ -21,6 +21,16 @@
 //! estimates of test neighbours (ICA, GS), and the MRF clamps the training nodes (LBP,
 //! MF).
 //!
+//! Beside the classic methods, the graph learners of today (issue 32) on the same splits:
+//! label propagation (LP), an MLP, GCN, APPNP and Correct & Smooth (CS-MLP, CS-LR); and a
+//! fourth protocol, the sparse-label one of Shchur et al. (2018, "Pitfalls of graph
+//! neural network evaluation"): on the largest connected component, 20 training and 30
+//! validation nodes per class, the rest tested, [`SPARSE_SPLITS`] random splits (the
+//! paper: 100) and [`SPARSE_INITS`] initialisations of the neural methods per split (the
+//! paper: 20); every method runs on the same splits (the validation nodes are unlabelled
+//! for all but the neural methods, which stop early on them). A paired t-test per
+//! protocol compares the best classic with the best neural method on the same splits.
+//!
 //! The methods, their defaults, the LR tuning, the random streams, the splits and the
 //! scoring are srl-learn's collective-classification pipeline ([`srl_learn::collective`]),
 //! the same code `srl classify` and srl-py's estimators call: this module only picks the
@@ -29,10 +39,12 @@
 use std::time::Instant;
 
 use anyhow::Context as _;
+use srl_eval::metrics::paired_t_test;
 use srl_eval::{ResultRow, ResultsTable, Summary};
 use srl_graph::{LinqsOptions, NodeId, RelationalGraph, load_linqs};
 use srl_learn::collective::{
-    CollectiveMethod, CollectiveSettings, Protocol, ProtocolResult, evaluate, matched_accuracy,
+    CollectiveMethod, CollectiveSettings, EvalSplit, Protocol, ProtocolResult, evaluate,
+    evaluate_splits, largest_component, matched_accuracy,
 };
 
 use crate::context::{Context, Report};
@@ -42,7 +54,7 @@ use crate::experiments::Experiment;
 pub fn experiment() -> Experiment {
     Experiment {
         name: "collective-classification",
-        about: "Sen et al. 2008 Table 3: CO/ICA/GS (NB, LR), LBP, MF on Cora and Citeseer (RS, SS, M)",
+        about: "Sen et al. 2008 Table 3: CO/ICA/GS (NB, LR), LBP, MF on Cora and Citeseer (RS, SS, M); beside them LP, MLP, GCN, APPNP, C&S, and Shchur et al. 2018's sparse-label protocol",
         run,
     }
 }
@@ -59,6 +71,12 @@ const PAPER: [(&str, [f64; 3], [f64; 3]); 8] = [
     ("LBP", [0.8554, 0.8766, 0.8575], [0.7663, 0.7759, 0.7843]),
     ("MF", [0.8555, 0.8836, 0.8631], [0.7657, 0.7732, 0.7888]),
 ];
+
+/// Random splits of the sparse-label protocol in the full run (Shchur et al.: 100).
+pub const SPARSE_SPLITS: usize = 10;
+/// Initialisations of the neural methods per sparse-label split in the full run
+/// (Shchur et al.: 20).
+pub const SPARSE_INITS: u64 = 2;
 
 /// The paper's accuracy of `method` on `dataset` under `protocol` (`"SS"`, `"RS"`, `"M"`).
 fn paper(dataset: &str, method: &str, protocol: &str) -> Option<f64> {
@@ -287,9 +305,157 @@ fn push_rows(
     Ok(())
 }
 
+/// The paired t-test row of one protocol: the classic and the neural method with the best
+/// mean accuracy, their per-split accuracies (`per_split(method index)`) compared.
+fn paired_row(
+    dataset: &str,
+    protocol: &str,
+    methods: &[CollectiveMethod],
+    per_split: impl Fn(usize) -> Vec<f64>,
+) -> anyhow::Result<Option<ResultRow>> {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let best = |keep: &dyn Fn(CollectiveMethod) -> bool| {
+        methods
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| keep(**m))
+            .map(|(i, m)| (i, *m, mean(&per_split(i))))
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+    };
+    let (Some(c), Some(n)) = (best(&|m| m.is_classic()), best(&|m| m.is_neural())) else {
+        return Ok(None);
+    };
+    let (a, b) = (per_split(c.0), per_split(n.0));
+    if a.len() < 2 {
+        return Ok(None);
+    }
+    let t = paired_t_test(&b, &a)?;
+    Ok(Some(
+        ResultRow::new(dataset, "best neural vs best classic", "paired_t", t.t)
+            .with("protocol", protocol)
+            .with("classic", c.1.name())
+            .with("neural", n.1.name())
+            .with("classic_accuracy", c.2)
+            .with("neural_accuracy", n.2)
+            .with("mean_difference", t.mean_difference)
+            .with("df", t.df)
+            .with("p_value", t.p_value)
+            .with("folds", a.len()),
+    ))
+}
+
+/// Shchur et al. (2018)'s sparse-label protocol on the largest connected component of
+/// `graph`: every method on `splits` splits (protocol stream `4 d + 2`), the neural
+/// methods also on initialisations `1..inits`; accuracy rows (mean, std over the runs),
+/// seconds rows and the paired t-test row.
+#[allow(clippy::too_many_arguments)]
+fn sparse(
+    ctx: &Context,
+    table: &mut ResultsTable,
+    setup: &CollectiveSettings,
+    methods: &[CollectiveMethod],
+    name: &str,
+    di: usize,
+    graph: &RelationalGraph,
+    splits: usize,
+    inits: u64,
+) -> anyhow::Result<()> {
+    let (lcc, _) = largest_component(graph)?;
+    let protocol = Protocol::Sparse {
+        train_per_class: 20,
+        validation_per_class: 30,
+        splits,
+    };
+    let base_splits = protocol.splits(&lcc, ctx.seed, (di * 4 + 2) as u64)?;
+    ctx.log(&format!(
+        "{name} Sparse: {splits} splits x {inits} initialisation(s) on the largest connected \
+         component ({} of {} nodes)",
+        lcc.num_nodes(),
+        graph.num_nodes()
+    ));
+    let start = Instant::now();
+    let base = evaluate_splits(setup, methods, &lcc, base_splits.clone(), ctx.seed)
+        .with_context(|| format!("{name} Sparse"))?;
+    let neural: Vec<CollectiveMethod> = methods.iter().copied().filter(|m| m.is_neural()).collect();
+    let mut extra = Vec::new();
+    for init in 1..inits {
+        let again: Vec<EvalSplit> = base_splits
+            .iter()
+            .map(|s| EvalSplit { init, ..s.clone() })
+            .collect();
+        extra.push(
+            evaluate_splits(setup, &neural, &lcc, again, ctx.seed)
+                .with_context(|| format!("{name} Sparse, initialisation {init}"))?,
+        );
+    }
+    ctx.log(&format!(
+        "{name} Sparse done in {:.1} s",
+        start.elapsed().as_secs_f64()
+    ));
+    // Per method: accuracy of every run (split-major), per-split means, seconds.
+    let runs_of = |mi: usize| -> (Vec<f64>, Vec<f64>, f64) {
+        let m = base.methods[mi];
+        let mut all = base.accuracy[mi].clone();
+        let mut per_split = base.accuracy[mi].clone();
+        let mut secs: f64 = base.seconds[mi].iter().sum();
+        if let Some(ni) = neural.iter().position(|&x| x == m) {
+            for res in &extra {
+                all.extend(&res.accuracy[ni]);
+                for (s, a) in per_split.iter_mut().zip(&res.accuracy[ni]) {
+                    *s += a;
+                }
+                secs += res.seconds[ni].iter().sum::<f64>();
+            }
+            let runs = (1 + extra.len()) as f64;
+            per_split.iter_mut().for_each(|s| *s /= runs);
+        }
+        (all, per_split, secs)
+    };
+    for (mi, m) in base.methods.iter().enumerate() {
+        let (all, _, secs) = runs_of(mi);
+        let s = Summary::of(&all)?;
+        let mut row = ResultRow::new(name, m.name(), "accuracy", s.mean)
+            .with("protocol", "Sparse")
+            .with("folds", splits)
+            .with("runs", all.len());
+        if let Some(sd) = s.std_dev {
+            row = row.with("std", sd);
+        }
+        table.push(row);
+        let it = &base.iterations[mi];
+        table.push(
+            ResultRow::new(name, m.name(), "seconds", secs)
+                .with("protocol", "Sparse")
+                .with("runs", all.len())
+                .with("seconds_per_run", secs / all.len().max(1) as f64)
+                .with(
+                    "iterations",
+                    it.iter().sum::<usize>() as f64 / it.len().max(1) as f64,
+                )
+                .with(
+                    "converged_folds",
+                    base.converged[mi].iter().filter(|&&c| c).count(),
+                ),
+        );
+    }
+    if let Some(row) = paired_row(name, "Sparse", &base.methods, |mi| runs_of(mi).1)? {
+        table.push(row);
+    }
+    table.notes.push(format!(
+        "{name} Sparse: largest connected component {} of {} nodes; {splits} splits of 20 + 30 \
+         nodes per class ({} test nodes each); {inits} initialisation(s) of the neural methods \
+         per split",
+        lcc.num_nodes(),
+        graph.num_nodes(),
+        base_splits.first().map_or(0, |s| s.test.len()),
+    ));
+    Ok(())
+}
+
 fn run(ctx: &Context) -> anyhow::Result<Report> {
     let mut table = ctx.table();
-    let methods = CollectiveMethod::EXPERIMENT;
+    let mut methods = CollectiveMethod::EXPERIMENT.to_vec();
+    methods.extend(CollectiveMethod::GRAPH_LEARNERS);
     let mut setup = CollectiveSettings::default();
     if ctx.quick {
         // CI: fewer Gibbs sweeps (half the nodes are test nodes with 2 folds).
@@ -386,12 +552,58 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
         let (rs, ss) = (&results[0], &results[1]);
         let m = matched_accuracy(graph.num_nodes(), rs, ss)?;
         push_rows(&mut table, name, &setup, rs, Some((ss, &m)))?;
+        for (p, res) in [("RS", rs), ("SS", ss)] {
+            let per_split = |mi: usize| res.accuracy[mi].clone();
+            if let Some(row) = paired_row(name, p, &res.methods, per_split)? {
+                table.push(row);
+            }
+        }
+        let (splits, inits) = if ctx.quick {
+            (2, 1)
+        } else {
+            (SPARSE_SPLITS, SPARSE_INITS)
+        };
+        sparse(
+            ctx, &mut table, &setup, &methods, name, di, &graph, splits, inits,
+        )?;
     }
+    table.notes.push(format!(
+        "graph learners (issue 32), on the same splits: LP = label propagation (Zhou et al. \
+         2004, normalised, labelled nodes clamped, alpha {}); MLP / GCN / APPNP: hidden \
+         {} / {} / {}, dropout 0.5, Adam lr 0.01, weight decay on the first layer {} / {} / \
+         {}, at most {} epochs, early stopping with patience {} on the validation loss \
+         (the split's validation nodes under Sparse; under RS and SS a random {} of the \
+         training nodes), row-normalised words; APPNP K = {}, alpha = {}; CS = Correct & \
+         Smooth (Huang et al. 2021, autoscale, alpha1 {}, alpha2 {}) over the MLP (CS-MLP) or \
+         content-only LR (CS-LR). Sparse = Shchur et al. 2018: largest connected component, \
+         20 training + 30 validation nodes per class, the rest tested; the validation nodes \
+         are unlabelled for every non-neural method (the LR prior is tuned by inner CV on \
+         the 20-per-class training nodes, as in RS/SS). Sparse cells: mean and std \
+         (sample standard deviation) over the splits, and for the neural methods over \
+         splits x initialisations. paired_t rows: the best classic (CO/ICA/GS/LBP/MF) \
+         against the best neural method (MLP/GCN/APPNP/CS-MLP) by mean accuracy, paired \
+         over the splits (neural accuracy averaged over the initialisations); both chosen \
+         on the same runs, so the p-value is optimistic.",
+        setup.lp.alpha,
+        setup.mlp.hidden,
+        setup.gcn.hidden,
+        setup.appnp.hidden,
+        setup.mlp.weight_decay,
+        setup.gcn.weight_decay,
+        setup.appnp.weight_decay,
+        setup.gcn.max_epochs,
+        setup.gcn.patience,
+        setup.validation_fraction,
+        setup.appnp_steps,
+        setup.appnp_alpha,
+        setup.cs.correct_alpha,
+        setup.cs.smooth_alpha,
+    ));
     if ctx.quick {
         table.notes.push(
             "quick run: Cora only, 2 folds and 2 snowball samples of |V|/2 nodes (half the \
              labels hidden), GS 50 burn-in + 200 sweeps, so the paper's 10-fold numbers are \
-             not comparable"
+             not comparable; Sparse: 2 splits, 1 initialisation"
                 .into(),
         );
     } else if !table.rows.is_empty() {

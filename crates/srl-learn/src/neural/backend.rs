@@ -1,0 +1,842 @@
+//! The candle implementation of [`super::train`].
+
+use std::sync::Arc;
+
+use candle_core::backprop::GradStore;
+use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Shape, Tensor, Var, WithDType};
+use rand::{Rng as _, RngExt as _};
+use rand_chacha::ChaCha8Rng;
+
+use super::{Architecture, NeuralData, NeuralFit, NeuralParams, Precision};
+use crate::error::LearnError;
+use crate::propagation::CsrMatrix;
+
+fn candle_err(e: candle_core::Error) -> LearnError {
+    LearnError::Optimization {
+        reason: format!("candle: {e}"),
+    }
+}
+
+/// A constant linear map of a dense `rows x d` matrix: `M · X` for a sparse `M`, or
+/// APPNP's `steps` personalised-PageRank steps `Z ← (1 − α) M Z + α X` from `Z = X`
+/// (linear in `X`: `P = (1 − α)^K M^K + α Σ_{t<K} ((1 − α) M)^t`). The backward pass
+/// applies the transpose: the same map with `Mᵀ`.
+struct SparseMap {
+    m: Arc<CsrMatrix>,
+    mt: Arc<CsrMatrix>,
+    /// `None`: the product `M · X`; `Some((K, α))`: the propagation.
+    ppr: Option<(usize, f64)>,
+}
+
+/// `m · x` for a dense row-major `m.cols() x d` matrix `x` of any float type
+/// (sequential, as [`CsrMatrix::mul_dense`]).
+fn csr_mul<T: WithDType>(m: &CsrMatrix, x: &[T], d: usize) -> Vec<T> {
+    let mut out = vec![T::from_f64(0.0); m.rows() * d];
+    for i in 0..m.rows() {
+        let o = &mut out[i * d..(i + 1) * d];
+        let (cols, vals) = m.row(i);
+        for (&j, &a) in cols.iter().zip(vals) {
+            let a = T::from_f64(a);
+            let xr = &x[j as usize * d..(j as usize + 1) * d];
+            for (oc, &xc) in o.iter_mut().zip(xr) {
+                *oc += a * xc;
+            }
+        }
+    }
+    out
+}
+
+impl SparseMap {
+    fn apply<T: WithDType>(&self, x: &[T], d: usize) -> candle_core::Result<Vec<T>> {
+        if x.len() != self.m.cols() * d {
+            candle_core::bail!(
+                "sparse product: {} values for {} x {d}",
+                x.len(),
+                self.m.cols()
+            );
+        }
+        Ok(match self.ppr {
+            None => csr_mul(&self.m, x, d),
+            Some((steps, alpha)) => {
+                // As crate::propagation::appnp_propagate, in T.
+                let (keep, restart) = (T::from_f64(1.0 - alpha), T::from_f64(alpha));
+                let mut z = x.to_vec();
+                for _ in 0..steps {
+                    z = csr_mul(&self.m, &z, d);
+                    for (zi, &xi) in z.iter_mut().zip(x) {
+                        *zi = keep * *zi + restart * xi;
+                    }
+                }
+                z
+            }
+        })
+    }
+}
+
+impl CustomOp1 for SparseMap {
+    fn name(&self) -> &'static str {
+        "srl-sparse-map"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &CpuStorage,
+        layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (rows, d) = layout.shape().dims2()?;
+        if rows != self.m.cols() {
+            candle_core::bail!(
+                "sparse product: {} columns against {rows} rows",
+                self.m.cols()
+            );
+        }
+        let Some((a, b)) = layout.contiguous_offsets() else {
+            candle_core::bail!("sparse product: contiguous input only");
+        };
+        let out = match storage {
+            CpuStorage::F64(data) => CpuStorage::F64(self.apply(&data[a..b], d)?),
+            CpuStorage::F32(data) => CpuStorage::F32(self.apply(&data[a..b], d)?),
+            _ => candle_core::bail!("sparse product: f32 or f64 only"),
+        };
+        Ok((out, Shape::from((self.m.rows(), d))))
+    }
+
+    fn bwd(
+        &self,
+        _arg: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<Option<Tensor>> {
+        let g = grad_res.contiguous()?;
+        Ok(Some(g.apply_op1(SparseMap {
+            m: Arc::clone(&self.mt),
+            mt: Arc::clone(&self.m),
+            ppr: self.ppr,
+        })?))
+    }
+}
+
+fn spmm(m: &Arc<CsrMatrix>, mt: &Arc<CsrMatrix>, x: &Tensor) -> candle_core::Result<Tensor> {
+    x.contiguous()?.apply_op1(SparseMap {
+        m: Arc::clone(m),
+        mt: Arc::clone(mt),
+        ppr: None,
+    })
+}
+
+/// Glorot & Bengio (2010) uniform initialisation `U(−r, r)`, `r = √(6 / (fan_in +
+/// fan_out))`, of a `fan_in x fan_out` matrix, row-major, from `rng`.
+fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
+    let r = (6.0 / (fan_in + fan_out) as f64).sqrt();
+    (0..fan_in * fan_out)
+        .map(|_| (2.0 * rng.random::<f64>() - 1.0) * r)
+        .collect()
+}
+
+/// The inverted-dropout multipliers of `len` units: 0 when a uniform 32-bit draw falls
+/// below `p · 2³²` (probability `p` up to 2⁻³²), else `1 / (1 − p)`. The draws are the
+/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes.
+fn dropout_mask<T: WithDType>(len: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<T> {
+    let (zero, keep) = (T::from_f64(0.0), T::from_f64(1.0 / (1.0 - p)));
+    let threshold = (p * 4_294_967_296.0) as u64;
+    let mut bytes = vec![0u8; 4 * len];
+    rng.fill_bytes(&mut bytes);
+    bytes
+        .chunks_exact(4)
+        .map(|w| {
+            let r = u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            if r < threshold { zero } else { keep }
+        })
+        .collect()
+}
+
+/// glibc's malloc hands the freed memory of large tensors back to the kernel at every
+/// epoch (page faults were half of an MLP's training time on Cora). Freeing one mapped
+/// 24 MiB block raises glibc's dynamic mmap threshold to 24 MiB and its trim threshold to
+/// 48 MiB, so the tensors are reused from the heap; elsewhere this is one short-lived
+/// allocation.
+fn keep_tensor_memory() {
+    let block: Vec<u8> = Vec::with_capacity(24 << 20);
+    drop(std::hint::black_box(block));
+}
+
+/// Adam (Kingma & Ba 2015, Algorithm 1; β₁ 0.9, β₂ 0.999, ε 1e-8) with its moments in
+/// plain `f64` vectors updated in place: the arithmetic of candle-nn's `AdamW` without
+/// weight decay, operation for operation (in `f64`, the parameter then rounded to its
+/// type), but one pass over each parameter instead of fifteen tensor operations (each a
+/// new allocation).
+struct Adam {
+    lr: f64,
+    t: i32,
+    state: Vec<(Var, Vec<f64>, Vec<f64>)>,
+}
+
+impl Adam {
+    const BETA1: f64 = 0.9;
+    const BETA2: f64 = 0.999;
+    const EPS: f64 = 1e-8;
+
+    fn new(vars: &[&Var], lr: f64) -> Self {
+        Self {
+            lr,
+            t: 0,
+            state: vars
+                .iter()
+                .map(|v| {
+                    let len = v.elem_count();
+                    ((*v).clone(), vec![0.0; len], vec![0.0; len])
+                })
+                .collect(),
+        }
+    }
+
+    fn step(&mut self, grads: &GradStore) -> candle_core::Result<()> {
+        self.t += 1;
+        let scale_m = 1.0 / (1.0 - Self::BETA1.powi(self.t));
+        let scale_v = 1.0 / (1.0 - Self::BETA2.powi(self.t));
+        for (var, m, v) in &mut self.state {
+            let Some(g) = grads.get(var) else {
+                continue;
+            };
+            let g = g.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+            let mut theta = var
+                .as_tensor()
+                .flatten_all()?
+                .to_dtype(DType::F64)?
+                .to_vec1::<f64>()?;
+            for i in 0..theta.len() {
+                m[i] = m[i] * Self::BETA1 + g[i] * (1.0 - Self::BETA1);
+                v[i] = v[i] * Self::BETA2 + (g[i] * g[i]) * (1.0 - Self::BETA2);
+                let adjusted = (m[i] * scale_m) / ((v[i] * scale_v).sqrt() + Self::EPS);
+                theta[i] -= adjusted * self.lr;
+            }
+            var.set(&Tensor::from_vec(theta, var.shape(), var.device())?.to_dtype(var.dtype())?)?;
+        }
+        Ok(())
+    }
+}
+
+struct Model {
+    w1: Var,
+    b1: Var,
+    w2: Var,
+    b2: Var,
+}
+
+/// The constant matrices of one training.
+struct Context {
+    architecture: Architecture,
+    x: Arc<CsrMatrix>,
+    xt: Arc<CsrMatrix>,
+    a: Arc<CsrMatrix>,
+    at: Arc<CsrMatrix>,
+}
+
+impl Context {
+    fn new(architecture: Architecture, data: &NeuralData<'_>) -> Self {
+        let graph_based = !matches!(architecture, Architecture::Mlp);
+        let (a, at) = if graph_based {
+            (data.adjacency.clone(), data.adjacency.transpose())
+        } else {
+            let empty = CsrMatrix::empty(0, 0);
+            (empty.clone(), empty)
+        };
+        Self {
+            architecture,
+            x: Arc::new(data.features.clone()),
+            xt: Arc::new(data.features.transpose()),
+            a: Arc::new(a),
+            at: Arc::new(at),
+        }
+    }
+
+    /// The scores `n x k` for the input features `xm` (`X` or a dropped-out copy, with its
+    /// transpose) and the hidden layer's dropout multipliers (`None`: no dropout).
+    fn forward(
+        &self,
+        model: &Model,
+        xm: (&Arc<CsrMatrix>, &Arc<CsrMatrix>),
+        hidden_mask: Option<&Tensor>,
+    ) -> candle_core::Result<Tensor> {
+        let xw = spmm(xm.0, xm.1, model.w1.as_tensor())?;
+        let pre = if matches!(self.architecture, Architecture::Gcn) {
+            spmm(&self.a, &self.at, &xw)?
+        } else {
+            xw
+        };
+        let mut hid = pre.broadcast_add(model.b1.as_tensor())?.relu()?;
+        if let Some(m) = hidden_mask {
+            hid = (hid * m)?;
+        }
+        let hw = hid.matmul(model.w2.as_tensor())?;
+        match self.architecture {
+            Architecture::Gcn => spmm(&self.a, &self.at, &hw)?.broadcast_add(model.b2.as_tensor()),
+            Architecture::Mlp => hw.broadcast_add(model.b2.as_tensor()),
+            Architecture::Appnp { steps, alpha } => hw
+                .broadcast_add(model.b2.as_tensor())?
+                .contiguous()?
+                .apply_op1(SparseMap {
+                    m: Arc::clone(&self.a),
+                    mt: Arc::clone(&self.at),
+                    ppr: Some((steps, alpha)),
+                }),
+        }
+    }
+}
+
+/// Mean negative log-likelihood of the softmax of `scores` on the rows `rows` with the
+/// classes `y`.
+fn nll(scores: &Tensor, rows: &Tensor, y: &Tensor) -> candle_core::Result<Tensor> {
+    let logp = candle_nn::ops::log_softmax(&scores.index_select(rows, 0)?, 1)?;
+    candle_nn::loss::nll(&logp, y)
+}
+
+/// The training objective: [`nll`] on the training rows plus `weight_decay · ‖W₁‖² / 2`.
+fn training_loss(
+    model: &Model,
+    scores: &Tensor,
+    rows: &Tensor,
+    y: &Tensor,
+    weight_decay: f64,
+) -> candle_core::Result<Tensor> {
+    let loss = nll(scores, rows, y)?;
+    if weight_decay > 0.0 {
+        let l2 = (model.w1.as_tensor().sqr()?.sum_all()? * (weight_decay / 2.0))?;
+        loss + l2
+    } else {
+        Ok(loss)
+    }
+}
+
+fn check_nodes(
+    name: &'static str,
+    nodes: &[usize],
+    data: &NeuralData<'_>,
+) -> Result<(), LearnError> {
+    let n = data.labels.len();
+    if nodes.is_empty() {
+        return Err(LearnError::NoTrainingData {
+            reason: format!("no {name} node"),
+        });
+    }
+    let mut seen = vec![false; n];
+    for &v in nodes {
+        if v >= n || std::mem::replace(&mut seen[v], true) {
+            return Err(LearnError::InvalidData {
+                message: format!("{name} node {v}: out of range (n = {n}) or repeated"),
+            });
+        }
+        match data.labels[v] {
+            Some(l) if (l as usize) < data.num_classes => {}
+            Some(l) => {
+                return Err(LearnError::LabelOutOfRange {
+                    index: v,
+                    label: l as usize,
+                    num_labels: data.num_classes,
+                });
+            }
+            None => {
+                return Err(LearnError::InvalidData {
+                    message: format!("{name} node {v} has no label"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// See [`super::train`] (parameters already validated).
+pub(super) fn train(
+    architecture: Architecture,
+    params: &NeuralParams,
+    data: &NeuralData<'_>,
+    rng: &mut ChaCha8Rng,
+) -> Result<NeuralFit, LearnError> {
+    keep_tensor_memory();
+    let n = data.labels.len();
+    let k = data.num_classes;
+    let (f, h) = (data.features.cols(), params.hidden);
+    if k == 0 {
+        return Err(LearnError::InvalidData {
+            message: "no class".into(),
+        });
+    }
+    if data.features.rows() != n {
+        return Err(LearnError::DimensionMismatch {
+            what: "feature rows (nodes)",
+            expected: n,
+            found: data.features.rows(),
+        });
+    }
+    if !matches!(architecture, Architecture::Mlp)
+        && (data.adjacency.rows() != n || data.adjacency.cols() != n)
+    {
+        return Err(LearnError::DimensionMismatch {
+            what: "adjacency (nodes x nodes)",
+            expected: n,
+            found: data.adjacency.rows(),
+        });
+    }
+    if let Architecture::Appnp { alpha, .. } = architecture
+        && !(alpha.is_finite() && alpha > 0.0 && alpha <= 1.0)
+    {
+        return Err(LearnError::InvalidParameter {
+            name: "appnp.alpha",
+            message: format!("{alpha}: must be in (0, 1]"),
+        });
+    }
+    check_nodes("training", data.train, data)?;
+    check_nodes("validation", data.validation, data)?;
+    let dev = Device::Cpu;
+    let dtype = match params.precision {
+        Precision::F32 => DType::F32,
+        Precision::F64 => DType::F64,
+    };
+    let weights = |v: Vec<f64>, rows: usize, cols: usize| {
+        Tensor::from_vec(v, (rows, cols), &dev)
+            .and_then(|t| t.to_dtype(dtype))
+            .and_then(|t| Var::from_tensor(&t))
+            .map_err(candle_err)
+    };
+    let model = Model {
+        w1: weights(glorot(f, h, rng), f, h)?,
+        b1: Var::zeros(h, dtype, &dev).map_err(candle_err)?,
+        w2: weights(glorot(h, k, rng), h, k)?,
+        b2: Var::zeros(k, dtype, &dev).map_err(candle_err)?,
+    };
+    let mut adam = Adam::new(
+        &[&model.w1, &model.b1, &model.w2, &model.b2],
+        params.learning_rate,
+    );
+    let ctx = Context::new(architecture, data);
+    let (x, xt) = (Arc::clone(&ctx.x), Arc::clone(&ctx.xt));
+    let idx =
+        |nodes: &[usize]| Tensor::new(nodes.iter().map(|&v| v as u32).collect::<Vec<u32>>(), &dev);
+    let target = |nodes: &[usize]| {
+        Tensor::new(
+            nodes
+                .iter()
+                .map(|&v| data.labels[v].unwrap_or(0))
+                .collect::<Vec<u32>>(),
+            &dev,
+        )
+    };
+    let (train_idx, train_y) = (
+        idx(data.train).map_err(candle_err)?,
+        target(data.train).map_err(candle_err)?,
+    );
+    let (val_idx, val_y) = (
+        idx(data.validation).map_err(candle_err)?,
+        target(data.validation).map_err(candle_err)?,
+    );
+
+    let mut best = NeuralFit {
+        probabilities: Vec::new(),
+        epochs: 0,
+        best_epoch: 0,
+        best_validation_loss: f64::INFINITY,
+        stopped_early: false,
+    };
+    let mut since_best = 0usize;
+    for epoch in 1..=params.max_epochs {
+        // Training step with dropout.
+        let (xd, xdt) = if params.dropout > 0.0 {
+            let mask: Vec<f64> = dropout_mask(x.nnz(), params.dropout, rng);
+            let vals: Vec<f64> = x.values().iter().zip(&mask).map(|(v, m)| v * m).collect();
+            let xd = x.with_values(vals)?;
+            let xdt = xd.transpose();
+            (Arc::new(xd), Arc::new(xdt))
+        } else {
+            (Arc::clone(&x), Arc::clone(&xt))
+        };
+        let hidden_mask = if params.dropout > 0.0 {
+            Some(
+                match dtype {
+                    DType::F32 => Tensor::from_vec(
+                        dropout_mask::<f32>(n * h, params.dropout, rng),
+                        (n, h),
+                        &dev,
+                    ),
+                    _ => Tensor::from_vec(
+                        dropout_mask::<f64>(n * h, params.dropout, rng),
+                        (n, h),
+                        &dev,
+                    ),
+                }
+                .map_err(candle_err)?,
+            )
+        } else {
+            None
+        };
+        let step = || -> candle_core::Result<(f64, GradStore)> {
+            let scores = ctx.forward(&model, (&xd, &xdt), hidden_mask.as_ref())?;
+            let loss = training_loss(&model, &scores, &train_idx, &train_y, params.weight_decay)?;
+            let value = loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+            Ok((value, loss.backward()?))
+        };
+        let (loss, grads) = step().map_err(candle_err)?;
+        if !loss.is_finite() {
+            return Err(LearnError::Optimization {
+                reason: format!("non-finite training loss {loss} at epoch {epoch}"),
+            });
+        }
+        adam.step(&grads).map_err(candle_err)?;
+        // Evaluation without dropout.
+        let eval = || -> candle_core::Result<(f64, Tensor)> {
+            let scores = ctx.forward(&model, (&x, &xt), None)?.detach();
+            let val = nll(&scores, &val_idx, &val_y)?
+                .to_dtype(DType::F64)?
+                .to_scalar::<f64>()?;
+            Ok((val, scores))
+        };
+        let (val_loss, scores) = eval().map_err(candle_err)?;
+        best.epochs = epoch;
+        if val_loss < best.best_validation_loss {
+            best.best_validation_loss = val_loss;
+            best.best_epoch = epoch;
+            let probs = candle_nn::ops::softmax(&scores, 1)
+                .and_then(|p| p.flatten_all())
+                .and_then(|p| p.to_dtype(DType::F64))
+                .and_then(|p| p.to_vec1::<f64>())
+                .map_err(candle_err)?;
+            let mut probs = probs;
+            // Rows of an f32 softmax sum to 1 within ~1e-7 only: renormalise in f64.
+            crate::propagation::normalize_rows(&mut probs, k);
+            best.probabilities = probs;
+            since_best = 0;
+        } else {
+            since_best += 1;
+            if since_best >= params.patience {
+                best.stopped_early = epoch < params.max_epochs;
+                break;
+            }
+        }
+    }
+    if best.probabilities.len() != n * k {
+        return Err(LearnError::Optimization {
+            reason: "no epoch had a finite validation loss".into(),
+        });
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng as _;
+    use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
+
+    /// The 5-node graph of `propagation`'s tests (edges 0-1, 1-2, 2-3, 3-4, 1-3) with
+    /// three features and labels 0 1 1 1 1 (training nodes 0, 2, 4).
+    fn five() -> RelationalGraph {
+        let e = |a: usize, b: usize| (NodeId::new(a), NodeId::new(b));
+        RelationalGraph::new(
+            Vec::new(),
+            Attributes::Dense {
+                num_features: 3,
+                values: vec![1., 0., 1., 1., 1., 0., 0., 2., 1., 0., 1., 0., 3., 1., 0.],
+            },
+            vec![Some(0), Some(0), Some(1), Some(1), Some(1)],
+            LabelSet::numbered(2),
+            vec![e(0, 1), e(1, 2), e(2, 3), e(3, 4), e(1, 3)],
+            Directedness::Undirected,
+        )
+        .expect("graph")
+    }
+
+    fn fixed_model() -> Model {
+        let dev = Device::Cpu;
+        let var = |v: Vec<f64>, s: &[usize]| Var::from_vec(v, s, &dev).expect("var");
+        Model {
+            w1: var(vec![0.5, -0.3, 0.2, 0.8, -0.6, 0.1], &[3, 2]),
+            b1: var(vec![0.05, -0.02], &[2]),
+            w2: var(vec![1.0, -0.5, -0.7, 0.9], &[2, 2]),
+            b2: var(vec![0.1, -0.1], &[2]),
+        }
+    }
+
+    /// One forward and backward step of each network at fixed weights, against a
+    /// hand-derived forward and backward pass in numpy (no autodiff), Python 3.11, numpy
+    /// 2.4.6: `python3 ref_gcn.py` with the script
+    /// ```text
+    /// import numpy as np
+    /// A = np.zeros((5, 5)); E = [(0,1),(1,2),(2,3),(3,4),(1,3)]
+    /// for a, b in E: A[a, b] = A[b, a] = 1
+    /// At = A + np.eye(5); dt = At.sum(1); Ah = At / np.sqrt(np.outer(dt, dt))
+    /// X = np.array([[1., 0, 1], [1, 1, 0], [0, 2, 1], [0, 1, 0], [3, 1, 0]])
+    /// X = X / np.abs(X).sum(1, keepdims=True)
+    /// W1 = np.array([[0.5, -0.3], [0.2, 0.8], [-0.6, 0.1]]); b1 = np.array([0.05, -0.02])
+    /// W2 = np.array([[1.0, -0.5], [-0.7, 0.9]]); b2 = np.array([0.1, -0.1])
+    /// T = [0, 2, 4]; y = np.array([0, 1, 1]); wd = 5e-4
+    /// def run(arch):
+    ///     P = X @ W1
+    ///     Q = (Ah @ P if arch == "gcn" else P) + b1
+    ///     H = np.maximum(Q, 0); R = H @ W2
+    ///     if arch == "gcn": S = Ah @ R + b2
+    ///     elif arch == "mlp": S = R + b2
+    ///     else:
+    ///         H0 = R + b2; Zs = [H0]
+    ///         for _ in range(10): Zs.append(0.9 * Ah @ Zs[-1] + 0.1 * H0)
+    ///         S = Zs[-1]
+    ///     m = S.max(1, keepdims=True); lse = m + np.log(np.exp(S - m).sum(1, keepdims=True))
+    ///     logp = S - lse
+    ///     loss = -logp[T, y].mean() + wd / 2 * (W1 ** 2).sum()
+    ///     dS = np.zeros_like(S); sm = np.exp(logp)
+    ///     for i, t in enumerate(T):
+    ///         dS[t] = sm[t]; dS[t, y[i]] -= 1
+    ///     dS /= len(T)
+    ///     if arch == "gcn": db2 = dS.sum(0); dR = Ah.T @ dS
+    ///     elif arch == "mlp": db2 = dS.sum(0); dR = dS
+    ///     else:
+    ///         dZ = dS; dH0 = np.zeros_like(dS)
+    ///         for _ in range(10):
+    ///             dH0 += 0.1 * dZ; dZ = 0.9 * Ah.T @ dZ
+    ///         dH0 += dZ; db2 = dH0.sum(0); dR = dH0
+    ///     dW2 = H.T @ dR; dH = dR @ W2.T; dQ = dH * (Q > 0); db1 = dQ.sum(0)
+    ///     dP = Ah.T @ dQ if arch == "gcn" else dQ
+    ///     dW1 = X.T @ dP + wd * W1
+    ///     return loss, dW1, db1, dW2, db2
+    /// ```
+    #[test]
+    fn one_forward_backward_step_matches_hand_computed_numbers() {
+        let g = five();
+        let x = CsrMatrix::row_normalized_features(&g).expect("x");
+        let a = CsrMatrix::normalized_adjacency(&g, true);
+        let data = NeuralData {
+            features: &x,
+            adjacency: &a,
+            labels: g.labels(),
+            train: &[0, 2, 4],
+            validation: &[1, 3],
+            num_classes: 2,
+        };
+        type Reference = (f64, [f64; 6], [f64; 2], [f64; 4], [f64; 2]);
+        let cases: [(Architecture, Reference); 3] = [
+            (
+                Architecture::Gcn,
+                (
+                    0.6828566302800392,
+                    [
+                        0.07467565940112911,
+                        -0.07953737002787103,
+                        0.19806560364520331,
+                        -0.21076331055488354,
+                        -0.007807809147699075,
+                        0.008058329757545682,
+                    ],
+                    [0.25354858983684214, -0.2704518291592983],
+                    [
+                        0.06265871027337784,
+                        -0.06265871027337785,
+                        0.08681535492287813,
+                        -0.08681535492287815,
+                    ],
+                    [0.18749157776129008, -0.1874915777612901],
+                ),
+            ),
+            (
+                Architecture::Mlp,
+                (
+                    0.7536338146708086,
+                    [
+                        0.15527529965660833,
+                        -0.00015,
+                        0.08928893344282962,
+                        -0.1195831768586283,
+                        -0.11284150067188052,
+                        -0.05994158842931415,
+                    ],
+                    [0.13167273242755742, -0.17997476528794246],
+                    [
+                        0.11297264902758417,
+                        -0.1129726490275842,
+                        0.061491378140046994,
+                        -0.061491378140047,
+                    ],
+                    [0.20026604992333563, -0.2002660499233357],
+                ),
+            ),
+            (
+                Architecture::Appnp {
+                    steps: 10,
+                    alpha: 0.1,
+                },
+                (
+                    0.6887333612647765,
+                    [
+                        0.0738720704312724,
+                        -0.018994216480798024,
+                        0.11324618573978848,
+                        -0.14840329587980183,
+                        -0.012708445887540738,
+                        -0.02616062681078086,
+                    ],
+                    [0.17435981028352016, -0.19385813917138073],
+                    [
+                        0.05040222027352956,
+                        -0.050402220273529565,
+                        0.07008329478578285,
+                        -0.07008329478578286,
+                    ],
+                    [0.16538479879256085, -0.1653847987925609],
+                ),
+            ),
+        ];
+        let dev = Device::Cpu;
+        let rows = Tensor::new(vec![0u32, 2, 4], &dev).expect("rows");
+        let y = Tensor::new(vec![0u32, 1, 1], &dev).expect("y");
+        for (arch, (want_loss, dw1, db1, dw2, db2)) in cases {
+            let ctx = Context::new(arch, &data);
+            let model = fixed_model();
+            let scores = ctx
+                .forward(&model, (&ctx.x, &ctx.xt), None)
+                .expect("forward");
+            let loss = training_loss(&model, &scores, &rows, &y, 5e-4).expect("loss");
+            let got = loss.to_scalar::<f64>().expect("scalar");
+            assert!((got - want_loss).abs() < 1e-12, "{arch:?}: loss {got}");
+            let grads = loss.backward().expect("backward");
+            for (var, want) in [
+                (&model.w1, &dw1[..]),
+                (&model.b1, &db1[..]),
+                (&model.w2, &dw2[..]),
+                (&model.b2, &db2[..]),
+            ] {
+                let g = grads
+                    .get(var)
+                    .expect("gradient")
+                    .flatten_all()
+                    .and_then(|t| t.to_vec1::<f64>())
+                    .expect("values");
+                for (a, b) in g.iter().zip(want) {
+                    assert!((a - b).abs() < 1e-12, "{arch:?}: gradient {a} vs {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn training_fits_the_training_nodes_and_is_reproducible() {
+        let g = five();
+        let x = CsrMatrix::row_normalized_features(&g).expect("x");
+        let a = CsrMatrix::normalized_adjacency(&g, true);
+        let data = NeuralData {
+            features: &x,
+            adjacency: &a,
+            labels: g.labels(),
+            train: &[0, 2, 4],
+            validation: &[1, 3],
+            num_classes: 2,
+        };
+        for precision in [Precision::F32, Precision::F64] {
+            let params = NeuralParams {
+                max_epochs: 300,
+                patience: 300,
+                dropout: 0.0,
+                precision,
+                ..NeuralParams::gcn()
+            };
+            for arch in [
+                Architecture::Mlp,
+                Architecture::Gcn,
+                Architecture::Appnp {
+                    steps: 10,
+                    alpha: 0.1,
+                },
+            ] {
+                let run = |seed| {
+                    crate::neural::train(arch, &params, &data, &mut ChaCha8Rng::seed_from_u64(seed))
+                        .expect("trains")
+                };
+                let (a1, a2) = (run(1), run(1));
+                assert_eq!(a1.probabilities, a2.probabilities, "{arch:?}");
+                assert_eq!(a1.epochs, 300);
+                assert!(!a1.stopped_early);
+                for r in a1.probabilities.chunks(2) {
+                    assert!((r[0] + r[1] - 1.0).abs() < 1e-12);
+                }
+                let with_dropout = NeuralParams {
+                    dropout: 0.5,
+                    ..params
+                };
+                let d1 = crate::neural::train(
+                    arch,
+                    &with_dropout,
+                    &data,
+                    &mut ChaCha8Rng::seed_from_u64(2),
+                )
+                .expect("trains");
+                let d2 = crate::neural::train(
+                    arch,
+                    &with_dropout,
+                    &data,
+                    &mut ChaCha8Rng::seed_from_u64(2),
+                )
+                .expect("trains");
+                assert_eq!(d1.probabilities, d2.probabilities);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_input_is_a_typed_error() {
+        let g = five();
+        let x = CsrMatrix::row_normalized_features(&g).expect("x");
+        let a = CsrMatrix::normalized_adjacency(&g, true);
+        let ok = NeuralData {
+            features: &x,
+            adjacency: &a,
+            labels: g.labels(),
+            train: &[0, 2, 4],
+            validation: &[1, 3],
+            num_classes: 2,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let p = NeuralParams::gcn();
+        for bad in [
+            NeuralParams { hidden: 0, ..p },
+            NeuralParams { dropout: 1.0, ..p },
+            NeuralParams {
+                learning_rate: f64::NAN,
+                ..p
+            },
+            NeuralParams {
+                weight_decay: -1.0,
+                ..p
+            },
+            NeuralParams { patience: 0, ..p },
+        ] {
+            assert!(crate::neural::train(Architecture::Gcn, &bad, &ok, &mut rng).is_err());
+        }
+        let unlabelled = [Some(0), None, Some(1), Some(1), Some(1)];
+        for data in [
+            NeuralData { train: &[], ..ok },
+            NeuralData {
+                validation: &[5],
+                ..ok
+            },
+            NeuralData {
+                train: &[0, 0],
+                ..ok
+            },
+            NeuralData {
+                labels: &unlabelled,
+                ..ok
+            },
+            NeuralData {
+                num_classes: 1,
+                ..ok
+            },
+            NeuralData {
+                labels: &[Some(0), Some(1)],
+                ..ok
+            },
+        ] {
+            assert!(crate::neural::train(Architecture::Gcn, &p, &data, &mut rng).is_err());
+        }
+        let appnp = Architecture::Appnp {
+            steps: 10,
+            alpha: 0.0,
+        };
+        assert!(crate::neural::train(appnp, &p, &ok, &mut rng).is_err());
+    }
+}
