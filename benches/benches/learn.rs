@@ -18,6 +18,13 @@
 //! models (LBP at test time, training labels clamped) is printed to stderr once, so the
 //! speed-up is read at equal accuracy:
 //! `SRL_DATA_DIR=/work/shared/data cargo bench -p srl-benches --bench learn -- mn_cora`.
+//!
+//! Group `graph_learners_cora` (needs `SRL_DATA_DIR` with `cora/`): the training of GCN,
+//! the MLP and APPNP (issue 32's defaults) and label propagation on the first split of
+//! Shchur et al.'s sparse-label protocol on Cora's largest connected component (2485
+//! nodes; 140 training, 210 validation nodes), as the `collective-classification`
+//! experiment runs them:
+//! `SRL_DATA_DIR=/work/shared/data cargo bench -p srl-benches --bench learn -- graph_learners_cora`.
 
 use std::hint::black_box;
 
@@ -187,5 +194,84 @@ fn mn_cora(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, training, mn_cora);
+/// Issue 32's graph learners on the first sparse-label split of Cora's largest connected
+/// component (the experiment's split of Cora: protocol stream 2, seed 20061001).
+fn graph_learners_cora(c: &mut Criterion) {
+    use srl_learn::collective::{Protocol, largest_component};
+    use srl_learn::neural::{Architecture, NeuralData, NeuralParams, train};
+    use srl_learn::propagation::{CsrMatrix, LabelPropagation};
+    let Some(dir) =
+        std::env::var_os("SRL_DATA_DIR").map(|d| std::path::PathBuf::from(d).join("cora"))
+    else {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("graph_learners_cora: skipped, set SRL_DATA_DIR to a folder with cora/");
+        }
+        return;
+    };
+    let Ok((graph, _)) = load_linqs(&dir, "cora", &LinqsOptions::default()) else {
+        return;
+    };
+    let (lcc, _) = largest_component(&graph).expect("Cora has nodes");
+    let split = Protocol::Sparse {
+        train_per_class: 20,
+        validation_per_class: 30,
+        splits: 1,
+    }
+    .splits(&lcc, 20_061_001, 2)
+    .expect("Cora's classes hold 50 nodes")
+    .remove(0);
+    let mut hidden_mask = vec![false; lcc.num_nodes()];
+    for &v in split.test.iter().chain(&split.validation) {
+        hidden_mask[v] = true;
+    }
+    let training: Vec<usize> = (0..lcc.num_nodes()).filter(|&v| !hidden_mask[v]).collect();
+    let observed: Vec<Option<u32>> = (0..lcc.num_nodes())
+        .map(|v| {
+            if hidden_mask[v] {
+                None
+            } else {
+                lcc.labels()[v]
+            }
+        })
+        .collect();
+    let x = CsrMatrix::row_normalized_features(&lcc).expect("features");
+    let a = CsrMatrix::normalized_adjacency(&lcc, true);
+    let s = CsrMatrix::normalized_adjacency(&lcc, false);
+    let data = NeuralData {
+        features: &x,
+        adjacency: &a,
+        labels: lcc.labels(),
+        train: &training,
+        validation: &split.validation,
+        num_classes: lcc.num_labels(),
+    };
+    let mut g = c.benchmark_group("graph_learners_cora");
+    g.sample_size(10);
+    for (name, arch, params) in [
+        ("gcn", Architecture::Gcn, NeuralParams::gcn()),
+        ("mlp", Architecture::Mlp, NeuralParams::mlp()),
+        (
+            "appnp",
+            Architecture::Appnp {
+                steps: 10,
+                alpha: 0.1,
+            },
+            NeuralParams::appnp(),
+        ),
+    ] {
+        g.bench_function(format!("train/{name}"), |bench| {
+            bench.iter(|| {
+                let mut rng = ChaCha8Rng::seed_from_u64(0);
+                train(arch, &params, black_box(&data), &mut rng)
+            })
+        });
+    }
+    g.bench_function("lp", |bench| {
+        bench.iter(|| LabelPropagation::default().run(black_box(&s), &observed, lcc.num_labels()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, training, mn_cora, graph_learners_cora);
 criterion_main!(benches);
