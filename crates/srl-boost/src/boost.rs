@@ -500,6 +500,27 @@ pub(crate) enum StepLearner<'a> {
     MlnClauses(&'a crate::clauses::MlnClauseParams),
 }
 
+/// `psi0 + step · Σ tree(x)` over `trees` for each example, with the database as it is
+/// (no sampling of recursive atoms): a boosted model's log-odds.
+///
+/// # Errors
+/// [`BoostError::TargetMismatch`] for examples of another predicate than the trees'.
+pub(crate) fn log_odds<'a>(
+    trees: impl IntoIterator<Item = &'a RelationalRegressionTree>,
+    psi0: f64,
+    step: f64,
+    db: &Database,
+    examples: &Examples,
+) -> Result<Vec<f64>, BoostError> {
+    let mut psi = vec![psi0; examples.len()];
+    for t in trees {
+        for (s, v) in psi.iter_mut().zip(t.predict(db, examples)?) {
+            *s += step * v;
+        }
+    }
+    Ok(psi)
+}
+
 /// Mean log-likelihood `(1/n) Σ log P(yᵢ | ψᵢ)`.
 fn log_likelihood(labels: &[bool], psi: &[f64]) -> f64 {
     let n = labels.len().max(1) as f64;
@@ -805,13 +826,7 @@ impl SoftRfgb {
                 .map(|p| (p / (1.0 - p)).ln())
                 .collect());
         }
-        let mut psi = vec![self.initial_log_odds; examples.len()];
-        for t in &self.trees {
-            for (s, v) in psi.iter_mut().zip(t.predict(db, examples)?) {
-                *s += self.step * v;
-            }
-        }
-        Ok(psi)
+        log_odds(&self.trees, self.initial_log_odds, self.step, db, examples)
     }
 
     /// `P(y = 1 | x) = sigmoid(ψ(x))` for each example (Eq. 1); for a recursive model
@@ -854,15 +869,12 @@ impl SoftRfgb {
                 examples,
                 inference,
             ),
-            _ => {
-                let mut psi = vec![self.initial_log_odds; examples.len()];
-                for t in &self.trees {
-                    for (s, v) in psi.iter_mut().zip(t.predict(db, examples)?) {
-                        *s += self.step * v;
-                    }
-                }
-                Ok(psi.into_iter().map(sigmoid).collect())
-            }
+            _ => Ok(
+                log_odds(&self.trees, self.initial_log_odds, self.step, db, examples)?
+                    .into_iter()
+                    .map(sigmoid)
+                    .collect(),
+            ),
         }
     }
 

@@ -310,7 +310,8 @@ impl Database {
 
     /// Sets the truth of row `row` of the query relation `p`
     /// ([`DatabaseBuilder::add_query_relation`]): what a Gibbs step over a recursive
-    /// target's atoms changes. O(1) (one hash-set insertion or removal).
+    /// target's atoms changes. O(1): one hash-set insertion (which allocates the tuple's
+    /// key) or removal; nothing when the truth does not change.
     ///
     /// # Errors
     /// [`BoostError::InvalidParam`] if `p` is not a query relation of this database or
@@ -336,12 +337,11 @@ impl Database {
             return Ok(());
         }
         active[r] = value;
-        let s = r * rel.arity;
-        let t: Box<[u32]> = rel.tuples[s..s + rel.arity].into();
+        let t = &rel.tuples[r * rel.arity..(r + 1) * rel.arity];
         if value {
-            rel.set.insert(t);
+            rel.set.insert(t.into());
         } else {
-            rel.set.remove(&t);
+            rel.set.remove(t);
         }
         Ok(())
     }
@@ -454,7 +454,8 @@ impl DatabaseBuilder {
     /// Adds a fact given constant ids (from [`intern`](Self::intern)).
     ///
     /// # Errors
-    /// [`BoostError::Arity`] on an arity clash.
+    /// [`BoostError::Arity`] on an arity clash; [`BoostError::InvalidParam`] for a query
+    /// relation ([`add_query_relation`](Self::add_query_relation)).
     pub fn add_fact_ids(&mut self, name: &str, args: &[u32]) -> Result<bool, BoostError> {
         let p = self.declare_for_facts(name, args.len())?;
         Ok(self.preds[p.0 as usize].insert(args))

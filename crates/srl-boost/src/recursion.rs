@@ -195,12 +195,7 @@ pub(crate) fn gibbs_marginals(
         Vec<&RelationalRegressionTree>,
         Vec<&RelationalRegressionTree>,
     ) = trees.iter().partition(|t| tree_tests(t, name));
-    let mut base = vec![psi0; n];
-    for t in fixed {
-        for (b, v) in base.iter_mut().zip(t.predict(&db, examples)?) {
-            *b += step * v;
-        }
-    }
+    let base = crate::boost::log_odds(fixed, psi0, step, &db, examples)?;
     if dynamic.is_empty() {
         return Ok(base.into_iter().map(sigmoid).collect());
     }

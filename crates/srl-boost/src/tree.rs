@@ -1442,6 +1442,7 @@ fn conj_collect(
 
 /// Examples at a node with their substitutions: rows `start[i]..start[i+1]` (each
 /// `width` wide) belong to example `ex[i]`.
+#[derive(Clone)]
 struct NodeData {
     ex: Vec<u32>,
     start: Vec<u32>,
@@ -1454,20 +1455,6 @@ struct NodeData {
 }
 
 impl NodeData {
-    /// A copy (the binding tables included).
-    fn clone_data(&self) -> Self {
-        Self {
-            ex: self.ex.clone(),
-            start: self.start.clone(),
-            rows: self.rows.clone(),
-            width: self.width,
-            var_types: self.var_types.clone(),
-            path: self.path.clone(),
-            depth: self.depth,
-            clause_len: self.clause_len,
-        }
-    }
-
     fn root(examples: &Examples, ex: Vec<u32>) -> Self {
         let width = examples.arity;
         let mut rows = Vec::with_capacity(ex.len() * width);
@@ -2315,7 +2302,7 @@ impl<'a> Learner<'a> {
                 child.path.extend(t.lits.iter().cloned());
                 let new_coverage = child.ex.iter().any(|&e| !covered[e as usize]);
                 if new_coverage && best_score.is_none_or(|s| score > s) {
-                    best = Some((score, child.clone_data(), cut));
+                    best = Some((score, child.clone(), cut));
                 }
                 if next.len() < beam {
                     next.push(child);
