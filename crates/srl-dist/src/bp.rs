@@ -69,7 +69,9 @@ impl Routed for Packet {
 /// ([`srl_infer::kernel::binary_pass`] on two-state models without damping, where
 /// srl-infer takes its linear-domain kernel and messages are ratios `m(1)/m(0)`;
 /// [`srl_infer::kernel::log_pass`] otherwise), so the marginals agree with srl-infer's to
-/// rounding (the tests check `1e-12`; in practice bit for bit).
+/// rounding (the tests check `1e-12`). Where srl-infer takes its linear-domain kernels
+/// for more than two states (every table exp-safe, no damping, sum-product) srl-dist
+/// still runs `log_pass`: the same messages up to rounding, not bit for bit.
 ///
 /// | field | default | meaning |
 /// |---|---|---|
@@ -787,6 +789,8 @@ impl DistBp {
         let mut broken: Option<DistError> = None;
         let start = Instant::now();
         let nl = part.nodes.len();
+        // values received from each peer this superstep (reused, not allocated per round)
+        let mut got = vec![0usize; peers];
         while !convergence.converged && convergence.iterations < self.max_iters {
             round += 1;
             let t0 = Instant::now();
@@ -852,7 +856,7 @@ impl DistBp {
                     });
                 }
             }
-            let mut got = vec![0usize; peers];
+            got.fill(0);
             for p in halo.deliver(worker, round) {
                 residual = residual.max(p.residual);
                 let from = p.from as usize;

@@ -26,7 +26,8 @@
 //!
 //! Each iteration is one superstep: every worker computes all messages its variables
 //! send, keeps those to its own variables, and sends the cut ones (the *halo*) to their
-//! owners in one packet per destination worker, with its local max residual; after the
+//! owners in packets of bounded size per destination worker, with its local max
+//! residual; after the
 //! exchange every worker knows the global max residual and decides to stop with the
 //! others. Guide: `docs/srl-dist.md`.
 //!

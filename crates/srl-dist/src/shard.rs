@@ -109,9 +109,10 @@ impl Shard {
             .filter(|&v| owner(v) == part)
             .map(|v| v as u32)
             .collect();
-        let kernels_safe = mrf.tables().iter().all(|t| {
-            srl_infer::kernel::kernel_range(&t.log_values) < 600.0 || t.log_values.is_empty()
-        });
+        let kernels_safe = mrf
+            .tables()
+            .iter()
+            .all(|t| srl_infer::kernel::kernel_range(&t.log_values) < 600.0);
         let uniform_k = match (0..n).map(|v| mrf.num_states(v)).next() {
             Some(k) if (0..n).all(|v| mrf.num_states(v) == k) => k as u32,
             _ => 0,
@@ -622,9 +623,18 @@ impl<R: Read> Reader<R> {
             ));
         }
         for &(rows, cols) in &shapes {
+            let at = self.offset;
             let mut vals = Vec::with_capacity(rows * cols);
             for _ in 0..rows * cols {
                 vals.push(self.value("pairwise log-potential")?);
+            }
+            // the flag lets the runs take the exp-domain kernels: a table it does not fit
+            // would give wrong marginals, not an error, so it is checked here
+            if s.all_safe && srl_infer::kernel::kernel_range(&vals) >= 600.0 {
+                return Err(self.err(
+                    at,
+                    "a table spans 600 nats or more, but the flags say every table is exp-safe",
+                ));
             }
             s.tables.push(PairTable::new(rows, cols, vals));
         }

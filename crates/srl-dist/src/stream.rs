@@ -301,11 +301,25 @@ fn read_graph<R: BufRead>(t: &mut Tokens<R>) -> Result<Graph, DistError> {
         return Err(t.err(t.tok_line, format!("{n} variables: more than 2^32 - 2")));
     }
     let mut num_states = Vec::with_capacity(n.min(1 << 16));
+    // the same cap as srl-infer's reader: the parts' unary arrays hold every state
+    let mut total_states = 0usize;
     for _ in 0..n {
         let k = t.usize("a cardinality")?;
         if k == 0 || k > u32::MAX as usize {
             return Err(t.err(t.tok_line, format!("cardinality {k}")));
         }
+        total_states = total_states
+            .checked_add(k)
+            .filter(|&s| s <= srl_infer::uai::MAX_UAI_STATES)
+            .ok_or_else(|| {
+                t.err(
+                    t.tok_line,
+                    format!(
+                        "cardinality {k} brings the model's total number of states past {} (too large to hold)",
+                        srl_infer::uai::MAX_UAI_STATES
+                    ),
+                )
+            })?;
         num_states.push(k as u32);
     }
     let f = t.usize("the number of factors")?;
@@ -473,8 +487,7 @@ pub fn partition_uai(
     for s in &spools {
         let _ = std::fs::remove_file(s);
     }
-    let all_safe = result?;
-    let _ = all_safe;
+    result?;
     let mut part_nodes = vec![0u64; parts];
     owner.iter().for_each(|&o| part_nodes[o as usize] += 1);
     Ok(PartitionReport {

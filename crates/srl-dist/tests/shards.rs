@@ -381,3 +381,34 @@ fn partition_refuses_outputs_it_must_not_write() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Two hostile inputs found in review: a UAI file declaring more states than any part
+/// could hold (it aborted allocating 32 GB before the cap of srl-infer's reader was
+/// applied here too), and a shard whose flags call every table exp-safe while one spans
+/// more than 600 nats (it would have run the exp-domain kernels and given wrong
+/// marginals silently).
+#[test]
+fn huge_cardinalities_and_forged_safety_flags_are_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let huge = dir.path().join("huge.uai");
+    std::fs::write(&huge, "MARKOV\n1\n4000000000\n0\n").expect("write");
+    match partition_uai(&huge, None, 2, Strategy::Hash, &dir.path().join("h"), false) {
+        Err(DistError::Parse { line, message, .. }) => {
+            assert_eq!(line, 3, "{message}");
+            assert!(message.contains("too large to hold"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // one pairwise table from 1e-300 to 1: ln range about 690 nats, so not exp-safe
+    let wide = dir.path().join("wide.uai");
+    std::fs::write(&wide, "MARKOV\n2\n2 2\n1\n2 0 1\n\n4\n1 1e-300 1e-300 1\n").expect("write");
+    let out = dir.path().join("w");
+    partition_uai(&wide, None, 1, Strategy::Range, &out, false).expect("partition");
+    let good = std::fs::read(srl_dist::shard_file(&out, 0)).expect("shard");
+    assert!(Shard::read(&srl_dist::shard_file(&out, 0)).is_ok());
+    assert_eq!(good[20], 0, "the writer does not call this table safe");
+    let mut b = good.clone();
+    b[20] = 1;
+    let (_, msg) = shard_error(&dir.path().join("bad.shard"), &resealed(b));
+    assert!(msg.contains("exp-safe"), "{msg}");
+}

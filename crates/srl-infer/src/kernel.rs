@@ -259,6 +259,12 @@ pub fn plan_variable(
     incoming_ranges: impl IntoIterator<Item = f64>,
     unary_lin: &mut [f64],
 ) -> VarKind {
+    assert!(
+        unary_lin.len() >= unary.len(),
+        "plan_variable: unary_lin has {} slots for {} states",
+        unary_lin.len(),
+        unary.len()
+    );
     let (mx, mn) = crate::linear::unary_span(unary);
     for (o, &x) in unary_lin.iter_mut().zip(unary) {
         *o = (x - mx).exp();

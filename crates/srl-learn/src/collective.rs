@@ -577,12 +577,7 @@ impl CollectiveSettings {
         self.mlp.validate("mlp")?;
         self.gcn.validate("gcn")?;
         self.appnp.validate("appnp")?;
-        if !(self.appnp_alpha.is_finite() && self.appnp_alpha > 0.0 && self.appnp_alpha <= 1.0) {
-            return Err(invalid(
-                "appnp_alpha",
-                format!("{}: must be in (0, 1]", self.appnp_alpha),
-            ));
-        }
+        crate::propagation::check_unit_interval("appnp_alpha", self.appnp_alpha, true)?;
         if !(self.validation_fraction > 0.0 && self.validation_fraction < 1.0) {
             return Err(invalid(
                 "validation_fraction",

@@ -85,9 +85,10 @@ impl NeuralParams {
         }
     }
 
-    /// APPNP's network as Klicpera et al. (2019, §6) trained it: 64 hidden units, dropout
-    /// 0.5, learning rate 0.01, weight decay 5e-3; at most 200 epochs with patience 10
-    /// here (theirs: up to 10 000 epochs, patience 100).
+    /// APPNP's network with the hyperparameters of Klicpera et al. (2019, §6): 64 hidden
+    /// units, dropout 0.5, learning rate 0.01, weight decay 5e-3; at most 200 epochs with
+    /// patience 10 here (theirs: up to 10 000 epochs, patience 100). Dropout acts on the
+    /// network only, never inside the propagation ([`Architecture::Appnp`]).
     #[must_use]
     pub const fn appnp() -> Self {
         Self {

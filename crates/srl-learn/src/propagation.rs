@@ -333,7 +333,10 @@ impl CsrMatrix {
     }
 }
 
-fn check_unit_interval(
+/// `Ok` when `alpha` is in (0, 1) — (0, 1] with `closed_right` — else
+/// [`LearnError::InvalidParameter`] naming `name`: the range check of every damping or
+/// teleport coefficient of the graph learners.
+pub(crate) fn check_unit_interval(
     name: &'static str,
     alpha: f64,
     closed_right: bool,
@@ -612,9 +615,9 @@ impl CorrectAndSmooth {
     /// distribution) with the training labels `labels` (`n`; `Some` = a training node) on
     /// `s` (`n x n`).
     ///
-    /// Returns the final `n x k` probabilities and the convergence of the smooth step
-    /// (its `iterations` are the two steps' iterations added up; `converged` when both
-    /// converged).
+    /// Returns the final `n x k` probabilities and the convergence of both steps together
+    /// (`iterations`: the correct and the smooth step's iterations added up; `converged`
+    /// when both converged).
     ///
     /// # Errors
     /// As [`CorrectAndSmooth::validate`]; [`LearnError::DimensionMismatch`] for a `base`

@@ -570,7 +570,7 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
     table.notes.push(format!(
         "graph learners (issue 32), on the same splits: LP = label propagation (Zhou et al. \
          2004, normalised, labelled nodes clamped, alpha {}); MLP / GCN / APPNP: hidden \
-         {} / {} / {}, dropout 0.5, Adam lr 0.01, weight decay on the first layer {} / {} / \
+         {} / {} / {}, dropout {}, Adam lr {}, weight decay on the first layer {} / {} / \
          {}, at most {} epochs, early stopping with patience {} on the validation loss \
          (the split's validation nodes under Sparse; under RS and SS a random {} of the \
          training nodes), row-normalised words; APPNP K = {}, alpha = {}; CS = Correct & \
@@ -588,6 +588,8 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
         setup.mlp.hidden,
         setup.gcn.hidden,
         setup.appnp.hidden,
+        setup.gcn.dropout,
+        setup.gcn.learning_rate,
         setup.mlp.weight_decay,
         setup.gcn.weight_decay,
         setup.appnp.weight_decay,

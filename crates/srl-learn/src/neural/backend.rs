@@ -377,13 +377,8 @@ pub(super) fn train(
             found: data.adjacency.rows(),
         });
     }
-    if let Architecture::Appnp { alpha, .. } = architecture
-        && !(alpha.is_finite() && alpha > 0.0 && alpha <= 1.0)
-    {
-        return Err(LearnError::InvalidParameter {
-            name: "appnp.alpha",
-            message: format!("{alpha}: must be in (0, 1]"),
-        });
+    if let Architecture::Appnp { alpha, .. } = architecture {
+        crate::propagation::check_unit_interval("appnp.alpha", alpha, true)?;
     }
     check_nodes("training", data.train, data)?;
     check_nodes("validation", data.validation, data)?;
