@@ -186,6 +186,9 @@ pub fn generate(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
         reproduce_section(ch.experiments, &inputs, &mut out);
         (ch.render)(&inputs, &mut out);
         for &e in ch.experiments {
+            flat_paper_cells(&inputs, e, &mut out);
+        }
+        for &e in ch.experiments {
             figures(root, e, &mut out)?;
         }
         let mine: Vec<_> = paper_figs.iter().filter(|f| f.chapter == ch.slug).collect();
@@ -949,7 +952,12 @@ fn paper_cells(t: &ResultsTable, settings: &[&str], out: &mut String) {
             r.metric.clone(),
             fixed(r.value, 4),
             fixed(p, 4),
-            format!("{:+.4}", r.value - p),
+            // A difference that rounds to zero prints unsigned (not "-0.0000").
+            if (r.value - p).abs() < 5e-5 {
+                fixed(0.0, 4)
+            } else {
+                format!("{:+.4}", r.value - p)
+            },
         ]);
     }
     out.push_str(&md_table(
@@ -966,6 +974,38 @@ fn paper_cells(t: &ResultsTable, settings: &[&str], out: &mut String) {
         &rows,
     ));
     out.push('\n');
+}
+
+/// The setting fields [`flat_paper_cells`] shows per experiment (`None`: the chapter's
+/// own tables already list every paper cell flat, with the difference).
+fn flat_settings(experiment: &str) -> Option<&'static [&'static str]> {
+    match experiment {
+        "collective-classification" => Some(&["protocol", "folds"]),
+        "soft-rfgb" => Some(&["alpha", "beta", "folds"]),
+        "trimming" => Some(&["artifact", "threshold", "budget", "order"]),
+        "uknn" => Some(&["doc", "k"]),
+        "datasets" => Some(&[]),
+        _ => None,
+    }
+}
+
+/// Below a chapter's tables in the paper's layout: every cell of `experiment` that carries
+/// a paper number as one flat table with `ours − paper`, folded (issue 31: "the paper's
+/// beside it, and the difference, with the flat table below").
+fn flat_paper_cells(inp: &Inputs<'_>, experiment: &str, out: &mut String) {
+    let (Some(t), Some(settings)) = (inp.table(experiment), flat_settings(experiment)) else {
+        return;
+    };
+    let n = t.rows.iter().filter(|r| r.paper.is_some()).count();
+    if n == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<details>\n<summary>Every cell of <code>{experiment}</code> with a paper number, flat, with the difference ({n} cells)</summary>\n"
+    );
+    paper_cells(t, settings, out);
+    out.push_str("\n</details>\n\n");
 }
 
 // ---------------------------------------------------------------------------------------
