@@ -359,7 +359,7 @@ fn guides_with_blocks(root: &Path, inp: &Inputs<'_>) -> anyhow::Result<Vec<(Path
     for path in guides {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
-        if !text.contains(BLOCK_START) {
+        if !text.contains(BLOCK_START) && !text.contains(QUOTE_START) {
             continue;
         }
         let filled = fill_blocks(&text, inp).with_context(|| format!("{}", path.display()))?;
@@ -368,12 +368,112 @@ fn guides_with_blocks(root: &Path, inp: &Inputs<'_>) -> anyhow::Result<Vec<(Path
     Ok(out)
 }
 
-/// `text` with every generated block's body replaced by [`block`]'s output.
+/// Opens a number a guide quotes inline from a published run:
+/// `<!-- q: EXPERIMENT|DATASET|METHOD|METRIC[|KEY=VALUE ...][|paper][|.N][|x100] -->NUMBER<!-- /q -->`.
+/// `cargo xtask book` rewrites NUMBER from the one row of `docs/results/EXPERIMENT/results.json`
+/// that matches (extra fields compared as printed: `protocol=RS`, `rho=0.8`), with N decimals
+/// (default 4), its `paper` value instead with `paper`, times 100 with `x100`; the comment
+/// renders invisible, so the reader sees the number only.
+const QUOTE_START: &str = "<!-- q: ";
+/// Closes an inline quote.
+const QUOTE_END: &str = "<!-- /q -->";
+
+/// The number an inline quote's `spec` (the text between [`QUOTE_START`] and ` -->`) names.
+///
+/// # Errors
+/// A malformed spec, an unknown experiment, no matching row or several, or a quoted paper
+/// value the row does not have.
+fn quote(spec: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
+    let parts: Vec<&str> = spec.split('|').map(str::trim).collect();
+    let [experiment, dataset, method, metric, rest @ ..] = parts.as_slice() else {
+        bail!("quote {spec:?}: needs EXPERIMENT|DATASET|METHOD|METRIC");
+    };
+    let t = inp
+        .table(experiment)
+        .with_context(|| format!("quote {spec:?}: no docs/results/{experiment}/results.json"))?;
+    let (mut decimals, mut paper, mut scale) = (4usize, false, 1.0);
+    let mut fields = Vec::new();
+    for p in rest {
+        if *p == "paper" {
+            paper = true;
+        } else if *p == "x100" {
+            scale = 100.0;
+        } else if let Some(d) = p.strip_prefix('.') {
+            decimals = d
+                .parse()
+                .with_context(|| format!("quote {spec:?}: decimals {p:?}"))?;
+        } else if let Some((k, v)) = p.split_once('=') {
+            fields.push((k, v));
+        } else {
+            bail!("quote {spec:?}: unknown part {p:?}");
+        }
+    }
+    let printed = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let rows: Vec<&ResultRow> = t
+        .rows
+        .iter()
+        .filter(|r| r.dataset == *dataset && r.method == *method && r.metric == *metric)
+        .filter(|r| {
+            fields
+                .iter()
+                .all(|(k, v)| r.extra.get(*k).is_some_and(|x| printed(x) == *v))
+        })
+        .collect();
+    let row = match rows.as_slice() {
+        [r] => *r,
+        [] => bail!("quote {spec:?}: no row of {experiment} matches"),
+        more => bail!(
+            "quote {spec:?}: {} rows of {experiment} match; add KEY=VALUE parts",
+            more.len()
+        ),
+    };
+    let v = if paper {
+        row.paper
+            .with_context(|| format!("quote {spec:?}: the row has no paper value"))?
+    } else {
+        row.value
+    };
+    Ok(fixed(v * scale, decimals))
+}
+
+/// `line` with every inline quote's number rewritten by [`quote`].
+fn fill_quotes(line: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find(QUOTE_START) {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let (spec, after) = from[QUOTE_START.len()..]
+            .split_once(" -->")
+            .with_context(|| format!("unclosed quote comment in {line:?}"))?;
+        let (_, tail) = after
+            .split_once(QUOTE_END)
+            .with_context(|| format!("quote {spec:?} has no `{QUOTE_END}` on its line"))?;
+        out.push_str(QUOTE_START);
+        out.push_str(spec);
+        out.push_str(" -->");
+        out.push_str(&quote(spec, inp)?);
+        out.push_str(QUOTE_END);
+        rest = tail;
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `text` with every generated block's body replaced by [`block`]'s output and every
+/// inline quote's number by [`quote`]'s.
 fn fill_blocks(text: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut lines = text.split_inclusive('\n').enumerate();
     while let Some((i, line)) = lines.next() {
-        out.push_str(line);
+        if line.contains(QUOTE_START) {
+            out.push_str(&fill_quotes(line, inp).with_context(|| format!("line {}", i + 1))?);
+        } else {
+            out.push_str(line);
+        }
         let Some(key) = line
             .trim()
             .strip_prefix(BLOCK_START)
@@ -2714,7 +2814,9 @@ mod tests {
         assert!(guides >= 1, "docs/srl-bayes.md holds a generated block");
         for (path, text) in &pages {
             assert!(
-                text.starts_with(GENERATED) || text.contains(BLOCK_START),
+                text.starts_with(GENERATED)
+                    || text.contains(BLOCK_START)
+                    || text.contains(QUOTE_START),
                 "{}",
                 path.display()
             );
@@ -2903,5 +3005,56 @@ mod tests {
             .expect_err("no end")
             .to_string();
         assert!(e.contains("no `<!-- end generated -->`"), "{e}");
+    }
+
+    #[test]
+    fn inline_quotes_are_rewritten_from_the_results_and_refuse_ambiguity() {
+        let mut t = ResultsTable::default();
+        t.push(
+            ResultRow::new("cora", "ICA-NB", "accuracy", 0.852_74)
+                .paper(Some(0.8478))
+                .with("protocol", "RS"),
+        );
+        t.push(ResultRow::new("cora", "ICA-NB", "accuracy", 0.83).with("protocol", "SS"));
+        let mut tables = BTreeMap::new();
+        tables.insert("cc".to_owned(), t);
+        let inp = Inputs { tables: &tables };
+        let q = |spec: &str, old: &str| format!("a {QUOTE_START}{spec} -->{old}{QUOTE_END} b\n");
+        // A stale number is rewritten; the comment stays.
+        let line = q("cc|cora|ICA-NB|accuracy|protocol=RS", "0.1");
+        assert_eq!(
+            fill_quotes(&line, &inp).expect("fills"),
+            q("cc|cora|ICA-NB|accuracy|protocol=RS", "0.8527")
+        );
+        let line = q("cc|cora|ICA-NB|accuracy|protocol=RS|paper|.2", "");
+        assert!(
+            fill_quotes(&line, &inp)
+                .expect("fills")
+                .contains("-->0.85<!--")
+        );
+        let line = q("cc|cora|ICA-NB|accuracy|protocol=SS|x100|.1", "");
+        assert!(
+            fill_quotes(&line, &inp)
+                .expect("fills")
+                .contains("-->83.0<!--")
+        );
+        // Two rows match, none matches, no paper value, unknown part, unclosed.
+        for (spec, why) in [
+            ("cc|cora|ICA-NB|accuracy", "2 rows"),
+            ("cc|cora|GS|accuracy", "no row"),
+            (
+                "cc|cora|ICA-NB|accuracy|protocol=SS|paper",
+                "no paper value",
+            ),
+            ("cc|cora|ICA-NB|accuracy|protocol=RS|bold", "unknown part"),
+            ("zz|cora|ICA-NB|accuracy", "no docs/results/zz"),
+        ] {
+            let e = fill_quotes(&q(spec, "1"), &inp)
+                .expect_err(spec)
+                .to_string();
+            assert!(e.contains(why), "{spec}: {e}");
+        }
+        let open = format!("x {QUOTE_START}cc|cora|ICA-NB|accuracy|protocol=RS -->1 y");
+        assert!(fill_quotes(&open, &inp).is_err());
     }
 }
