@@ -530,6 +530,10 @@ fn block(key: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
             ))
         }
         "trimming/figure7" => Ok(trimming_figure7(table("trimming")?)),
+        "trimming/figure5" => Ok(format!(
+            "{}\n(each cell **ours (paper)**; generated from `docs/results/trimming/results.json` by `cargo xtask book`.)",
+            trimming_figure5(table("trimming")?)
+        )),
         "collective-classification/table3" => Ok(format!(
             "{}\nEach cell **ours (slides)**; ⚠ marks a cell more than 0.02 from the slides; \
              SS-mean and the MNB rows are ours only (generated from \
@@ -640,7 +644,7 @@ fn block(key: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
             ))
         }
         _ => bail!(
-            "unknown generated block {key:?} (known: trimming/table6, trimming/figure7, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other, sen-getoor-intel/table, and NAME/runtime for any published experiment NAME)"
+            "unknown generated block {key:?} (known: trimming/table6, trimming/figure5, trimming/figure7, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other, sen-getoor-intel/table, and NAME/runtime for any published experiment NAME)"
         ),
     }
 }
@@ -1904,6 +1908,65 @@ fn trimming_table6(t: &ResultsTable) -> String {
     )
 }
 
+/// Figure 5's subsets as a table (artifact `figure5`): per network the subsets of highest
+/// ECA, CV accuracy and information gain and the full classifier, each cell **ours
+/// (paper)**; the chapter and the `trimming/figure5` block of the srl-bayes guide.
+fn trimming_figure5(t: &ResultsTable) -> String {
+    let art = |r: &ResultRow, a: &str| text(r, "artifact") == Some(a);
+    let mut rows = Vec::new();
+    for d in ["pima", "heart"] {
+        for m in ["eca-optimal", "accuracy-optimal", "infogain", "original"] {
+            let g = |metric: &str| {
+                find(t, |r| {
+                    art(r, "figure5") && r.dataset == d && r.method == m && r.metric == metric
+                })
+            };
+            let c = |metric: &str| {
+                let r = g(metric);
+                cell(r.map(|r| r.value), r.and_then(|r| r.paper), 4)
+            };
+            let subset = g("test_agreement")
+                .and_then(|r| text(r, "subset"))
+                .map_or("all features".to_owned(), |s| format!("{{{s}}}"));
+            rows.push(vec![
+                d.to_owned(),
+                m.to_owned(),
+                subset,
+                c("test_agreement"),
+                c("test_accuracy"),
+                c("eca"),
+                c("cv_accuracy"),
+            ]);
+        }
+        if let Some(r) = find(t, |r| {
+            art(r, "figure5") && r.dataset == d && r.metric == "fraction_subsets_higher_cv_accuracy"
+        }) {
+            rows.push(vec![
+                d.to_owned(),
+                "share of subsets with higher CV accuracy than the full classifier".to_owned(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                cell(Some(r.value), r.paper, 3),
+            ]);
+        }
+    }
+    md_table(
+        &[
+            "data",
+            "subset chosen by",
+            "subset",
+            "test agreement",
+            "test accuracy",
+            "ECA",
+            "CV accuracy",
+        ],
+        &[false, false, false, true, true, true, true],
+        &rows,
+    )
+}
+
 /// Figure 7 per network (classes, leaves, instances, times, mean ECAs) and the summary
 /// rows: block `trimming/figure7` of docs/srl-bayes.md.
 fn trimming_figure7(t: &ResultsTable) -> String {
@@ -2084,58 +2147,7 @@ fn trimming(inp: &Inputs<'_>, out: &mut String) {
         "## Figure 5 as a table\n\nThe subsets of highest ECA, of highest cross-validated accuracy and of highest information gain, \
          evaluated on the held-out test rows; each cell **ours (paper)** where the paper states a number.\n"
     );
-    let mut rows = Vec::new();
-    for d in ["pima", "heart"] {
-        for m in ["eca-optimal", "accuracy-optimal", "infogain", "original"] {
-            let g = |metric: &str| {
-                find(t, |r| {
-                    art(r, "figure5") && r.dataset == d && r.method == m && r.metric == metric
-                })
-            };
-            let c = |metric: &str| {
-                let r = g(metric);
-                cell(r.map(|r| r.value), r.and_then(|r| r.paper), 4)
-            };
-            let subset = g("test_agreement")
-                .and_then(|r| text(r, "subset"))
-                .map_or("all features".to_owned(), |s| format!("{{{s}}}"));
-            rows.push(vec![
-                d.to_owned(),
-                m.to_owned(),
-                subset,
-                c("test_agreement"),
-                c("test_accuracy"),
-                c("eca"),
-                c("cv_accuracy"),
-            ]);
-        }
-        if let Some(r) = find(t, |r| {
-            art(r, "figure5") && r.dataset == d && r.metric == "fraction_subsets_higher_cv_accuracy"
-        }) {
-            rows.push(vec![
-                d.to_owned(),
-                "share of subsets with higher CV accuracy than the full classifier".to_owned(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                cell(Some(r.value), r.paper, 3),
-            ]);
-        }
-    }
-    out.push_str(&md_table(
-        &[
-            "data",
-            "subset chosen by",
-            "subset",
-            "test agreement",
-            "test accuracy",
-            "ECA",
-            "CV accuracy",
-        ],
-        &[false, false, false, true, true, true, true],
-        &rows,
-    ));
+    out.push_str(&trimming_figure5(t));
     let _ = writeln!(
         out,
         "\n## Figure 7 as a table\n\nECA of our trimming (branch and bound) / of the information-gain subset (own optimal threshold), per class variable and threshold T. \
