@@ -271,7 +271,7 @@ pub fn generate(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
         let hand =
             std::fs::read_to_string(&src).with_context(|| format!("reading {}", src.display()))?;
         let mut out = String::from(GENERATED);
-        out.push_str(&expand_includes(root, &hand)?);
+        out.push_str(&fill_blocks(&expand_includes(root, &hand)?, &inputs)?);
         pages.push((root.join("docs").join(page), out));
     }
     Ok(pages)
@@ -356,10 +356,15 @@ fn guides_with_blocks(root: &Path, inp: &Inputs<'_>) -> anyhow::Result<Vec<(Path
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
         .collect();
     guides.sort();
+    // The README quotes results too (its "What it measures today" table).
+    guides.push(root.join("README.md"));
     for path in guides {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
-        if !text.contains(BLOCK_START) && !text.contains(QUOTE_START) {
+        // Pages generated whole (docs/performance.md ...) are filled where they are made.
+        if text.starts_with(GENERATED)
+            || (!text.contains(BLOCK_START) && !text.contains(QUOTE_START))
+        {
             continue;
         }
         let filled = fill_blocks(&text, inp).with_context(|| format!("{}", path.display()))?;
