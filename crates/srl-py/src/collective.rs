@@ -158,7 +158,7 @@ fn read_neural(d: &Bound<'_, PyDict>, p: &mut NeuralParams) -> PyResult<()> {
     p.weight_decay = opt(d, "weight_decay", p.weight_decay)?;
     p.max_epochs = opt(d, "max_epochs", p.max_epochs)?;
     p.patience = opt(d, "patience", p.patience)?;
-    let current = precision_name(p.precision).to_owned();
+    let current = float_type_name(p.precision).to_owned();
     p.precision = match opt(d, "precision", current)?.as_str() {
         "f32" => Precision::F32,
         "f64" => Precision::F64,
@@ -171,7 +171,7 @@ fn read_neural(d: &Bound<'_, PyDict>, p: &mut NeuralParams) -> PyResult<()> {
     Ok(())
 }
 
-fn precision_name(p: Precision) -> &'static str {
+fn float_type_name(p: Precision) -> &'static str {
     match p {
         Precision::F32 => "f32",
         Precision::F64 => "f64",
@@ -563,7 +563,7 @@ fn _collective_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         d.set_item("weight_decay", p.weight_decay)?;
         d.set_item("max_epochs", p.max_epochs)?;
         d.set_item("patience", p.patience)?;
-        d.set_item("precision", precision_name(p.precision))?;
+        d.set_item("precision", float_type_name(p.precision))?;
         d.set_item("validation_fraction", s.validation_fraction)?;
         Ok(d)
     };
