@@ -5,7 +5,7 @@
 //! parameters and convert scipy / numpy input). The methods run through srl-learn's
 //! collective-classification pipeline ([`srl_learn::collective::transduce`]), the one
 //! `srl classify` and the experiment use; this module only reads the parameters into
-//! [`CollectiveSettings`] (whose defaults [`_collective_defaults`] hands to Python).
+//! [`CollectiveSettings`] (whose defaults `_collective_defaults` hands to Python).
 
 use std::path::PathBuf;
 
