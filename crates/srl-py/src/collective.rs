@@ -1,8 +1,11 @@
 //! Collective classification: the native half of `srl.load_linqs`, `srl.ContentOnly`,
-//! `srl.ICA`, `srl.CollectiveGibbs` and `srl.MarkovNetwork` (the Python classes in
-//! `python/srl/_collective.py` hold the parameters and convert scipy / numpy input). The
-//! methods run through srl-learn's collective-classification pipeline
-//! ([`srl_learn::collective::transduce`]), the one `srl classify` and the experiment use.
+//! `srl.ICA`, `srl.CollectiveGibbs`, `srl.MarkovNetwork` and the graph learners of issue
+//! 32, `srl.LabelPropagation`, `srl.MLP`, `srl.GCN`, `srl.APPNP` and
+//! `srl.CorrectAndSmooth` (the Python classes in `python/srl/_collective.py` hold the
+//! parameters and convert scipy / numpy input). The methods run through srl-learn's
+//! collective-classification pipeline ([`srl_learn::collective::transduce`]), the one
+//! `srl classify` and the experiment use; this module only reads the parameters into
+//! [`CollectiveSettings`] (whose defaults `_collective_defaults` hands to Python).
 
 use std::path::PathBuf;
 
@@ -15,8 +18,10 @@ use pyo3::types::PyDict;
 use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
 use srl_infer::{Aggregator, Bootstrap, NodeOrdering};
 use srl_learn::collective::{
-    CollectiveMethod, CollectiveSettings, LocalModel, LrPrior, Protocol, Transduction, transduce,
+    CollectiveMethod, CollectiveSettings, CsBase, LocalModel, LrPrior, Protocol, Transduction,
+    transduce,
 };
+use srl_learn::neural::{NeuralParams, Precision};
 
 use crate::errors::{self, value_error};
 use crate::infer::PyConvergence;
@@ -120,10 +125,56 @@ fn opt<'py, T: for<'a> FromPyObject<'a, 'py>>(
     default: T,
 ) -> PyResult<T> {
     match d.get_item(key)? {
-        Some(v) if !v.is_none() => v
-            .extract()
-            .map_err(|_| value_error(format!("parameter {key}: wrong type ({})", v.get_type()))),
+        Some(v) if !v.is_none() => v.extract().map_err(|_| {
+            let shown = v.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string());
+            value_error(format!(
+                "parameter {key} = {shown}: expected {} (got {})",
+                python_kind::<T>(),
+                v.get_type()
+            ))
+        }),
         _ => Ok(default),
+    }
+}
+
+/// What a parameter of Rust type `T` must be, in Python's words (for error messages).
+fn python_kind<T>() -> &'static str {
+    match std::any::type_name::<T>() {
+        "usize" | "u64" => "an int >= 0",
+        "f64" => "a float",
+        "bool" => "a bool",
+        "core::option::Option<f64>" => "a float or None",
+        _ => "a str",
+    }
+}
+
+/// Reads the neural hyperparameters `hidden`, `dropout`, `learning_rate`,
+/// `weight_decay`, `max_epochs`, `patience` and `precision` ("f32" | "f64") into `p`
+/// (a missing key or `None` keeps `p`'s value).
+fn read_neural(d: &Bound<'_, PyDict>, p: &mut NeuralParams) -> PyResult<()> {
+    p.hidden = opt(d, "hidden", p.hidden)?;
+    p.dropout = opt(d, "dropout", p.dropout)?;
+    p.learning_rate = opt(d, "learning_rate", p.learning_rate)?;
+    p.weight_decay = opt(d, "weight_decay", p.weight_decay)?;
+    p.max_epochs = opt(d, "max_epochs", p.max_epochs)?;
+    p.patience = opt(d, "patience", p.patience)?;
+    let current = float_type_name(p.precision).to_owned();
+    p.precision = match opt(d, "precision", current)?.as_str() {
+        "f32" => Precision::F32,
+        "f64" => Precision::F64,
+        other => {
+            return Err(value_error(format!(
+                "precision {other:?}: expected \"f32\" or \"f64\""
+            )));
+        }
+    };
+    Ok(())
+}
+
+fn float_type_name(p: Precision) -> &'static str {
+    match p {
+        Precision::F32 => "f32",
+        Precision::F64 => "f64",
     }
 }
 
@@ -187,6 +238,53 @@ fn read_options(
             settings.gs.samples = opt(d, "samples", settings.gs.samples)?;
             CollectiveMethod::Gs(local)
         }
+        "lp" => {
+            settings.lp.alpha = opt(d, "alpha", settings.lp.alpha)?;
+            settings.lp.tol = opt(d, "tol", settings.lp.tol)?;
+            settings.lp.max_iters = opt(d, "max_iters", settings.lp.max_iters)?;
+            settings.lp.clamp = opt(d, "clamp", settings.lp.clamp)?;
+            CollectiveMethod::Lp
+        }
+        "mlp" => {
+            read_neural(d, &mut settings.mlp)?;
+            settings.validation_fraction =
+                opt(d, "validation_fraction", settings.validation_fraction)?;
+            CollectiveMethod::Mlp
+        }
+        "gcn" => {
+            read_neural(d, &mut settings.gcn)?;
+            settings.validation_fraction =
+                opt(d, "validation_fraction", settings.validation_fraction)?;
+            CollectiveMethod::Gcn
+        }
+        "appnp" => {
+            read_neural(d, &mut settings.appnp)?;
+            settings.appnp_steps = opt(d, "steps", settings.appnp_steps)?;
+            settings.appnp_alpha = opt(d, "alpha", settings.appnp_alpha)?;
+            settings.validation_fraction =
+                opt(d, "validation_fraction", settings.validation_fraction)?;
+            CollectiveMethod::Appnp
+        }
+        "cs" => {
+            settings.cs.correct_alpha = opt(d, "correct_alpha", settings.cs.correct_alpha)?;
+            settings.cs.smooth_alpha = opt(d, "smooth_alpha", settings.cs.smooth_alpha)?;
+            settings.cs.tol = opt(d, "tol", settings.cs.tol)?;
+            settings.cs.max_iters = opt(d, "max_iters", settings.cs.max_iters)?;
+            match opt(d, "base", "mlp".to_owned())?.as_str() {
+                "mlp" => {
+                    read_neural(d, &mut settings.mlp)?;
+                    settings.validation_fraction =
+                        opt(d, "validation_fraction", settings.validation_fraction)?;
+                    CollectiveMethod::Cs(CsBase::Mlp)
+                }
+                "lr" => CollectiveMethod::Cs(CsBase::Lr),
+                other => {
+                    return Err(value_error(format!(
+                        "base {other:?}: expected \"mlp\" (CS-MLP) or \"lr\" (CS-LR)"
+                    )));
+                }
+            }
+        }
         _ => {
             let inference = opt(d, "inference", "lbp".to_owned())?;
             match inference.as_str() {
@@ -213,9 +311,28 @@ fn read_options(
     Ok((m, settings, seed))
 }
 
+/// The method names `_run_collective` accepts.
+const METHODS: [&str; 9] = [
+    "content_only",
+    "ica",
+    "gibbs",
+    "markov_network",
+    "lp",
+    "mlp",
+    "gcn",
+    "appnp",
+    "cs",
+];
+
 /// Runs one collective-classification method on the graph `(X, edges)` with the labels
 /// `y` (`-1` = hidden) and returns `(labels (n,), probabilities (n, k), convergence)`.
-/// `method`: "content_only", "ica", "gibbs" or "markov_network". Releases the GIL.
+/// `method`: "content_only", "ica", "gibbs", "markov_network", "lp", "mlp", "gcn",
+/// "appnp" or "cs" (`options["base"]` "mlp" | "lr"). Releases the GIL.
+///
+/// Raises ValueError for an unknown method or option, a parameter of the wrong type or
+/// out of its range (the pipeline's [`CollectiveSettings::validate`], naming the
+/// parameter), a non-finite attribute value, mismatched shapes, labels or edges out of
+/// range, or a method's own failure.
 #[pyfunction]
 #[pyo3(signature = (method, indptr, indices, data, num_features, y, n_classes, edges, directed, options))]
 #[allow(clippy::too_many_arguments)]
@@ -232,7 +349,7 @@ fn _run_collective<'py>(
     directed: bool,
     options: &Bound<'py, PyDict>,
 ) -> PyResult<RunArrays<'py>> {
-    if !["content_only", "ica", "gibbs", "markov_network"].contains(&method) {
+    if !METHODS.contains(&method) {
         return Err(value_error(format!("unknown method {method:?}")));
     }
     let (method, settings, seed) = read_options(method, options)?;
@@ -270,11 +387,20 @@ fn _run_collective<'py>(
         .iter()
         .map(|&j| u32::try_from(j).map_err(|_| value_error(format!("X: column index {j}"))))
         .collect::<PyResult<Vec<_>>>()?;
+    let values = data.as_slice()?.to_vec();
+    if let Some(at) = values.iter().position(|x| !x.is_finite()) {
+        let row = offsets.partition_point(|&o| o <= at).saturating_sub(1);
+        return Err(value_error(format!(
+            "X[{row}, {}] = {}: attribute values must be finite",
+            cols.get(at).copied().unwrap_or(0),
+            values[at]
+        )));
+    }
     let attributes = Attributes::Sparse {
         num_features,
         offsets,
         indices: cols,
-        values: data.as_slice()?.to_vec(),
+        values,
     };
     if edges.shape()[1] != 2 {
         return Err(value_error(format!(
@@ -288,12 +414,16 @@ fn _run_collective<'py>(
         .enumerate()
         .map(|(e, p)| {
             let c = |x: i64| {
-                usize::try_from(x).map(NodeId::new).map_err(|_| {
-                    value_error(format!(
-                        "edges[{e}] = ({}, {}): nodes are 0-based indices below {n}",
-                        p[0], p[1]
-                    ))
-                })
+                usize::try_from(x)
+                    .ok()
+                    .filter(|&x| x < n)
+                    .map(NodeId::new)
+                    .ok_or_else(|| {
+                        value_error(format!(
+                            "edges[{e}] = ({}, {}): nodes are 0-based indices below {n}",
+                            p[0], p[1]
+                        ))
+                    })
             };
             Ok((c(p[0])?, c(p[1])?))
         })
@@ -415,8 +545,53 @@ fn _node_test_sets<'py>(
         .collect())
 }
 
+/// The pipeline's defaults ([`CollectiveSettings::default`], the settings of `srl
+/// classify` and the experiment) for the graph learners' parameters, so the Python
+/// constructors take their defaults from the library instead of restating them: a dict
+/// `{"lp": {...}, "cs": {...}, "mlp": {...}, "gcn": {...}, "appnp": {...}}` whose inner
+/// dicts map each constructor parameter to its default (neural methods: `hidden`,
+/// `dropout`, `learning_rate`, `weight_decay`, `max_epochs`, `patience`, `precision`,
+/// `validation_fraction`; APPNP also `steps` and `alpha`).
+#[pyfunction]
+fn _collective_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let s = CollectiveSettings::default();
+    let neural = |p: &NeuralParams| -> PyResult<Bound<'_, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("hidden", p.hidden)?;
+        d.set_item("dropout", p.dropout)?;
+        d.set_item("learning_rate", p.learning_rate)?;
+        d.set_item("weight_decay", p.weight_decay)?;
+        d.set_item("max_epochs", p.max_epochs)?;
+        d.set_item("patience", p.patience)?;
+        d.set_item("precision", float_type_name(p.precision))?;
+        d.set_item("validation_fraction", s.validation_fraction)?;
+        Ok(d)
+    };
+    let lp = PyDict::new(py);
+    lp.set_item("alpha", s.lp.alpha)?;
+    lp.set_item("tol", s.lp.tol)?;
+    lp.set_item("max_iters", s.lp.max_iters)?;
+    lp.set_item("clamp", s.lp.clamp)?;
+    let cs = PyDict::new(py);
+    cs.set_item("correct_alpha", s.cs.correct_alpha)?;
+    cs.set_item("smooth_alpha", s.cs.smooth_alpha)?;
+    cs.set_item("tol", s.cs.tol)?;
+    cs.set_item("max_iters", s.cs.max_iters)?;
+    let appnp = neural(&s.appnp)?;
+    appnp.set_item("steps", s.appnp_steps)?;
+    appnp.set_item("alpha", s.appnp_alpha)?;
+    let out = PyDict::new(py);
+    out.set_item("lp", lp)?;
+    out.set_item("cs", cs)?;
+    out.set_item("mlp", neural(&s.mlp)?)?;
+    out.set_item("gcn", neural(&s.gcn)?)?;
+    out.set_item("appnp", appnp)?;
+    Ok(out)
+}
+
 /// Registers the native collective-classification functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_collective_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(_load_linqs, m)?)?;
     m.add_function(wrap_pyfunction!(_run_collective, m)?)?;
     m.add_function(wrap_pyfunction!(_node_test_sets, m)?)?;

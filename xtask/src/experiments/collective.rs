@@ -31,6 +31,16 @@
 //! for all but the neural methods, which stop early on them). A paired t-test per
 //! protocol compares the best classic with the best neural method on the same splits.
 //!
+//! The label-budget curve (issue 32: "accuracy against the fraction of labelled nodes,
+//! from 20 per class up to RS's 90 %"): a few methods ([`CURVE_METHODS`]) on
+//! [`CURVE_SPLITS`] random hold-outs per budget, the budgets `20 k / |V|` (as many
+//! labelled nodes as 20 per class, drawn at random rather than per class) and
+//! [`CURVE_FRACTIONS`] of the nodes labelled, the rest tested; the last point is the RS
+//! run itself (`1 − 1/k` labelled, its `k` folds), so it costs nothing extra. Protocol
+//! stream of budget `b`, split `s` on data set `d`: `100 + 100 d + 10 b + s`. Rows
+//! `protocol = "curve"` (accuracy: mean ± standard error over the splits, with
+//! `labelled_fraction`; seconds), plots `label_budget_<dataset>.svg`.
+//!
 //! The methods, their defaults, the LR tuning, the random streams, the splits and the
 //! scoring are srl-learn's collective-classification pipeline ([`srl_learn::collective`]),
 //! the same code `srl classify` and srl-py's estimators call: this module only picks the
@@ -43,12 +53,13 @@ use srl_eval::metrics::paired_t_test;
 use srl_eval::{ResultRow, ResultsTable, Summary};
 use srl_graph::{LinqsOptions, NodeId, RelationalGraph, load_linqs};
 use srl_learn::collective::{
-    CollectiveMethod, CollectiveSettings, EvalSplit, Protocol, ProtocolResult, evaluate,
-    evaluate_splits, largest_component, matched_accuracy,
+    CollectiveMethod, CollectiveSettings, CsBase, EvalSplit, LocalModel, Protocol, ProtocolResult,
+    evaluate, evaluate_splits, largest_component, matched_accuracy,
 };
 
 use crate::context::{Context, Report};
 use crate::experiments::Experiment;
+use crate::plot::{Series, line_plot};
 
 /// The experiment's registry entry.
 pub fn experiment() -> Experiment {
@@ -77,6 +88,21 @@ pub const SPARSE_SPLITS: usize = 10;
 /// Initialisations of the neural methods per sparse-label split in the full run
 /// (Shchur et al.: 20).
 pub const SPARSE_INITS: u64 = 2;
+
+/// The methods of the label-budget curve: content-only and collective LR, label
+/// propagation and Correct & Smooth over LR. No network: GCN alone cost ~25 s of method
+/// time on the curve's 2 x 4 splits per data set (Cora + Citeseer, measured), more than
+/// the curve's whole budget; its RS and sparse-label rows give its two ends.
+pub const CURVE_METHODS: [CollectiveMethod; 4] = [
+    CollectiveMethod::Co(LocalModel::Lr),
+    CollectiveMethod::Ica(LocalModel::Lr),
+    CollectiveMethod::Lp,
+    CollectiveMethod::Cs(CsBase::Lr),
+];
+/// Labelled fractions of the curve between the 20-per-class budget and RS (full run).
+pub const CURVE_FRACTIONS: [f64; 3] = [0.1, 0.3, 0.6];
+/// Random hold-outs per budget of the curve (full run; the quick run: 1).
+pub const CURVE_SPLITS: usize = 3;
 
 /// The paper's accuracy of `method` on `dataset` under `protocol` (`"SS"`, `"RS"`, `"M"`).
 fn paper(dataset: &str, method: &str, protocol: &str) -> Option<f64> {
@@ -452,8 +478,138 @@ fn sparse(
     Ok(())
 }
 
+/// The label-budget curve on `graph` (module docs): [`CURVE_METHODS`] on `splits` random
+/// hold-outs per budget (`20 k / n`, then `fractions`), plus the RS run `rs` (`1 − 1/k`
+/// labelled) as the last point; accuracy rows (mean ± standard error over the splits),
+/// seconds rows and the SVG plot `label_budget_<name>.svg`.
+#[allow(clippy::too_many_arguments)]
+fn label_curve(
+    ctx: &Context,
+    table: &mut ResultsTable,
+    setup: &CollectiveSettings,
+    name: &str,
+    di: usize,
+    graph: &RelationalGraph,
+    rs: &ProtocolResult,
+    k: usize,
+    fractions: &[f64],
+    splits: usize,
+) -> anyhow::Result<(String, String)> {
+    let n = graph.num_nodes() as f64;
+    let per_class = (20 * graph.num_labels()) as f64 / n;
+    let budgets: Vec<(String, f64)> = std::iter::once(("20 per class".to_owned(), per_class))
+        .chain(fractions.iter().map(|&f| (format!("{:.0}%", 100.0 * f), f)))
+        .collect();
+    let mut all = Vec::new();
+    for (bi, (_, f)) in budgets.iter().enumerate() {
+        for s in 0..splits {
+            let stream = (100 + 100 * di + 10 * bi + s) as u64;
+            all.extend(
+                Protocol::HoldOut {
+                    test_fraction: 1.0 - f,
+                }
+                .splits(graph, ctx.seed, stream)?,
+            );
+        }
+    }
+    ctx.log(&format!(
+        "{name} curve: {} budgets x {splits} split(s), {} methods",
+        budgets.len(),
+        CURVE_METHODS.len()
+    ));
+    let start = Instant::now();
+    let res = evaluate_splits(setup, &CURVE_METHODS, graph, all, ctx.seed)
+        .with_context(|| format!("{name} label-budget curve"))?;
+    ctx.log(&format!(
+        "{name} curve done in {:.1} s",
+        start.elapsed().as_secs_f64()
+    ));
+    let rs_fraction = 1.0 - 1.0 / k as f64;
+    let mut series = Vec::new();
+    for (mi, m) in CURVE_METHODS.iter().enumerate() {
+        let mut line = Series {
+            label: m.name().into(),
+            points: Vec::new(),
+            errors: Vec::new(),
+        };
+        let mut push = |table: &mut ResultsTable,
+                        budget: &str,
+                        f: f64,
+                        acc: &[f64],
+                        secs: f64,
+                        extra: bool|
+         -> anyhow::Result<()> {
+            let s = Summary::of(acc)?;
+            let mut row = ResultRow::new(name, m.name(), "accuracy", s.mean)
+                .with("protocol", "curve")
+                .with("budget", budget)
+                .with("labelled_fraction", f)
+                .with("folds", acc.len());
+            if let Some(se) = s.std_error {
+                row = row.with("stderr", se);
+            }
+            table.push(row);
+            if extra {
+                table.push(
+                    ResultRow::new(name, m.name(), "seconds", secs)
+                        .with("protocol", "curve")
+                        .with("budget", budget)
+                        .with("labelled_fraction", f)
+                        .with("folds", acc.len()),
+                );
+            }
+            line.points.push((f, s.mean));
+            line.errors.push(s.std_error.unwrap_or(0.0));
+            Ok(())
+        };
+        for (bi, (budget, f)) in budgets.iter().enumerate() {
+            let range = bi * splits..(bi + 1) * splits;
+            let secs: f64 = res.seconds[mi][range.clone()].iter().sum();
+            push(table, budget, *f, &res.accuracy[mi][range], secs, true)?;
+        }
+        let ri = rs
+            .methods
+            .iter()
+            .position(|x| x == m)
+            .context("a curve method missing from the RS run")?;
+        push(table, "RS", rs_fraction, &rs.accuracy[ri], 0.0, false)?;
+        // In x order (RS's 1 - 1/k need not be the largest fraction).
+        let mut points: Vec<((f64, f64), f64)> = line
+            .points
+            .iter()
+            .copied()
+            .zip(line.errors.iter().copied())
+            .collect();
+        points.sort_by(|a, b| a.0.0.total_cmp(&b.0.0));
+        (line.points, line.errors) = points.into_iter().unzip();
+        series.push(line);
+    }
+    table.notes.push(format!(
+        "{name} curve: {} of the {} nodes labelled (20 per class on average, drawn at \
+         random), {} labelled, {splits} random hold-out(s) each; the last point is the RS \
+         run ({:.0}% labelled, {k} folds). Rows protocol = curve, by budget and \
+         labelled_fraction; plot label_budget_{name}.svg (mean ± standard error)",
+        (per_class * n).round(),
+        graph.num_nodes(),
+        fractions
+            .iter()
+            .map(|f| format!("{:.0}%", 100.0 * f))
+            .collect::<Vec<_>>()
+            .join(", "),
+        100.0 * rs_fraction,
+    ));
+    let svg = line_plot(
+        &format!("{name}: accuracy against the labelled fraction"),
+        "fraction of the nodes labelled",
+        "accuracy on the other nodes",
+        &series,
+    )?;
+    Ok((format!("label_budget_{name}.svg"), svg))
+}
+
 fn run(ctx: &Context) -> anyhow::Result<Report> {
     let mut table = ctx.table();
+    let mut plots = Vec::new();
     let mut methods = CollectiveMethod::EXPERIMENT.to_vec();
     methods.extend(CollectiveMethod::GRAPH_LEARNERS);
     let mut setup = CollectiveSettings::default();
@@ -566,6 +722,23 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
         sparse(
             ctx, &mut table, &setup, &methods, name, di, &graph, splits, inits,
         )?;
+        let (fractions, curve_splits): (&[f64], usize) = if ctx.quick {
+            (&[0.2], 1)
+        } else {
+            (&CURVE_FRACTIONS, CURVE_SPLITS)
+        };
+        plots.push(label_curve(
+            ctx,
+            &mut table,
+            &setup,
+            name,
+            di,
+            &graph,
+            rs,
+            k,
+            fractions,
+            curve_splits,
+        )?);
     }
     table.notes.push(format!(
         "graph learners (issue 32), on the same splits: LP = label propagation (Zhou et al. \
@@ -605,14 +778,15 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
         table.notes.push(
             "quick run: Cora only, 2 folds and 2 snowball samples of |V|/2 nodes (half the \
              labels hidden), GS 50 burn-in + 200 sweeps, so the paper's 10-fold numbers are \
-             not comparable; Sparse: 2 splits, 1 initialisation"
+             not comparable; Sparse: 2 splits, 1 initialisation; curve: 20 per class \
+             and 20% labelled, 1 split each, then RS at 50%"
                 .into(),
         );
     } else if !table.rows.is_empty() {
         let notes = claim_notes(&table);
         table.notes.extend(notes);
     }
-    Ok(Report::new(table))
+    Ok(Report { table, plots })
 }
 
 #[cfg(test)]

@@ -22,7 +22,9 @@ Rust; this package converts arguments and results and maps errors):
   Platt / isotonic recalibration.
 * Collective classification (srl-graph, srl-infer, srl-learn): :func:`load_linqs`,
   :class:`ICA`, :class:`CollectiveGibbs`, :class:`ContentOnly` and the global
-  :class:`MarkovNetwork`, over (X, edges, observed mask).
+  :class:`MarkovNetwork`, and the graph learners :class:`LabelPropagation`,
+  :class:`MLP`, :class:`GCN`, :class:`APPNP` and :class:`CorrectAndSmooth`, over (X,
+  edges, observed mask), on the pipeline of ``srl classify``.
 * Tabular classifiers (srl-learn, srl-bayes) with scikit-learn's estimator contract:
   :class:`LogisticRegression`, :class:`NaiveBayes`, :class:`UKNN` (uK-NN with context
   weights).
@@ -54,10 +56,15 @@ from ._boost import (  # noqa: F401
 )
 from ._cost import CostSensitiveClassifier  # noqa: F401
 from ._collective import (  # noqa: F401
+    APPNP,
     CollectiveGibbs,
     ContentOnly,
+    CorrectAndSmooth,
+    GCN,
     Graph,
     ICA,
+    LabelPropagation,
+    MLP,
     MarkovNetwork,
     NodeSplitter,
     load_linqs,
@@ -65,6 +72,7 @@ from ._collective import (  # noqa: F401
 from ._tabular import LogisticRegression, NaiveBayes, UKNN  # noqa: F401
 
 __all__ = [
+    "APPNP",
     "BayesianNetwork",
     "BoostedMLN",
     "BoostedRDN",
@@ -72,12 +80,16 @@ __all__ = [
     "CollectiveGibbs",
     "ContentOnly",
     "Convergence",
+    "CorrectAndSmooth",
     "CostSensitiveClassifier",
     "Database",
     "FactorGraph",
+    "GCN",
     "Graph",
     "ICA",
+    "LabelPropagation",
     "LogisticRegression",
+    "MLP",
     "Marginals",
     "MarkovNetwork",
     "NaiveBayes",

@@ -3,9 +3,11 @@ scikit-learn-style transductive estimators. Parameters and array conversion live
 every method runs in Rust through ``srl._srl`` on srl-learn's collective-classification
 pipeline (``srl_learn::collective``), the one ``srl classify`` and ``cargo xtask
 reproduce collective-classification`` run: the same method names (CO, ICA, GS, LBP, MF
-x NB, MNB, LR), the same defaults (LR prior tuned per fit by inner cross-validation on
-the observed nodes, the Markov network trained by pseudo-likelihood) and the same random
-streams (``random_state=S`` gives ``srl classify --train-mask M --seed S``'s numbers)."""
+x NB, MNB, LR; the graph learners LP, MLP, GCN, APPNP, CS-MLP, CS-LR), the same defaults
+(LR prior tuned per fit by inner cross-validation on the observed nodes, the Markov
+network trained by pseudo-likelihood, the graph learners' hyperparameters read from the
+library by ``_srl._collective_defaults()``) and the same random streams
+(``random_state=S`` gives ``srl classify --train-mask M --seed S``'s numbers)."""
 
 from __future__ import annotations
 
@@ -440,3 +442,215 @@ class MarkovNetwork(_CollectiveEstimator):
 
 for _cls in (ContentOnly, ICA, CollectiveGibbs):
     _cls.__doc__ = (_cls.__doc__ or "") + "\n    " + _LOCAL_DOC + ".\n"
+
+
+# The graph learners (issue 32). Their defaults are the pipeline's
+# (``CollectiveSettings::default()`` in srl-learn, the settings of ``srl classify`` and the
+# experiment), read once from the extension module rather than restated here.
+_DEFAULTS: Dict[str, Dict[str, Any]] = _srl._collective_defaults()
+_LP = _DEFAULTS["lp"]
+_CS = _DEFAULTS["cs"]
+_MLP = _DEFAULTS["mlp"]
+_GCN = _DEFAULTS["gcn"]
+_APPNP = _DEFAULTS["appnp"]
+
+_NEURAL_PARAMS = ("hidden", "dropout", "learning_rate", "weight_decay", "max_epochs",
+                  "patience", "precision", "validation_fraction")
+
+_NEURAL_DOC = """Training (srl-learn's ``neural`` module on candle, full-batch Adam on the
+    CPU; ``label_distributions_`` are the softmax outputs of the epoch with the lowest
+    validation loss): ``hidden`` -- hidden units (int >= 1); ``dropout`` -- in [0, 1),
+    on the input features and the hidden layer; ``learning_rate`` -- Adam's step (> 0);
+    ``weight_decay`` -- L2 penalty on the first layer (>= 0); ``max_epochs`` (>= 1) and
+    ``patience`` (>= 1) -- early stopping on the validation loss; ``precision`` --
+    "f32" (default, as the papers train) or "f64"; ``validation_fraction`` -- in (0, 1),
+    the share of the observed nodes held out (from the seed's stream) as the
+    early-stopping set; ``random_state`` -- the seed (int >= 0) of the initialisation,
+    the dropout masks and that hold-out: the same seed gives the same numbers bit for
+    bit; ``n_classes`` -- k (default ``max(y) + 1``). ``convergence_``: ``iterations`` =
+    epochs run, ``converged`` = early stopping ended the training, ``max_residual`` = the
+    best validation loss. Defaults are the library's (``srl classify`` and the
+    experiment use the same). Raises ValueError naming the parameter for a value of the
+    wrong type or out of range, and for NaN / infinite attributes; the neural methods
+    need at least two observed nodes (one is held out for validation)."""
+
+
+class LabelPropagation(_CollectiveEstimator):
+    """Label propagation (LP; Zhou, Bousquet, Lal, Weston & Schölkopf 2004, "Learning
+    with local and global consistency", NIPS 16), as ``srl classify --method lp``: the
+    observed labels (one-hot, (n, k)) spread over the symmetrically normalised adjacency
+    ``S = D^-1/2 A D^-1/2`` by ``F <- alpha S F + (1 - alpha) Y`` until the largest change
+    is below ``tol`` or ``max_iters`` iterations; with ``clamp`` the observed nodes are
+    reset to their labels after every step. Uses the graph only (``X`` is checked, not
+    used). ``label_distributions_`` are the rows of ``F`` normalised to sum to 1 (a node
+    no label reaches gets the uniform distribution). Deterministic: no seed.
+
+    Parameters: ``alpha`` -- in (0, 1); ``tol`` -- > 0; ``max_iters`` -- >= 1;
+    ``clamp`` -- bool; ``n_classes``. Defaults are the library's. Raises ValueError
+    naming the parameter for a value of the wrong type or out of range.
+    """
+
+    _method = "lp"
+    _params = ("alpha", "tol", "max_iters", "clamp", "n_classes")
+
+    def __init__(self, alpha: float = _LP["alpha"], tol: float = _LP["tol"],
+                 max_iters: int = _LP["max_iters"], clamp: bool = _LP["clamp"],
+                 n_classes: Optional[int] = None):
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iters = max_iters
+        self.clamp = clamp
+        self.n_classes = n_classes
+
+
+class MLP(_CollectiveEstimator):
+    """A two-layer perceptron on the row-normalised attributes (the graph learners'
+    neural content-only baseline; the ``MLP`` row of the experiment, ``srl classify
+    --method mlp``): ``Z = drop(ReLU(drop(X) W1 + b1)) W2 + b2``, trained on the observed
+    nodes. The edges are not used. Not scikit-learn's ``MLPClassifier``: it follows the
+    transductive ``fit(X, y, edges, observed)`` contract of the estimators here.
+
+    """
+
+    _method = "mlp"
+    _params = _NEURAL_PARAMS + ("random_state", "n_classes")
+
+    def __init__(self, hidden: int = _MLP["hidden"], dropout: float = _MLP["dropout"],
+                 learning_rate: float = _MLP["learning_rate"],
+                 weight_decay: float = _MLP["weight_decay"],
+                 max_epochs: int = _MLP["max_epochs"], patience: int = _MLP["patience"],
+                 precision: str = _MLP["precision"],
+                 validation_fraction: float = _MLP["validation_fraction"],
+                 random_state: int = 0, n_classes: Optional[int] = None):
+        self.hidden = hidden
+        self.dropout = dropout
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.precision = precision
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+        self.n_classes = n_classes
+
+
+class GCN(_CollectiveEstimator):
+    """Graph convolutional network (Kipf & Welling 2017, "Semi-supervised classification
+    with graph convolutional networks", ICLR, Eq. 9), as ``srl classify --method gcn``:
+    ``Z = A' drop(ReLU(A' drop(X) W1 + b1)) W2 + b2`` with ``A' = D~^-1/2 (A + I)
+    D~^-1/2`` over the row-normalised attributes, trained on the observed nodes. Default
+    hyperparameters: the paper's (16 hidden units, dropout 0.5, learning rate 0.01,
+    weight decay 5e-4, 200 epochs, patience 10), as the library sets them.
+
+    """
+
+    _method = "gcn"
+    _params = _NEURAL_PARAMS + ("random_state", "n_classes")
+
+    def __init__(self, hidden: int = _GCN["hidden"], dropout: float = _GCN["dropout"],
+                 learning_rate: float = _GCN["learning_rate"],
+                 weight_decay: float = _GCN["weight_decay"],
+                 max_epochs: int = _GCN["max_epochs"], patience: int = _GCN["patience"],
+                 precision: str = _GCN["precision"],
+                 validation_fraction: float = _GCN["validation_fraction"],
+                 random_state: int = 0, n_classes: Optional[int] = None):
+        self.hidden = hidden
+        self.dropout = dropout
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.precision = precision
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+        self.n_classes = n_classes
+
+
+class APPNP(_CollectiveEstimator):
+    """APPNP (Klicpera, Bojchevski & Günnemann 2019, "Predict then propagate: graph
+    neural networks meet personalized PageRank", ICLR, Eq. 3-4), as ``srl classify
+    --method appnp``: the MLP's scores ``H``, then ``steps`` steps of ``Z <- (1 - alpha)
+    A' Z + alpha H`` (``A'`` as in :class:`GCN`), trained end to end through the
+    propagation.
+
+    Parameters beyond the training ones below: ``steps`` -- propagation steps K (int >=
+    0); ``alpha`` -- teleport probability in (0, 1].
+    """
+
+    _method = "appnp"
+    _params = _NEURAL_PARAMS + ("steps", "alpha", "random_state", "n_classes")
+
+    def __init__(self, hidden: int = _APPNP["hidden"], dropout: float = _APPNP["dropout"],
+                 learning_rate: float = _APPNP["learning_rate"],
+                 weight_decay: float = _APPNP["weight_decay"],
+                 max_epochs: int = _APPNP["max_epochs"], patience: int = _APPNP["patience"],
+                 precision: str = _APPNP["precision"],
+                 validation_fraction: float = _APPNP["validation_fraction"],
+                 steps: int = _APPNP["steps"], alpha: float = _APPNP["alpha"],
+                 random_state: int = 0, n_classes: Optional[int] = None):
+        self.hidden = hidden
+        self.dropout = dropout
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.precision = precision
+        self.validation_fraction = validation_fraction
+        self.steps = steps
+        self.alpha = alpha
+        self.random_state = random_state
+        self.n_classes = n_classes
+
+
+class CorrectAndSmooth(_CollectiveEstimator):
+    """Correct & Smooth (C&S; Huang, He, Singh, Lim & Benson 2021, "Combining label
+    propagation and simple models out-performs graph neural networks", ICLR), as ``srl
+    classify --method cs --cs-base mlp|lr``: a base predictor's class probabilities, then
+    its residual errors on the observed nodes propagated over ``S = D^-1/2 A D^-1/2``
+    (the *correct* step, ``correct_alpha``, autoscaled) and the corrected guesses
+    propagated with the observed labels (the *smooth* step, ``smooth_alpha``), each until
+    the largest change is below ``tol`` or ``max_iters`` iterations.
+
+    Parameters: ``base`` -- "mlp" (CS-MLP: the network of :class:`MLP`, the same numbers
+    for the same seed and training parameters) or "lr" (CS-LR: the content-only logistic
+    regression of ``ContentOnly(local="lr")``, prior ``lr_lambda``: ``None`` tunes it by
+    2-fold cross-validation on the observed nodes); ``correct_alpha`` -- in (0, 1];
+    ``smooth_alpha`` -- in (0, 1); ``tol`` -- > 0; ``max_iters`` -- >= 1; the MLP's
+    training parameters below (used with ``base="mlp"`` only); ``random_state`` (also
+    the LR tuning folds); ``n_classes``. ``convergence_`` is that of the smoothing.
+    """
+
+    _method = "cs"
+    _params = ("base", "correct_alpha", "smooth_alpha", "tol", "max_iters", "lr_lambda") \
+        + _NEURAL_PARAMS + ("random_state", "n_classes")
+
+    def __init__(self, base: str = "mlp", correct_alpha: float = _CS["correct_alpha"],
+                 smooth_alpha: float = _CS["smooth_alpha"], tol: float = _CS["tol"],
+                 max_iters: int = _CS["max_iters"], lr_lambda: Optional[float] = None,
+                 hidden: int = _MLP["hidden"], dropout: float = _MLP["dropout"],
+                 learning_rate: float = _MLP["learning_rate"],
+                 weight_decay: float = _MLP["weight_decay"],
+                 max_epochs: int = _MLP["max_epochs"], patience: int = _MLP["patience"],
+                 precision: str = _MLP["precision"],
+                 validation_fraction: float = _MLP["validation_fraction"],
+                 random_state: int = 0, n_classes: Optional[int] = None):
+        self.base = base
+        self.correct_alpha = correct_alpha
+        self.smooth_alpha = smooth_alpha
+        self.tol = tol
+        self.max_iters = max_iters
+        self.lr_lambda = lr_lambda
+        self.hidden = hidden
+        self.dropout = dropout
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.precision = precision
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+        self.n_classes = n_classes
+
+
+for _neural in (MLP, GCN, APPNP, CorrectAndSmooth):
+    _neural.__doc__ = (_neural.__doc__ or "") + "\n    " + _NEURAL_DOC + "\n"

@@ -446,6 +446,11 @@ def _database_from_state(state: str) -> Database:
     """Rebuilds a pickled :class:`Database` (``Database.__reduce__``'s JSON state).
     Raises ValueError for other text."""
 
+def _collective_defaults() -> Dict[str, Dict[str, Any]]:
+    """The pipeline's defaults of the graph learners' parameters (srl-learn's
+    ``CollectiveSettings::default()``): ``{"lp", "cs", "mlp", "gcn", "appnp"}`` -> dict
+    of constructor parameter -> default."""
+
 def _node_test_sets(sampling: str, k: int, seed: int, y: Any, n_classes: int,
                     edges: Any) -> List[Any]:
     """The RS / SS test sets of srl-learn's pipeline (int64 arrays of node indices)."""
