@@ -56,6 +56,7 @@ pub mod bp;
 pub mod error;
 pub mod generate;
 pub mod gibbs;
+pub mod graph_shard;
 mod halo;
 pub mod ica;
 pub mod partition;
@@ -66,6 +67,7 @@ pub use bp::{DistBp, DistMarginals, WorkerOutput, WorkerStats, check_ordinary, r
 pub use error::DistError;
 pub use generate::{barabasi_albert, barabasi_albert_mrf};
 pub use gibbs::{DistGibbs, DistSamples, GibbsOutput};
+pub use graph_shard::{GraphShard, partition_graph, read_graph_shards};
 pub use ica::{DistIca, DistLabels, IcaOutput};
 pub use partition::{Partition, Partitioner, splitmix64};
 pub use shard::{Shard, shard_file};
