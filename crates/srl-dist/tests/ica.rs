@@ -344,3 +344,85 @@ fn mismatched_graph_shards_are_inconsistent_on_every_worker() {
         "{err}"
     );
 }
+
+/// `srl-dist partition --nodes --edges` writes graph shards of a CSV graph with a seeded
+/// fraction of its labels kept; ICA on them equals the whole-graph run on the same labels;
+/// the binary refuses to overwrite them without `--force`, and `run --shards` (loopy BP)
+/// refuses graph shards with a typed message.
+#[test]
+fn partition_command_writes_graph_shards_from_csv() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let g = featured_graph(150, 3, 4, false, 10);
+    let mut nodes = String::from("id,label,f1,f2,f3,f4\n");
+    for v in 0..g.num_nodes() {
+        let row = g.attributes_of(NodeId::new(v)).to_dense(4);
+        let label = g.labels()[v].map_or(String::new(), |c| format!("c{c}"));
+        let feats: Vec<String> = row.iter().map(|x| format!("{x:?}")).collect();
+        nodes.push_str(&format!("n{v},{label},{}\n", feats.join(",")));
+    }
+    let mut edges = String::from("src,dst\n");
+    for &(a, b) in g.edge_list() {
+        edges.push_str(&format!("n{},n{}\n", a.index(), b.index()));
+    }
+    let (nodes_csv, edges_csv) = (dir.path().join("nodes.csv"), dir.path().join("edges.csv"));
+    std::fs::write(&nodes_csv, nodes).expect("write");
+    std::fs::write(&edges_csv, edges).expect("write");
+    let out = dir.path().join("shards");
+    let partition = |force: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_srl-dist"));
+        c.arg("partition")
+            .arg("--nodes")
+            .arg(&nodes_csv)
+            .arg("--edges")
+            .arg(&edges_csv)
+            .args(["--parts", "2", "--observe", "0.6", "--seed", "3", "--out"])
+            .arg(&out);
+        if force {
+            c.arg("--force");
+        }
+        c.output().expect("srl-dist runs")
+    };
+    let first = partition(false);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let again = partition(false);
+    assert!(!again.status.success(), "existing shards need --force");
+    assert!(partition(true).status.success());
+    // The same graph and kept labels in process (the binary's seeded rule).
+    let g = srl_graph::load_csv(&nodes_csv, &edges_csv, &srl_graph::CsvOptions::default())
+        .expect("csv")
+        .graph;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let kept: Vec<Option<u32>> = g
+        .labels()
+        .iter()
+        .map(|&l| l.filter(|_| rng.random_range(0.0..1.0) < 0.6))
+        .collect();
+    let g = Arc::new(g.with_labels(kept).expect("labels"));
+    let fitted = Arc::new(
+        fit_relational_classifier(&g, &Centroids::default(), Aggregator::Count, None).expect("fit"),
+    );
+    let ica = DistIca::default();
+    let whole = ica
+        .run_threads(Arc::clone(&g), Arc::clone(&fitted), 1)
+        .expect("whole");
+    let shards = read_graph_shards(&out, 0..2).expect("read");
+    assert_eq!(
+        shards[0].num_unknown,
+        g.labels().iter().filter(|l| l.is_none()).count() as u64
+    );
+    let got = ica.run_shards_threads(shards, fitted, 2).expect("sharded");
+    for v in 0..g.num_nodes() {
+        assert_eq!(got.label(v), whole.label(v), "node {v}");
+    }
+    let bp = std::process::Command::new(env!("CARGO_BIN_EXE_srl-dist"))
+        .args(["run", "-w", "2", "--shards"])
+        .arg(&out)
+        .output()
+        .expect("srl-dist runs");
+    let err = String::from_utf8_lossy(&bp.stderr);
+    assert!(!bp.status.success() && err.contains("graph shard"), "{err}");
+}
