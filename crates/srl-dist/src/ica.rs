@@ -1,5 +1,7 @@
 //! Synchronous iterative classification (ICA) as a timely dataflow: a local classifier
-//! trained once and shared by every worker, boundary labels exchanged once per iteration.
+//! trained once and shared by every worker, boundary labels exchanged once per iteration;
+//! every worker reads the whole graph ([`DistIca::run`]) or only its graph shard
+//! ([`DistIca::run_shards`], shards from [`crate::partition_graph`]), with the same labels.
 
 use std::sync::Arc;
 

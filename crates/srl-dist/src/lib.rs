@@ -19,6 +19,9 @@
 //! - [`DistBp`]: the algorithm; [`DistBp::run_threads`] and [`DistBp::run`] start timely,
 //!   [`DistBp::run_worker`] runs inside an execution you started;
 //! - [`DistGibbs`], [`DistIca`]: chromatic Gibbs and synchronous ICA;
+//! - [`partition_graph`] / [`GraphShard`]: writes one graph shard per part of a graph
+//!   (a part's node features, observed labels, neighbour lists and halo), so that sharded
+//!   ICA ([`read_graph_shards`], [`DistIca::run_shards`]) holds no whole graph anywhere;
 //! - [`barabasi_albert_mrf`]: the seeded power-law benchmark model.
 //!
 //! The message passing itself is srl-infer's: the workers call the public kernels of

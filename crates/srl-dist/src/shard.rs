@@ -7,7 +7,7 @@
 //! |---|---|
 //! | 8 | magic `SRLSHRD\0` |
 //! | 4 | version (1) |
-//! | 4 × 3 | part, parts, flags (bit 0: every kernel of the whole model exp-safe) |
+//! | 4 × 3 | part, parts, flags (bit 0: every kernel of the whole model exp-safe; bit 1 never: it marks a graph shard, [`crate::graph_shard`]) |
 //! | 8 × 2 | variables and edges of the whole model |
 //! | 4 × 2 | common state count of the whole model (0: mixed), colours of the whole model |
 //! | 8 × 6 | local variables `n`, slots `S`, halo `H`, tables `T`, table values, unary values |
