@@ -3,7 +3,8 @@
 //! public pieces (the classifier trained once by `fit_relational_classifier`); sharded ICA
 //! (graph shards written by `partition_graph`, each worker reading only its own) gives the
 //! labels of the whole-graph run for 1, 2 and 4 shards, on generated graphs with dense and
-//! sparse features and on Cora when `SRL_DATA_DIR` has it.
+//! sparse features, across two timely processes on loopback, and on Cora when
+//! `SRL_DATA_DIR` has it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -425,4 +426,65 @@ fn partition_command_writes_graph_shards_from_csv() {
         .expect("srl-dist runs");
     let err = String::from_utf8_lossy(&bp.stderr);
     assert!(!bp.status.success() && err.contains("graph shard"), "{err}");
+}
+
+/// Two timely processes of one cluster on 127.0.0.1 (`-n 2 -p 0/1`, here two threads of
+/// the test, each with its own execution and TCP connections), each reading only its own
+/// graph shard: the union of their labels is the whole-graph run's. Bounded by a timeout.
+#[test]
+fn sharded_ica_two_processes_on_loopback() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let g = featured_graph(200, 3, 5, true, 12);
+    let fitted = Arc::new(
+        fit_relational_classifier(&g, &Centroids::default(), Aggregator::Proportion, None)
+            .expect("fit"),
+    );
+    let ica = DistIca {
+        max_iters: 30,
+        aggregator: Aggregator::Proportion,
+        partition: Partition::Range,
+    };
+    let whole = ica
+        .run_threads(Arc::new(g.clone()), Arc::clone(&fitted), 1)
+        .expect("whole");
+    let out = dir.path().join("shards");
+    partition_graph(&g, 2, Strategy::Fennel, &out, false, &[]).expect("partition");
+    let hosts = dir.path().join("hosts.txt");
+    let (p0, p1) = (common::free_port(), common::free_port());
+    std::fs::write(&hosts, format!("127.0.0.1:{p0}\n127.0.0.1:{p1}\n")).expect("host file");
+    let (tx, rx) = std::sync::mpsc::channel();
+    for p in 0..2usize {
+        let (tx, out, hosts, fitted) =
+            (tx.clone(), out.clone(), hosts.clone(), Arc::clone(&fitted));
+        std::thread::spawn(move || {
+            let args: Vec<String> = ["srl-dist", "-w", "1", "-n", "2", "-p"]
+                .into_iter()
+                .map(String::from)
+                .chain([p.to_string(), "-h".into(), hosts.display().to_string()])
+                .collect();
+            let r = timely::Config::from_args(args.into_iter())
+                .map_err(DistError::Timely)
+                .and_then(|config| {
+                    let mine = read_graph_shards(&out, p..p + 1)?;
+                    ica.run_shards(mine, fitted, config)
+                });
+            let _ = tx.send((p, r));
+        });
+    }
+    let mut seen = vec![false; g.num_nodes()];
+    for _ in 0..2 {
+        let (p, r) = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("both processes finish within 120 s");
+        let labels = r.expect("sharded ICA");
+        assert!(!labels.nodes().is_empty(), "process {p} owns nodes");
+        assert_eq!(labels.convergence(), whole.convergence());
+        for &v in labels.nodes() {
+            let v = v as usize;
+            assert!(!seen[v], "node {v} held twice");
+            seen[v] = true;
+            assert_eq!(labels.label(v), whole.label(v), "node {v}");
+        }
+    }
+    assert!(seen.iter().all(|&s| s), "every node held once");
 }
