@@ -90,8 +90,9 @@ impl GraphShard {
     /// classifier sees the same rows as on the whole graph.
     ///
     /// # Errors
-    /// [`DistError::Argument`] if `owner` does not have one entry `< parts` per node, or
-    /// the graph has `2^32 − 1` nodes or more, or more than `2^32 − 1` features or labels.
+    /// [`DistError::Argument`] if `owner` does not have one entry `< parts` per node,
+    /// `part >= parts`, `parts` does not fit in `u32`, or the graph has `2^32 − 1` nodes or
+    /// more, or more than `2^32 − 1` features or labels.
     pub fn from_graph(
         graph: &RelationalGraph,
         owner: &[u32],
@@ -99,7 +100,11 @@ impl GraphShard {
         parts: usize,
     ) -> Result<Self, DistError> {
         let n = graph.num_nodes();
-        if owner.len() != n || owner.iter().any(|&o| o as usize >= parts) || part >= parts {
+        if owner.len() != n
+            || owner.iter().any(|&o| o as usize >= parts)
+            || part >= parts
+            || u32::try_from(parts).is_err()
+        {
             return Err(DistError::Argument(format!(
                 "part {part} of {parts}: the owner list must give each of the {n} nodes a part below {parts}"
             )));
