@@ -1,5 +1,7 @@
 //! Synchronous iterative classification (ICA) as a timely dataflow: a local classifier
-//! trained once and shared by every worker, boundary labels exchanged once per iteration.
+//! trained once and shared by every worker, boundary labels exchanged once per iteration;
+//! every worker reads the whole graph ([`DistIca::run`]) or only its graph shard
+//! ([`DistIca::run_shards`], shards from [`crate::partition_graph`]), with the same labels.
 
 use std::sync::Arc;
 
@@ -8,9 +10,12 @@ use srl_graph::{NodeId, RelationalGraph};
 use srl_infer::{Aggregator, Convergence, FeatureRow, LocalClassifier, aggregate_neighbors};
 use timely::worker::Worker;
 
+use crate::bp::{no_shard, threads_config};
 use crate::error::DistError;
+use crate::graph_shard::GraphShard;
 use crate::halo::{Halo, Routed};
 use crate::partition::{Partition, Partitioner};
+use crate::shard::{NONE, fnv};
 
 /// Labels that changed at boundary variables, and the sender's number of changes.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -357,5 +362,381 @@ impl DistIca {
             timely::Config::process(workers)
         };
         self.run(graph, classifier, config)
+    }
+
+    /// Runs this worker's graph shard inside a timely execution (worker `w` of `P` passes
+    /// the shard of part `w` of `P`; every process passes the same configuration and fitted
+    /// classifier). The same synchronous supersteps as [`DistIca::run_worker`], so the
+    /// same labels as a whole-graph run, but the worker holds only its nodes' features,
+    /// labels and neighbour lists and the halo's observed labels; per iteration it sends
+    /// only the changed labels of its boundary nodes. `self.partition` is not used (the
+    /// shards are the partition).
+    ///
+    /// Two setup rounds first check that the shards belong together: every pair of
+    /// workers compares the graph's sizes and a hash of the ids of its boundary nodes
+    /// (what one worker owns next to the other must be what the other's halo lists).
+    ///
+    /// # Errors
+    /// [`DistError::Inconsistent`] (on every worker) if a shard's part or part count does
+    /// not match the execution, a neighbour is neither owned nor in the halo, or the shards
+    /// come from different graphs or partitions.
+    pub fn run_worker_graph_shard<C: LocalClassifier>(
+        &self,
+        worker: &mut Worker,
+        shard: &GraphShard,
+        classifier: &C,
+    ) -> Result<IcaOutput, DistError> {
+        let (me, peers) = (worker.index(), worker.peers());
+        let n = shard.nodes.len();
+        let k = shard.num_labels.max(1) as usize;
+        let nf = shard.num_features as usize;
+        let mut problem: Option<String> = None;
+        if shard.part as usize != me || shard.parts as usize != peers {
+            problem = Some(format!(
+                "worker {me} of {peers} was given the shard of part {} of {}",
+                shard.part, shard.parts
+            ));
+        }
+        // Neighbours as indices into the label array: owned nodes 0..n, halo n..n + H.
+        let local = |u: u32| {
+            shard.nodes.binary_search(&u).ok().or_else(|| {
+                shard
+                    .halo
+                    .binary_search_by_key(&u, |h| h.0)
+                    .ok()
+                    .map(|i| n + i)
+            })
+        };
+        let mut adj = Vec::with_capacity(shard.adj.len());
+        for &u in &shard.adj {
+            match local(u) {
+                Some(i) => adj.push(i),
+                None => {
+                    problem.get_or_insert_with(|| {
+                        format!("part {me}: neighbour {u} is neither owned nor in the halo")
+                    });
+                    adj.push(0);
+                }
+            }
+        }
+        let halo_owner = |i: usize| shard.halo[i - n].1 as usize;
+        // Per owned node: the other parts owning a neighbour.
+        let mut targets: Vec<Vec<u32>> = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut ws: Vec<u32> = adj[shard.adj_off[i]..shard.adj_off[i + 1]]
+                .iter()
+                .filter(|&&j| j >= n && j < n + shard.halo.len())
+                .map(|&j| halo_owner(j) as u32)
+                .filter(|&w| (w as usize) < peers)
+                .collect();
+            ws.sort_unstable();
+            ws.dedup();
+            targets.push(ws);
+        }
+        let mut halo: Halo<LabelPacket> = Halo::new(worker);
+        // Setup round 0: to each peer, a hash of the graph's sizes and of the ids of the
+        // nodes owned here next to it; round 1: whether anything was wrong.
+        let header = [
+            shard.num_nodes,
+            shard.num_edges,
+            u64::from(shard.num_labels),
+            u64::from(shard.num_features),
+            shard.num_unknown,
+            u64::from(shard.parts),
+            u64::from(shard.sparse),
+        ];
+        let fingerprint = |ids: &mut dyn Iterator<Item = u32>| {
+            let mut h = header
+                .iter()
+                .fold(crate::shard::FNV_OFFSET, |h, x| fnv(h, &x.to_le_bytes()));
+            for id in ids {
+                h = fnv(h, &id.to_le_bytes());
+            }
+            h
+        };
+        let mut boundary: Vec<Vec<u32>> = vec![Vec::new(); peers];
+        for (i, ws) in targets.iter().enumerate() {
+            for &w in ws {
+                boundary[w as usize].push(shard.nodes[i]);
+            }
+        }
+        for (w, ids) in boundary.iter().enumerate() {
+            if w != me {
+                halo.send(LabelPacket {
+                    to: w as u32,
+                    round: 0,
+                    changed: fingerprint(&mut ids.iter().copied()),
+                    ids: vec![me as u32],
+                    labels: Vec::new(),
+                });
+            }
+        }
+        let mut heard = vec![false; peers];
+        for p in halo.deliver(worker, 0) {
+            let from = p.ids.first().map_or(usize::MAX, |&w| w as usize);
+            let ok = from < peers && from != me && !heard[from] && {
+                let mut ids = shard
+                    .halo
+                    .iter()
+                    .filter(|h| h.1 as usize == from)
+                    .map(|h| h.0);
+                fingerprint(&mut ids) == p.changed
+            };
+            if ok {
+                heard[from] = true;
+            } else {
+                problem.get_or_insert_with(|| {
+                    format!(
+                        "part {me}: the graph or boundary of part {from} does not match this shard's halo"
+                    )
+                });
+            }
+        }
+        for w in (0..peers).filter(|&w| w != me) {
+            halo.send(LabelPacket {
+                to: w as u32,
+                round: 1,
+                changed: u64::from(problem.is_some()),
+                ids: Vec::new(),
+                labels: Vec::new(),
+            });
+        }
+        let bad_peers: u64 = halo.deliver(worker, 1).iter().map(|p| p.changed).sum();
+        if let Some(p) = problem {
+            return Err(DistError::Inconsistent(p));
+        }
+        if bad_peers > 0 {
+            return Err(DistError::Inconsistent(format!(
+                "part {me}: {bad_peers} other worker(s) found their shards inconsistent"
+            )));
+        }
+
+        let observed: Vec<Option<u32>> = shard
+            .labels
+            .iter()
+            .copied()
+            .chain(shard.halo.iter().map(|h| h.2))
+            .map(|l| (l != NONE).then_some(l))
+            .collect();
+        let unknown: Vec<usize> = (0..n).filter(|&i| observed[i].is_none()).collect();
+        let total_unknown = shard.num_unknown;
+        let mut labels = observed.clone();
+        let mut probs = vec![0.0; unknown.len() * k];
+        let mut buf = vec![0.0; k];
+        let predict = |i: usize, labels: &[Option<u32>], buf: &mut [f64], out: &mut [f64]| {
+            aggregate_local(
+                self.aggregator,
+                &adj[shard.adj_off[i]..shard.adj_off[i + 1]],
+                labels,
+                buf,
+            );
+            let row = FeatureRow {
+                attributes: shard.attributes(i),
+                num_attributes: nf,
+                relational: buf,
+            };
+            classifier.predict_proba(&row, out);
+            argmax(out) as u32
+        };
+        let mut next: Vec<u32> = unknown
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| predict(i, &observed, &mut buf, &mut probs[j * k..(j + 1) * k]))
+            .collect();
+        // Rounds 0 and 1 were the setup.
+        let mut round = 2u64;
+        let mut foreign = 0u64;
+        let mut exchange = |halo: &mut Halo<LabelPacket>,
+                            worker: &mut Worker,
+                            labels: &mut Vec<Option<u32>>,
+                            next: &[u32],
+                            round: u64|
+         -> u64 {
+            let mut out: Vec<(Vec<u32>, Vec<u32>)> = vec![(Vec::new(), Vec::new()); peers];
+            let mut changed = 0u64;
+            for (j, &i) in unknown.iter().enumerate() {
+                if labels[i] != Some(next[j]) {
+                    changed += 1;
+                    labels[i] = Some(next[j]);
+                    for &w in &targets[i] {
+                        out[w as usize].0.push(shard.nodes[i]);
+                        out[w as usize].1.push(next[j]);
+                    }
+                }
+            }
+            for (w, (ids, ls)) in out.into_iter().enumerate() {
+                if w != me {
+                    halo.send(LabelPacket {
+                        to: w as u32,
+                        round,
+                        changed,
+                        ids,
+                        labels: ls,
+                    });
+                }
+            }
+            let mut total = changed;
+            for p in halo.deliver(worker, round) {
+                total += p.changed;
+                for (&u, &l) in p.ids.iter().zip(&p.labels) {
+                    match shard.halo.binary_search_by_key(&u, |h| h.0) {
+                        Ok(h) if (l as usize) < k => labels[n + h] = Some(l),
+                        _ => foreign += 1,
+                    }
+                }
+            }
+            total
+        };
+        exchange(&mut halo, worker, &mut labels, &next, round);
+        let mut conv = Convergence {
+            converged: total_unknown == 0,
+            iterations: 0,
+            max_residual: 0.0,
+        };
+        while !conv.converged && conv.iterations < self.max_iters {
+            for (j, &i) in unknown.iter().enumerate() {
+                next[j] = predict(i, &labels, &mut buf, &mut probs[j * k..(j + 1) * k]);
+            }
+            round += 1;
+            let changed = exchange(&mut halo, worker, &mut labels, &next, round);
+            conv.iterations += 1;
+            conv.max_residual = changed as f64 / total_unknown as f64;
+            conv.converged = changed == 0;
+        }
+        if foreign > 0 {
+            return Err(DistError::Inconsistent(format!(
+                "part {me}: {foreign} received label(s) for nodes outside the halo or labels of {k} or more"
+            )));
+        }
+        let mut probabilities = vec![0.0; n * k];
+        let mut j = 0;
+        for i in 0..n {
+            let row = &mut probabilities[i * k..(i + 1) * k];
+            match observed[i] {
+                Some(c) => row[c as usize] = 1.0,
+                None => {
+                    row.copy_from_slice(&probs[j * k..(j + 1) * k]);
+                    j += 1;
+                }
+            }
+        }
+        Ok(IcaOutput {
+            worker: me,
+            labels: (0..n).map(|i| labels[i].unwrap_or(0)).collect(),
+            nodes: shard.nodes.clone(),
+            probabilities,
+            convergence: conv,
+        })
+    }
+
+    /// Runs from graph shards (from [`crate::partition_graph`], read with
+    /// [`crate::read_graph_shards`]): this process's workers run the parts `shards` holds,
+    /// worker `w` of the execution the shard whose `part` is `w` (a process with workers
+    /// `a..b` of the cluster passes the shards `a..b`). Each process reads only its own
+    /// shards; `classifier` is shared by this process's workers, and every process must pass
+    /// the same fitted classifier (srl-dist does not serialise classifiers). Labels equal
+    /// [`DistIca::run`] on the whole graph.
+    ///
+    /// # Errors
+    /// [`DistError::Argument`] if a worker finds no shard for its index;
+    /// [`DistError::Inconsistent`] as [`DistIca::run_worker_graph_shard`];
+    /// [`DistError::Timely`] if timely fails.
+    pub fn run_shards<C>(
+        &self,
+        shards: Vec<GraphShard>,
+        classifier: Arc<C>,
+        config: timely::Config,
+    ) -> Result<DistLabels, DistError>
+    where
+        C: LocalClassifier + Send + Sync + 'static,
+    {
+        let k = shards.first().map_or(1, |s| s.num_labels.max(1) as usize);
+        let cfg = *self;
+        let slots: Arc<Vec<std::sync::Mutex<Option<GraphShard>>>> = Arc::new(
+            shards
+                .into_iter()
+                .map(|s| std::sync::Mutex::new(Some(s)))
+                .collect(),
+        );
+        let guards = timely::execute(config, move |worker| {
+            let me = worker.index();
+            let mine = slots.iter().find_map(|m| {
+                let mut g = m.lock().ok()?;
+                if g.as_ref().is_some_and(|s| s.part as usize == me) {
+                    g.take()
+                } else {
+                    None
+                }
+            });
+            match mine {
+                Some(shard) => cfg.run_worker_graph_shard(worker, &shard, classifier.as_ref()),
+                None => {
+                    // Take part in the setup rounds so the others stop too.
+                    let empty = GraphShard::empty(me, worker.peers());
+                    cfg.run_worker_graph_shard(worker, &empty, classifier.as_ref())
+                        .and(Err(no_shard(me)))
+                }
+            }
+        })
+        .map_err(DistError::Timely)?;
+        let outputs = guards
+            .join()
+            .into_iter()
+            .map(|r| r.map_err(DistError::Timely).and_then(|x| x))
+            .collect::<Result<Vec<_>, DistError>>()?;
+        Ok(DistLabels::from_outputs(outputs, k))
+    }
+
+    /// [`DistIca::run_shards`] on `workers` threads of this process.
+    ///
+    /// # Errors
+    /// As [`DistIca::run_shards`].
+    pub fn run_shards_threads<C>(
+        &self,
+        shards: Vec<GraphShard>,
+        classifier: Arc<C>,
+        workers: usize,
+    ) -> Result<DistLabels, DistError>
+    where
+        C: LocalClassifier + Send + Sync + 'static,
+    {
+        self.run_shards(shards, classifier, threads_config(workers))
+    }
+}
+
+/// srl-infer's [`aggregate_neighbors`] over a neighbour list given as indices into
+/// `labels` (the same arithmetic, so the same features).
+fn aggregate_local(
+    aggregator: Aggregator,
+    nbrs: &[usize],
+    labels: &[Option<u32>],
+    out: &mut [f64],
+) {
+    out.iter_mut().for_each(|x| *x = 0.0);
+    let mut total = 0usize;
+    for &w in nbrs {
+        if let Some(c) = labels[w] {
+            out[c as usize] += 1.0;
+            total += 1;
+        }
+    }
+    match aggregator {
+        Aggregator::Count => {}
+        Aggregator::Proportion => {
+            if total > 0 {
+                let t = total as f64;
+                out.iter_mut().for_each(|x| *x /= t);
+            }
+        }
+        Aggregator::Exists => out
+            .iter_mut()
+            .for_each(|x| *x = f64::from(u8::from(*x > 0.0))),
+        Aggregator::Mode => {
+            if total > 0 {
+                let m = argmax(out);
+                out.iter_mut().for_each(|x| *x = 0.0);
+                out[m] = 1.0;
+            }
+        }
     }
 }

@@ -19,6 +19,9 @@
 //! - [`DistBp`]: the algorithm; [`DistBp::run_threads`] and [`DistBp::run`] start timely,
 //!   [`DistBp::run_worker`] runs inside an execution you started;
 //! - [`DistGibbs`], [`DistIca`]: chromatic Gibbs and synchronous ICA;
+//! - [`partition_graph`] / [`GraphShard`]: writes one graph shard per part of a graph
+//!   (a part's node features, observed labels, neighbour lists and halo), so that sharded
+//!   ICA ([`read_graph_shards`], [`DistIca::run_shards`]) holds no whole graph anywhere;
 //! - [`barabasi_albert_mrf`]: the seeded power-law benchmark model.
 //!
 //! The message passing itself is srl-infer's: the workers call the public kernels of
@@ -56,6 +59,7 @@ pub mod bp;
 pub mod error;
 pub mod generate;
 pub mod gibbs;
+pub mod graph_shard;
 mod halo;
 pub mod ica;
 pub mod partition;
@@ -66,6 +70,7 @@ pub use bp::{DistBp, DistMarginals, WorkerOutput, WorkerStats, check_ordinary, r
 pub use error::DistError;
 pub use generate::{barabasi_albert, barabasi_albert_mrf};
 pub use gibbs::{DistGibbs, DistSamples, GibbsOutput};
+pub use graph_shard::{GraphShard, partition_graph, read_graph_shards};
 pub use ica::{DistIca, DistLabels, IcaOutput};
 pub use partition::{Partition, Partitioner, splitmix64};
 pub use shard::{Shard, shard_file};

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | 8 | magic `SRLSHRD\0` |
 //! | 4 | version (1) |
-//! | 4 × 3 | part, parts, flags (bit 0: every kernel of the whole model exp-safe) |
+//! | 4 × 3 | part, parts, flags (bit 0: every kernel of the whole model exp-safe; bit 1 never: it marks a graph shard, [`crate::graph_shard`]) |
 //! | 8 × 2 | variables and edges of the whole model |
 //! | 4 × 2 | common state count of the whole model (0: mixed), colours of the whole model |
 //! | 8 × 6 | local variables `n`, slots `S`, halo `H`, tables `T`, table values, unary values |
@@ -42,6 +42,9 @@ pub const SHARD_MAGIC: [u8; 8] = *b"SRLSHRD\0";
 pub const SHARD_VERSION: u32 = 1;
 /// "None" in the evidence and colour columns.
 pub const NONE: u32 = u32::MAX;
+/// Flags bit of a *graph* shard (features, labels and adjacency for ICA, see
+/// [`crate::graph_shard`]); a model shard (this module) never has it.
+pub const FLAG_GRAPH: u32 = 2;
 const HEADER_BYTES: u64 = 96;
 
 /// One part of a model: the variables a worker owns, the factors touching them, and the
@@ -333,10 +336,10 @@ pub fn shard_file(dir: &Path, part: usize) -> PathBuf {
     dir.join(format!("part-{part:05}.shard"))
 }
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
-fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(FNV_PRIME);
@@ -345,13 +348,13 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
 }
 
 /// A writer that hashes what passes through it (FNV-1a 64).
-struct HashingWriter<W> {
-    inner: W,
-    hash: u64,
+pub(crate) struct HashingWriter<W> {
+    pub(crate) inner: W,
+    pub(crate) hash: u64,
 }
 
 impl<W: Write> HashingWriter<W> {
-    fn new(inner: W) -> Self {
+    pub(crate) fn new(inner: W) -> Self {
         Self {
             inner,
             hash: FNV_OFFSET,
@@ -370,15 +373,16 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
-struct Reader<R> {
-    file: PathBuf,
-    inner: R,
-    offset: u64,
-    hash: u64,
+/// A checksumming reader of little-endian fields that reports byte offsets.
+pub(crate) struct Reader<R> {
+    pub(crate) file: PathBuf,
+    pub(crate) inner: R,
+    pub(crate) offset: u64,
+    pub(crate) hash: u64,
 }
 
 impl<R: Read> Reader<R> {
-    fn err(&self, offset: u64, message: impl Into<String>) -> DistError {
+    pub(crate) fn err(&self, offset: u64, message: impl Into<String>) -> DistError {
         DistError::Shard {
             file: self.file.clone(),
             offset,
@@ -386,7 +390,7 @@ impl<R: Read> Reader<R> {
         }
     }
 
-    fn bytes<const N: usize>(&mut self, what: &str) -> Result<[u8; N], DistError> {
+    pub(crate) fn bytes<const N: usize>(&mut self, what: &str) -> Result<[u8; N], DistError> {
         let mut b = [0u8; N];
         self.inner.read_exact(&mut b).map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -403,11 +407,11 @@ impl<R: Read> Reader<R> {
         Ok(b)
     }
 
-    fn u32(&mut self, what: &str) -> Result<u32, DistError> {
+    pub(crate) fn u32(&mut self, what: &str) -> Result<u32, DistError> {
         self.bytes::<4>(what).map(u32::from_le_bytes)
     }
 
-    fn u64(&mut self, what: &str) -> Result<u64, DistError> {
+    pub(crate) fn u64(&mut self, what: &str) -> Result<u64, DistError> {
         self.bytes::<8>(what).map(u64::from_le_bytes)
     }
 
@@ -445,6 +449,12 @@ impl<R: Read> Reader<R> {
             return Err(self.err(12, format!("part {part} of {parts} parts")));
         }
         let flags = self.u32("the flags")?;
+        if flags & FLAG_GRAPH != 0 {
+            return Err(self.err(
+                20,
+                "a graph shard (features and labels, for ICA), not a model shard for BP or Gibbs",
+            ));
+        }
         if flags > 1 {
             return Err(self.err(20, format!("unknown flags {flags:#x}")));
         }

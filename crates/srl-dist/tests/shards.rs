@@ -1,7 +1,8 @@
 //! Sharded runs: `partition_uai` + `DistBp::run_shards` equal srl-infer's flooding
 //! `LoopyBp` on the same UAI file to 1e-12 for 1, 2 and 4 parts and every partitioner;
 //! the locality-aware partitioners cut fewer edges than hashing; sharded Gibbs equals
-//! srl-infer bit for bit; hostile shard files give typed errors.
+//! srl-infer bit for bit; hostile shard files (model shards and ICA's graph shards) give
+//! typed errors.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,7 +14,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use srl_dist::stream::{assign, cut_edges};
 use srl_dist::{
-    DistBp, DistError, Shard, Strategy, barabasi_albert_mrf, partition_uai, read_shards,
+    DistBp, DistError, GraphShard, Shard, Strategy, barabasi_albert_mrf, partition_graph,
+    partition_uai, read_graph_shards, read_shards,
 };
 use srl_infer::{BpMode, LoopyBp, PairwiseMrf, read_uai_evidence};
 
@@ -411,4 +413,142 @@ fn huge_cardinalities_and_forged_safety_flags_are_errors() {
     b[20] = 1;
     let (_, msg) = shard_error(&dir.path().join("bad.shard"), &resealed(b));
     assert!(msg.contains("exp-safe"), "{msg}");
+}
+
+fn graph_shard_error(path: &Path, bytes: &[u8]) -> (u64, String) {
+    std::fs::write(path, bytes).expect("write");
+    match GraphShard::read(path) {
+        Err(DistError::Shard {
+            file,
+            offset,
+            message,
+        }) => {
+            assert_eq!(file, path);
+            (offset, message)
+        }
+        other => panic!("expected a shard error, got {other:?}"),
+    }
+}
+
+/// Graph shards (sharded ICA): truncated, corrupt, forged feature rows and labels, and a
+/// shard of the wrong kind given to BP or ICA are typed errors naming the file and offset.
+#[test]
+fn hostile_graph_shard_files_give_typed_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let g = common::featured_graph(60, 3, 5, false, 7);
+    let out = dir.path().join("g");
+    partition_graph(&g, 2, Strategy::Ldg, &out, false, &[]).expect("partition");
+    let file = srl_dist::shard_file(&out, 0);
+    let good = std::fs::read(&file).expect("shard");
+    let s = GraphShard::read(&file).expect("a good shard reads");
+    let bad = dir.path().join("bad.shard");
+    // Truncated anywhere.
+    for cut in [0, 5, 30, 87, 88, 150, good.len() - 1] {
+        let (_, msg) = graph_shard_error(&bad, &good[..cut]);
+        assert!(
+            msg.contains("ends") || msg.contains("bytes"),
+            "cut {cut}: {msg}"
+        );
+    }
+    // Wrong checksum.
+    let mut b = good.clone();
+    let last = b.len() - 1;
+    b[last] ^= 1;
+    let (off, msg) = graph_shard_error(&bad, &b);
+    assert!(off == last as u64 - 7 && msg.contains("checksum"), "{msg}");
+    // Huge section counts: rejected against the file length before any allocation.
+    for field in 0..4 {
+        for value in [u64::MAX, 1 << 40, u64::MAX / 12 + 1] {
+            let mut b = good.clone();
+            let at = 56 + 8 * field;
+            b[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            assert_eq!(graph_shard_error(&bad, &b).0, 56);
+        }
+    }
+    // Wrong feature length: a dense row declaring F + 1 values (resealed).
+    let mut b = good.clone();
+    b[100..104].copy_from_slice(&6u32.to_le_bytes());
+    let (off, msg) = graph_shard_error(&bad, &resealed(b));
+    assert!(off == 100 && msg.contains("6 stored features"), "{msg}");
+    // A label past the label count, a NaN feature value.
+    let mut b = good.clone();
+    b[92..96].copy_from_slice(&3u32.to_le_bytes());
+    let (off, msg) = graph_shard_error(&bad, &resealed(b));
+    assert!(off == 92 && msg.contains("label 3 of 3"), "{msg}");
+    let vals_at = good.len() - 8 - 8 * s.feat_val.len();
+    let mut b = good.clone();
+    b[vals_at..vals_at + 8].copy_from_slice(&f64::NAN.to_le_bytes());
+    let (off, msg) = graph_shard_error(&bad, &resealed(b));
+    assert!(off == vals_at as u64 && msg.contains("NaN"), "{msg}");
+    // A neighbour that is neither owned nor in the halo.
+    let adj_at = 88 + 16 * s.nodes.len();
+    let stranger = (0..60u32)
+        .find(|&v| s.owner_of(v).is_none())
+        .expect("a node this shard does not know");
+    let mut b = good.clone();
+    b[adj_at..adj_at + 4].copy_from_slice(&stranger.to_le_bytes());
+    let (off, msg) = graph_shard_error(&bad, &resealed(b));
+    assert!(off == adj_at as u64 && msg.contains("neither"), "{msg}");
+    // Sparse rows: a column past the feature count.
+    let sg = common::featured_graph(60, 3, 5, true, 8);
+    let sout = dir.path().join("sparse");
+    partition_graph(&sg, 1, Strategy::Range, &sout, false, &[]).expect("partition");
+    let sfile = srl_dist::shard_file(&sout, 0);
+    let sgood = std::fs::read(&sfile).expect("shard");
+    let ss = GraphShard::read(&sfile).expect("a good sparse shard reads");
+    assert!(ss.sparse && !ss.feat_idx.is_empty());
+    let idx_at = sgood.len() - 8 - 12 * ss.feat_idx.len();
+    let mut b = sgood.clone();
+    b[idx_at..idx_at + 4].copy_from_slice(&5u32.to_le_bytes());
+    let (off, msg) = graph_shard_error(&bad, &resealed(b));
+    assert!(
+        off == idx_at as u64 && msg.contains("column 5 of 5"),
+        "{msg}"
+    );
+    // Any flipped byte without resealing: a typed error, never a panic.
+    for i in (0..good.len()).step_by(5) {
+        let mut b = good.clone();
+        b[i] ^= 0x5a;
+        let _ = graph_shard_error(&bad, &b);
+    }
+    // The wrong kind: a graph shard given to BP / Gibbs, a model shard given to ICA.
+    match read_shards(&out, 0..2) {
+        Err(DistError::Shard {
+            offset, message, ..
+        }) => assert!(offset == 20 && message.contains("graph shard"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mrf = mixed_mrf(20, &mut rng);
+    write_model(dir.path(), &mrf, None);
+    let model_out = dir.path().join("m");
+    partition_uai(
+        &dir.path().join("model.uai"),
+        None,
+        2,
+        Strategy::Hash,
+        &model_out,
+        false,
+    )
+    .expect("partition");
+    match read_graph_shards(&model_out, 0..2) {
+        Err(DistError::Shard {
+            offset, message, ..
+        }) => assert!(offset == 20 && message.contains("model shard"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    // partition_graph follows srl-io's rules: existing shards only with force, never an input.
+    assert!(matches!(
+        partition_graph(&g, 2, Strategy::Ldg, &out, false, &[]),
+        Err(DistError::Output(_))
+    ));
+    partition_graph(&g, 2, Strategy::Ldg, &out, true, &[]).expect("forced");
+    assert!(matches!(
+        partition_graph(&g, 1, Strategy::Ldg, &out, true, &[file.as_path()]),
+        Err(DistError::Output(_))
+    ));
+    assert!(matches!(
+        partition_graph(&g, 0, Strategy::Ldg, &out, true, &[]),
+        Err(DistError::Argument(_))
+    ));
 }

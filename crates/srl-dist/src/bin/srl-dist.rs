@@ -1,5 +1,7 @@
 //! `srl-dist`: distributed loopy BP on a UAI model, a LINQS or CSV graph, or a seeded
-//! Barabási–Albert model, with timely's `-w/-n/-p/-h` arguments. Guide: docs/srl-dist.md.
+//! Barabási–Albert model, with timely's `-w/-n/-p/-h` arguments; `partition` writes model
+//! shards (BP, Gibbs) from a UAI file or graph shards (ICA, run from Rust) from a graph.
+//! Guide: docs/srl-dist.md.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -9,8 +11,8 @@ use std::sync::Arc;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use srl_dist::{
-    DistBp, DistError, DistMarginals, Partition, Strategy, barabasi_albert_mrf, partition_uai,
-    read_shards, shard_file,
+    DistBp, DistError, DistMarginals, Partition, Strategy, barabasi_albert_mrf, partition_graph,
+    partition_uai, read_shards, shard_file,
 };
 use srl_graph::{CsvOptions, LinqsOptions, RelationalGraph, load_csv, load_linqs};
 use srl_infer::{BpMode, PairTable, PairwiseMrf, read_uai_evidence};
@@ -18,6 +20,8 @@ use srl_infer::{BpMode, PairTable, PairwiseMrf, read_uai_evidence};
 const USAGE: &str = "\
 usage: srl-dist partition MODEL.uai --parts P --out DIR [--evidence FILE]
                 [--partitioner range|hash|ldg|fennel] [--force]
+       srl-dist partition (--linqs DIR NAME | --nodes CSV --edges CSV) --parts P --out DIR
+                [--observe FRACTION] [--seed S] [--partitioner ...] [--force]
        srl-dist [run] [timely: -w THREADS -n PROCESSES -p INDEX -h HOSTFILE]
                 (--shards DIR | --uai FILE [--evidence FILE] | --linqs DIR NAME
                  | --nodes CSV --edges CSV | --ba N [--k K])
@@ -29,9 +33,12 @@ Every process runs the same command except -p. Graphs get a Potts model: zero un
 potentials, log-coupling C (default 0.5) on equal labels, and a seeded FRACTION (default
 0.5) of the known labels clamped as evidence. `partition` streams a UAI model into one
 shard file per part (DIR/part-NNNNN.shard); `--shards DIR` runs them, P = PROCESSES x
-THREADS, each process reading only the shards of its workers. --out writes this process's marginals
-(`node p_0 p_1 ...`, shortest round-trip decimals; atomically, never over an input, over
-an existing file only with --force); a summary line goes to stdout.";
+THREADS, each process reading only the shards of its workers. --out writes this
+process's marginals (`node p_0 p_1 ...`, shortest round-trip decimals; atomically, never
+over an input, over an existing file only with --force); a summary line goes to stdout.
+`partition` of a graph writes graph shards for sharded ICA (features, the seeded
+FRACTION of the known labels kept as observed, neighbour lists, halo); ICA runs them
+from Rust (srl_dist::DistIca::run_shards with a fitted classifier), not from this binary.";
 
 struct Args {
     timely: Vec<String>,
@@ -130,16 +137,21 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, DistError> {
     Ok(a)
 }
 
+/// The known labels of `g`, each kept with probability `observe` (seeded by `seed`), the
+/// others `None`: a graph run's evidence, or a graph shard's observed labels.
+fn kept_labels(g: &RelationalGraph, observe: f64, seed: u64) -> Vec<Option<u32>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    g.labels()
+        .iter()
+        .map(|&l| l.filter(|_| rng.random_range(0.0..1.0) < observe))
+        .collect()
+}
+
 /// A Potts model on a graph: `num_labels` states, zero unary, `coupling` on equal labels,
 /// a seeded `observe` fraction of the known labels clamped.
 fn graph_model(g: &RelationalGraph, a: &Args) -> Result<PairwiseMrf, DistError> {
     let k = g.num_labels().max(1);
-    let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
-    let evidence = g
-        .labels()
-        .iter()
-        .map(|&l| l.filter(|_| rng.random_range(0.0..1.0) < a.observe))
-        .collect();
+    let evidence = kept_labels(g, a.observe, a.seed);
     Ok(PairwiseMrf::from_graph(
         g,
         k,
@@ -224,15 +236,36 @@ fn this_process(a: &Args) -> Result<std::ops::Range<usize>, DistError> {
     Ok(start..start + w)
 }
 
-/// `srl-dist partition MODEL --parts P --out DIR [...]`.
+/// `srl-dist partition (MODEL | --linqs DIR NAME | --nodes CSV --edges CSV) --parts P
+/// --out DIR [...]`: model shards from a UAI file, graph shards (for ICA) from a graph.
 fn partition(mut it: impl Iterator<Item = String>) -> Result<(), DistError> {
     let (mut model, mut evidence, mut parts, mut out) = (None, None, None, None);
+    let (mut linqs, mut nodes, mut edges): (
+        Option<(PathBuf, String)>,
+        Option<PathBuf>,
+        Option<PathBuf>,
+    ) = (None, None, None);
+    let (mut observe, mut seed, mut labels_flag) = (0.5f64, 0u64, false);
     let (mut strategy, mut force) = (Strategy::Ldg, false);
     while let Some(flag) = it.next() {
         match flag.as_str() {
             "--parts" => parts = Some(value::<usize>(&flag, it.next())?),
             "--out" => out = Some(value::<PathBuf>(&flag, it.next())?),
             "--evidence" => evidence = Some(value::<PathBuf>(&flag, it.next())?),
+            "--linqs" => {
+                let dir = value(&flag, it.next())?;
+                linqs = Some((dir, value(&flag, it.next())?));
+            }
+            "--nodes" => nodes = Some(value::<PathBuf>(&flag, it.next())?),
+            "--edges" => edges = Some(value::<PathBuf>(&flag, it.next())?),
+            "--observe" => {
+                observe = value(&flag, it.next())?;
+                labels_flag = true;
+            }
+            "--seed" => {
+                seed = value(&flag, it.next())?;
+                labels_flag = true;
+            }
             "--partitioner" => strategy = Strategy::from_name(&value::<String>(&flag, it.next())?)?,
             "--force" => force = true,
             f if !f.starts_with('-') && model.is_none() => model = Some(PathBuf::from(f)),
@@ -243,12 +276,67 @@ fn partition(mut it: impl Iterator<Item = String>) -> Result<(), DistError> {
             }
         }
     }
-    let (Some(model), Some(parts), Some(out)) = (model, parts, out) else {
+    let (Some(parts), Some(out)) = (parts, out) else {
         return Err(DistError::Argument(format!(
-            "partition needs MODEL, --parts and --out\n{USAGE}"
+            "partition needs --parts and --out\n{USAGE}"
         )));
     };
-    let r = partition_uai(&model, evidence.as_deref(), parts, strategy, &out, force)?;
+    let graph_given = linqs.is_some() || nodes.is_some() || edges.is_some();
+    let r = match (model, graph_given) {
+        (Some(_), false) if labels_flag => {
+            return Err(DistError::Argument(
+                "--observe and --seed are for graphs; a UAI model's evidence comes from --evidence"
+                    .into(),
+            ));
+        }
+        (Some(model), false) => {
+            partition_uai(&model, evidence.as_deref(), parts, strategy, &out, force)?
+        }
+        (None, true) => {
+            if evidence.is_some() {
+                return Err(DistError::Argument(
+                    "--evidence is for UAI models; a graph's observed labels come from --observe"
+                        .into(),
+                ));
+            }
+            if !(0.0..=1.0).contains(&observe) {
+                return Err(DistError::Argument(format!(
+                    "--observe {observe}: need a fraction in [0, 1]"
+                )));
+            }
+            let (g, inputs) = match (linqs, nodes, edges) {
+                (Some((dir, name)), None, None) => {
+                    let (g, _) = load_linqs(&dir, &name, &LinqsOptions::default())?;
+                    let files = std::fs::read_dir(&dir)
+                        .map(|rd| {
+                            rd.flatten()
+                                .map(|e| e.path())
+                                .filter(|p| p.is_file())
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (g, files)
+                }
+                (None, Some(nodes), Some(edges)) => {
+                    let g = load_csv(&nodes, &edges, &CsvOptions::default())?.graph;
+                    (g, vec![nodes, edges])
+                }
+                _ => {
+                    return Err(DistError::Argument(format!(
+                        "partition takes one graph: --linqs DIR NAME or --nodes CSV --edges CSV\n{USAGE}"
+                    )));
+                }
+            };
+            let g = g.with_labels(kept_labels(&g, observe, seed))?;
+            let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+            partition_graph(&g, parts, strategy, &out, force, &inputs)?
+        }
+        _ => {
+            return Err(DistError::Argument(format!(
+                "partition needs one input: a UAI MODEL or a graph (--linqs or --nodes/--edges)\n{USAGE}"
+            )));
+        }
+    };
     let mut o = std::io::stdout().lock();
     let _ = writeln!(
         o,

@@ -6,7 +6,9 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::process::Child;
 
-use rand::{Rng, RngExt};
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
 use srl_infer::{MrfParts, PairTable, PairwiseMrf};
 
 pub fn free_port() -> u16 {
@@ -101,4 +103,65 @@ pub fn random_mrf_small_range(n: usize, rng: &mut impl Rng) -> PairwiseMrf {
             .for_each(|x| *x = x.clamp(-1.5, 1.5));
     }
     PairwiseMrf::new(parts).expect("valid")
+}
+
+/// A Barabási–Albert graph with `k` classes, homophilous features (class signal plus
+/// noise in `nf` columns, dense or with about a third of the entries zero and stored
+/// sparse) and 30 % of the labels known (seeded).
+pub fn featured_graph(n: usize, k: u32, nf: usize, sparse: bool, seed: u64) -> RelationalGraph {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let edges: Vec<(NodeId, NodeId)> = srl_dist::barabasi_albert(n, 2, &mut rng)
+        .into_iter()
+        .map(|(a, b)| (NodeId::new(a as usize), NodeId::new(b as usize)))
+        .collect();
+    let truth: Vec<u32> = (0..n).map(|v| (v as u32 * 7 + v as u32 / 3) % k).collect();
+    let mut dense = vec![0.0; n * nf];
+    for v in 0..n {
+        for j in 0..nf {
+            let signal = if j % k as usize == truth[v] as usize {
+                0.6
+            } else {
+                0.0
+            };
+            let x: f64 = signal + rng.random_range(-1.0..1.0);
+            dense[v * nf + j] = if sparse && x.abs() < 0.3 { 0.0 } else { x };
+        }
+    }
+    let attributes = if sparse {
+        let (mut offsets, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+        for v in 0..n {
+            for j in 0..nf {
+                let x = dense[v * nf + j];
+                if x != 0.0 {
+                    indices.push(j as u32);
+                    values.push(x);
+                }
+            }
+            offsets.push(indices.len());
+        }
+        Attributes::Sparse {
+            num_features: nf,
+            offsets,
+            indices,
+            values,
+        }
+    } else {
+        Attributes::Dense {
+            num_features: nf,
+            values: dense,
+        }
+    };
+    let labels: Vec<Option<u32>> = truth
+        .iter()
+        .map(|&c| (rng.random_range(0.0..1.0) < 0.3).then_some(c))
+        .collect();
+    RelationalGraph::new(
+        Vec::new(),
+        attributes,
+        labels,
+        LabelSet::numbered(k as usize),
+        edges,
+        Directedness::Undirected,
+    )
+    .expect("graph")
 }
