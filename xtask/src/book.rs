@@ -355,6 +355,12 @@ fn guides_with_blocks(root: &Path, inp: &Inputs<'_>) -> anyhow::Result<Vec<(Path
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
         .collect();
+    if let Ok(dir) = std::fs::read_dir(root.join("docs/cookbook")) {
+        guides.extend(
+            dir.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "md")),
+        );
+    }
     guides.sort();
     // The README quotes results too (its "What it measures today" table).
     guides.push(root.join("README.md"));
@@ -638,6 +644,36 @@ fn block(key: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
         "soft-rfgb/table2" => Ok(soft_rfgb_table2(table("soft-rfgb")?)),
         "soft-rfgb/mln" => Ok(soft_rfgb_mln(table("soft-rfgb")?)),
         "soft-rfgb/other" => Ok(soft_rfgb_other(table("soft-rfgb")?)),
+        "reproduce/times" => {
+            // Every published experiment's run time, and their sum.
+            let mut rows = Vec::new();
+            let mut total = 0.0;
+            for (name, t) in inp.tables {
+                let Some(note) = t
+                    .notes
+                    .iter()
+                    .find_map(|n| n.strip_prefix(crate::RUN_TIME_NOTE))
+                else {
+                    continue;
+                };
+                if let Some(secs) = note
+                    .split_whitespace()
+                    .next()
+                    .and_then(|x| x.parse::<f64>().ok())
+                {
+                    total += secs;
+                }
+                rows.push(vec![format!("`{name}`"), note.trim().to_owned()]);
+            }
+            Ok(format!(
+                "{}\nTogether {:.0} s ({:.1} minutes) of wall time as published, each at the \
+                 load its row gives (generated from the run-time notes of \
+                 `docs/results/*/results.json` by `cargo xtask book`).",
+                md_table(&["experiment", "published run"], &[false, false], &rows),
+                total,
+                total / 60.0
+            ))
+        }
         k if k.ends_with("/runtime") => {
             let name = k.trim_end_matches("/runtime");
             let t = table(name)?;
@@ -657,7 +693,7 @@ fn block(key: &str, inp: &Inputs<'_>) -> anyhow::Result<String> {
             ))
         }
         _ => bail!(
-            "unknown generated block {key:?} (known: trimming/table6, trimming/figure5, collective-classification/claims, collective-classification/lr-tuning, trimming/figure7, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other, sen-getoor-intel/table, and NAME/runtime for any published experiment NAME)"
+            "unknown generated block {key:?} (known: trimming/table6, trimming/figure5, collective-classification/claims, collective-classification/lr-tuning, trimming/figure7, collective-classification/table3, collective-classification/seconds, collective-classification/rs, soft-rfgb/table2, soft-rfgb/mln, soft-rfgb/other, sen-getoor-intel/table, reproduce/times, and NAME/runtime for any published experiment NAME)"
         ),
     }
 }
