@@ -28,18 +28,123 @@ struct SparseMap {
     ppr: Option<(usize, f64)>,
 }
 
-/// `m · x` for a dense row-major `m.cols() x d` matrix `x` of any float type
-/// (sequential, as [`CsrMatrix::mul_dense`]).
-fn csr_mul<T: WithDType>(m: &CsrMatrix, x: &[T], d: usize) -> Vec<T> {
+/// Row `i` of `M · X` into `o` (`D` values, overwritten): `o = Σ_j m_ij x_j` over the
+/// stored entries of row `i` in order, then, for the propagation, `o ← keep · o +
+/// restart · r` with `r` row `i` of the restart matrix. The width `D` is a constant so
+/// that the loops over a row unroll and vectorise; the arithmetic, operation by
+/// operation, is that of [`csr_row_dyn`].
+#[inline(always)]
+fn csr_row<T: WithDType, const D: usize>(
+    cols: &[u32],
+    vals: &[f64],
+    x: &[T],
+    o: &mut [T],
+    restart: Option<(T, T, &[T])>,
+) {
+    let mut acc = [T::from_f64(0.0); D];
+    for (&j, &a) in cols.iter().zip(vals) {
+        let a = T::from_f64(a);
+        let j = j as usize * D;
+        let xr = &x[j..j + D];
+        for c in 0..D {
+            acc[c] += a * xr[c];
+        }
+    }
+    if let Some((keep, restart, r)) = restart {
+        for c in 0..D {
+            acc[c] = keep * acc[c] + restart * r[c];
+        }
+    }
+    o.copy_from_slice(&acc);
+}
+
+/// [`csr_row`] for any width `d`.
+fn csr_row_dyn<T: WithDType>(
+    cols: &[u32],
+    vals: &[f64],
+    x: &[T],
+    d: usize,
+    o: &mut [T],
+    restart: Option<(T, T, &[T])>,
+) {
+    o.fill(T::from_f64(0.0));
+    for (&j, &a) in cols.iter().zip(vals) {
+        let a = T::from_f64(a);
+        let xr = &x[j as usize * d..(j as usize + 1) * d];
+        for (oc, &xc) in o.iter_mut().zip(xr) {
+            *oc += a * xc;
+        }
+    }
+    if let Some((keep, restart, r)) = restart {
+        for (oc, &rc) in o.iter_mut().zip(r) {
+            *oc = keep * *oc + restart * rc;
+        }
+    }
+}
+
+/// `out = m · x` (with `values` in place of `m`'s stored values, parallel to them) for a
+/// dense row-major `m.cols() x d` matrix `x` of any float type, sequential as
+/// [`CsrMatrix::mul_dense`]; with `restart = Some((keep, restart, r))` each row is then
+/// `keep · out + restart · r` (one propagation step). `out` is `m.rows() x d`.
+fn csr_mul_into<T: WithDType>(
+    m: &CsrMatrix,
+    values: &[f64],
+    x: &[T],
+    d: usize,
+    out: &mut [T],
+    restart: Option<(T, T, &[T])>,
+) {
+    macro_rules! rows {
+        ($($w:literal)*) => {
+            match d {
+                $($w => for i in 0..m.rows() {
+                    let (a, b) = m.row_range(i);
+                    csr_row::<T, $w>(
+                        &m.indices()[a..b],
+                        &values[a..b],
+                        x,
+                        &mut out[i * $w..(i + 1) * $w],
+                        restart.map(|(k, s, r)| (k, s, &r[i * $w..(i + 1) * $w])),
+                    );
+                },)*
+                _ => for i in 0..m.rows() {
+                    let (a, b) = m.row_range(i);
+                    csr_row_dyn(
+                        &m.indices()[a..b],
+                        &values[a..b],
+                        x,
+                        d,
+                        &mut out[i * d..(i + 1) * d],
+                        restart.map(|(k, s, r)| (k, s, &r[i * d..(i + 1) * d])),
+                    );
+                },
+            }
+        };
+    }
+    rows!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 32 64);
+}
+
+/// `m · x` as a new matrix (see [`csr_mul_into`]).
+fn csr_mul<T: WithDType>(m: &CsrMatrix, values: &[f64], x: &[T], d: usize) -> Vec<T> {
     let mut out = vec![T::from_f64(0.0); m.rows() * d];
+    csr_mul_into(m, values, x, d, &mut out, None);
+    out
+}
+
+/// `mᵀ · g` for a dense row-major `m.rows() x d` matrix `g` without forming `mᵀ`: row `i`
+/// of `g` scaled by `m_ij` is added to row `j` of the result, the rows `i` in increasing
+/// order. Row `j` of the result is thus the same sum in the same order as row `j` of
+/// [`CsrMatrix::transpose`] times `g` (whose entries are sorted by `i`): the same bits.
+fn csr_mul_transposed<T: WithDType>(m: &CsrMatrix, values: &[f64], g: &[T], d: usize) -> Vec<T> {
+    let mut out = vec![T::from_f64(0.0); m.cols() * d];
     for i in 0..m.rows() {
-        let o = &mut out[i * d..(i + 1) * d];
-        let (cols, vals) = m.row(i);
-        for (&j, &a) in cols.iter().zip(vals) {
-            let a = T::from_f64(a);
-            let xr = &x[j as usize * d..(j as usize + 1) * d];
-            for (oc, &xc) in o.iter_mut().zip(xr) {
-                *oc += a * xc;
+        let (a, b) = m.row_range(i);
+        let gr = &g[i * d..(i + 1) * d];
+        for (&j, &v) in m.indices()[a..b].iter().zip(&values[a..b]) {
+            let v = T::from_f64(v);
+            let o = &mut out[j as usize * d..(j as usize + 1) * d];
+            for (oc, &gc) in o.iter_mut().zip(gr) {
+                *oc += v * gc;
             }
         }
     }
@@ -55,17 +160,17 @@ impl SparseMap {
                 self.m.cols()
             );
         }
+        let vals = self.m.values();
         Ok(match self.ppr {
-            None => csr_mul(&self.m, x, d),
+            None => csr_mul(&self.m, vals, x, d),
             Some((steps, alpha)) => {
-                // As crate::propagation::appnp_propagate, in T.
+                // As crate::propagation::appnp_propagate, in T; two buffers in turn.
                 let (keep, restart) = (T::from_f64(1.0 - alpha), T::from_f64(alpha));
                 let mut z = x.to_vec();
+                let mut next = vec![T::from_f64(0.0); z.len()];
                 for _ in 0..steps {
-                    z = csr_mul(&self.m, &z, d);
-                    for (zi, &xi) in z.iter_mut().zip(x) {
-                        *zi = keep * *zi + restart * xi;
-                    }
+                    csr_mul_into(&self.m, vals, &z, d, &mut next, Some((keep, restart, x)));
+                    std::mem::swap(&mut z, &mut next);
                 }
                 z
             }
@@ -124,6 +229,68 @@ fn spmm(m: &Arc<CsrMatrix>, mt: &Arc<CsrMatrix>, x: &Tensor) -> candle_core::Res
     })
 }
 
+/// The sparse features times a dense matrix, `X · W` (`X` with the values `values`,
+/// e.g. after dropout), or, `transposed`, `Xᵀ · G` by [`csr_mul_transposed`]: the first
+/// layer's product and its gradient with respect to `W` without a transposed copy of
+/// `X` (none per epoch for the dropped-out `X`). `X` itself needs no gradient.
+struct FeatureProduct {
+    x: Arc<CsrMatrix>,
+    values: Arc<Vec<f64>>,
+    transposed: bool,
+}
+
+impl CustomOp1 for FeatureProduct {
+    fn name(&self) -> &'static str {
+        "srl-feature-product"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &CpuStorage,
+        layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (rows, d) = layout.shape().dims2()?;
+        let (inner, outer) = if self.transposed {
+            (self.x.rows(), self.x.cols())
+        } else {
+            (self.x.cols(), self.x.rows())
+        };
+        if rows != inner {
+            candle_core::bail!("feature product: {inner} rows expected, {rows} given");
+        }
+        let Some((a, b)) = layout.contiguous_offsets() else {
+            candle_core::bail!("feature product: contiguous input only");
+        };
+        let (x, vals) = (&*self.x, &self.values[..]);
+        let out = match (storage, self.transposed) {
+            (CpuStorage::F64(s), false) => CpuStorage::F64(csr_mul(x, vals, &s[a..b], d)),
+            (CpuStorage::F32(s), false) => CpuStorage::F32(csr_mul(x, vals, &s[a..b], d)),
+            (CpuStorage::F64(s), true) => {
+                CpuStorage::F64(csr_mul_transposed(x, vals, &s[a..b], d))
+            }
+            (CpuStorage::F32(s), true) => {
+                CpuStorage::F32(csr_mul_transposed(x, vals, &s[a..b], d))
+            }
+            _ => candle_core::bail!("feature product: f32 or f64 only"),
+        };
+        Ok((out, Shape::from((outer, d))))
+    }
+
+    fn bwd(
+        &self,
+        _arg: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<Option<Tensor>> {
+        let g = grad_res.contiguous()?;
+        Ok(Some(g.apply_op1(FeatureProduct {
+            x: Arc::clone(&self.x),
+            values: Arc::clone(&self.values),
+            transposed: !self.transposed,
+        })?))
+    }
+}
+
 /// Glorot & Bengio (2010) uniform initialisation `U(−r, r)`, `r = √(6 / (fan_in +
 /// fan_out))`, of a `fan_in x fan_out` matrix, row-major, from `rng`.
 fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
@@ -135,19 +302,27 @@ fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
 
 /// The inverted-dropout multipliers of `len` units: 0 when a uniform 32-bit draw falls
 /// below `p · 2³²` (probability `p` up to 2⁻³²), else `1 / (1 − p)`. The draws are the
-/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes.
+/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes (filled 4 KiB at a
+/// time: ChaCha's block generator hands out whole words, so the stream is the same as one
+/// `fill_bytes` over all of them).
 fn dropout_mask<T: WithDType>(len: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<T> {
     let (zero, keep) = (T::from_f64(0.0), T::from_f64(1.0 / (1.0 - p)));
+    // p < 1, so p · 2³² < 2³² (validated).
     let threshold = (p * 4_294_967_296.0) as u64;
-    let mut bytes = vec![0u8; 4 * len];
-    rng.fill_bytes(&mut bytes);
-    bytes
-        .chunks_exact(4)
-        .map(|w| {
+    let mut out = Vec::with_capacity(len);
+    let mut bytes = [0u8; 4096];
+    let mut left = len;
+    while left > 0 {
+        let m = left.min(bytes.len() / 4);
+        let chunk = &mut bytes[..4 * m];
+        rng.fill_bytes(chunk);
+        out.extend(chunk.chunks_exact(4).map(|w| {
             let r = u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
             if r < threshold { zero } else { keep }
-        })
-        .collect()
+        }));
+        left -= m;
+    }
+    out
 }
 
 /// glibc's malloc hands the freed memory of large tensors back to the kernel at every
@@ -227,7 +402,8 @@ struct Model {
 struct Context {
     architecture: Architecture,
     x: Arc<CsrMatrix>,
-    xt: Arc<CsrMatrix>,
+    /// `X`'s own values (the evaluation's input, without dropout).
+    x_values: Arc<Vec<f64>>,
     a: Arc<CsrMatrix>,
     at: Arc<CsrMatrix>,
 }
@@ -244,21 +420,26 @@ impl Context {
         Self {
             architecture,
             x: Arc::new(data.features.clone()),
-            xt: Arc::new(data.features.transpose()),
+            x_values: Arc::new(data.features.values().to_vec()),
             a: Arc::new(a),
             at: Arc::new(at),
         }
     }
 
-    /// The scores `n x k` for the input features `xm` (`X` or a dropped-out copy, with its
-    /// transpose) and the hidden layer's dropout multipliers (`None`: no dropout).
+    /// The scores `n x k` for the input feature values `x_values` (`X`'s or a dropped-out
+    /// copy, parallel to `X`'s stored entries) and the hidden layer's dropout multipliers
+    /// (`None`: no dropout).
     fn forward(
         &self,
         model: &Model,
-        xm: (&Arc<CsrMatrix>, &Arc<CsrMatrix>),
+        x_values: &Arc<Vec<f64>>,
         hidden_mask: Option<&Tensor>,
     ) -> candle_core::Result<Tensor> {
-        let xw = spmm(xm.0, xm.1, model.w1.as_tensor())?;
+        let xw = model.w1.as_tensor().contiguous()?.apply_op1(FeatureProduct {
+            x: Arc::clone(&self.x),
+            values: Arc::clone(x_values),
+            transposed: false,
+        })?;
         let pre = if matches!(self.architecture, Architecture::Gcn) {
             spmm(&self.a, &self.at, &xw)?
         } else {
@@ -404,7 +585,6 @@ pub(super) fn train(
         params.learning_rate,
     );
     let ctx = Context::new(architecture, data);
-    let (x, xt) = (Arc::clone(&ctx.x), Arc::clone(&ctx.xt));
     let idx =
         |nodes: &[usize]| Tensor::new(nodes.iter().map(|&v| v as u32).collect::<Vec<u32>>(), &dev);
     let target = |nodes: &[usize]| {
@@ -435,14 +615,18 @@ pub(super) fn train(
     let mut since_best = 0usize;
     for epoch in 1..=params.max_epochs {
         // Training step with dropout.
-        let (xd, xdt) = if params.dropout > 0.0 {
-            let mask: Vec<f64> = dropout_mask(x.nnz(), params.dropout, rng);
-            let vals: Vec<f64> = x.values().iter().zip(&mask).map(|(v, m)| v * m).collect();
-            let xd = x.with_values(vals)?;
-            let xdt = xd.transpose();
-            (Arc::new(xd), Arc::new(xdt))
+        // Sparse dropout: the stored values of X times the mask, same structure.
+        let xd = if params.dropout > 0.0 {
+            let mask: Vec<f64> = dropout_mask(ctx.x.nnz(), params.dropout, rng);
+            Arc::new(
+                ctx.x_values
+                    .iter()
+                    .zip(&mask)
+                    .map(|(v, m)| v * m)
+                    .collect::<Vec<f64>>(),
+            )
         } else {
-            (Arc::clone(&x), Arc::clone(&xt))
+            Arc::clone(&ctx.x_values)
         };
         let hidden_mask = if params.dropout > 0.0 {
             Some(
@@ -464,7 +648,7 @@ pub(super) fn train(
             None
         };
         let step = || -> candle_core::Result<(f64, GradStore)> {
-            let scores = ctx.forward(&model, (&xd, &xdt), hidden_mask.as_ref())?;
+            let scores = ctx.forward(&model, &xd, hidden_mask.as_ref())?;
             let loss = training_loss(&model, &scores, &train_idx, &train_y, params.weight_decay)?;
             let value = loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
             Ok((value, loss.backward()?))
@@ -478,7 +662,7 @@ pub(super) fn train(
         adam.step(&grads).map_err(candle_err)?;
         // Evaluation without dropout.
         let eval = || -> candle_core::Result<(f64, Tensor)> {
-            let scores = ctx.forward(&model, (&x, &xt), None)?.detach();
+            let scores = ctx.forward(&model, &ctx.x_values, None)?.detach();
             let val = nll(&scores, &val_idx, &val_y)?
                 .to_dtype(DType::F64)?
                 .to_scalar::<f64>()?;
@@ -684,7 +868,7 @@ mod tests {
             let ctx = Context::new(arch, &data);
             let model = fixed_model();
             let scores = ctx
-                .forward(&model, (&ctx.x, &ctx.xt), None)
+                .forward(&model, &ctx.x_values, None)
                 .expect("forward");
             let loss = training_loss(&model, &scores, &rows, &y, 5e-4).expect("loss");
             let got = loss.to_scalar::<f64>().expect("scalar");
@@ -706,6 +890,64 @@ mod tests {
                     assert!((a - b).abs() < 1e-12, "{arch:?}: gradient {a} vs {b}");
                 }
             }
+        }
+    }
+
+    /// The dropout mask drawn 4 KiB at a time is the one of a single `fill_bytes` (the
+    /// earlier implementation), across chunk boundaries.
+    #[test]
+    fn dropout_mask_is_the_single_fill_stream() {
+        let single = |len: usize, p: f64, rng: &mut ChaCha8Rng| -> Vec<f32> {
+            let threshold = (p * 4_294_967_296.0) as u64;
+            let mut bytes = vec![0u8; 4 * len];
+            rng.fill_bytes(&mut bytes);
+            bytes
+                .chunks_exact(4)
+                .map(|w| {
+                    let r = u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                    if r < threshold { 0.0 } else { 2.0 }
+                })
+                .collect()
+        };
+        for len in [1, 7, 1024, 1025, 5000] {
+            let (mut r1, mut r2) = (ChaCha8Rng::seed_from_u64(3), ChaCha8Rng::seed_from_u64(3));
+            assert_eq!(dropout_mask::<f32>(len, 0.5, &mut r1), single(len, 0.5, &mut r2));
+            assert_eq!(r1.random::<u64>(), r2.random::<u64>());
+        }
+    }
+
+    /// The width-specialised products and the transposed product without a transpose are
+    /// the bits of the plain loops over `M` and `Mᵀ`.
+    #[test]
+    fn sparse_products_match_the_plain_loops_bit_for_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let (rows, cols) = (37, 23);
+        let (mut offsets, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+        for _ in 0..rows {
+            for j in 0..cols {
+                if rng.random::<f64>() < 0.3 {
+                    indices.push(j as u32);
+                    values.push(rng.random::<f64>() - 0.3);
+                }
+            }
+            offsets.push(indices.len());
+        }
+        let m = CsrMatrix::new(rows, cols, offsets, indices, values).expect("csr");
+        let mt = m.transpose();
+        for d in [1, 3, 7, 16, 20, 64] {
+            let x: Vec<f32> = (0..cols * d).map(|_| rng.random::<f32>() - 0.5).collect();
+            let mut plain = vec![0f32; rows * d];
+            for i in 0..rows {
+                csr_row_dyn(m.row(i).0, m.row(i).1, &x, d, &mut plain[i * d..(i + 1) * d], None);
+            }
+            assert_eq!(csr_mul(&m, m.values(), &x, d), plain, "d = {d}");
+            let g: Vec<f32> = (0..rows * d).map(|_| rng.random::<f32>() - 0.5).collect();
+            let mut via_t = vec![0f32; cols * d];
+            for j in 0..cols {
+                let (c, v) = mt.row(j);
+                csr_row_dyn(c, v, &g, d, &mut via_t[j * d..(j + 1) * d], None);
+            }
+            assert_eq!(csr_mul_transposed(&m, m.values(), &g, d), via_t, "d = {d}");
         }
     }
 
