@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use candle_core::backprop::GradStore;
-use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Shape, Tensor, Var, WithDType};
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Shape, Tensor, Var, WithDType};
 use rand::{Rng as _, RngExt as _};
 use rand_chacha::ChaCha8Rng;
 
@@ -291,6 +291,179 @@ impl CustomOp1 for FeatureProduct {
     }
 }
 
+/// The hidden layer's dropout multipliers in the network's float type.
+#[derive(Clone, Debug)]
+enum Mask {
+    F32(Arc<Vec<f32>>),
+    F64(Arc<Vec<f64>>),
+}
+
+/// The float types of the networks, with candle's ReLU (`max(v, 0)`).
+trait Float: WithDType {
+    fn relu(self) -> Self;
+    /// The dropout multipliers of this type, if `mask` holds them.
+    fn mask(mask: &Mask) -> Option<&[Self]>;
+}
+
+impl Float for f32 {
+    fn relu(self) -> Self {
+        self.max(0f32)
+    }
+    fn mask(mask: &Mask) -> Option<&[Self]> {
+        match mask {
+            Mask::F32(m) => Some(m),
+            Mask::F64(_) => None,
+        }
+    }
+}
+
+impl Float for f64 {
+    fn relu(self) -> Self {
+        self.max(0f64)
+    }
+    fn mask(mask: &Mask) -> Option<&[Self]> {
+        match mask {
+            Mask::F64(m) => Some(m),
+            Mask::F32(_) => None,
+        }
+    }
+}
+
+/// The hidden layer after its linear map `P` (`n x h`): `H = ReLU(P + b₁) ⊙ M` with the
+/// dropout multipliers `M` (none: `H = ReLU(P + b₁)`), in one pass instead of candle's
+/// broadcast, add, ReLU and multiplication, and its backward pass in one pass instead of
+/// about a dozen `n x h` tensors (candle also differentiates with respect to the constant
+/// mask). The arithmetic is candle's, operation for operation: forward `(p + b).max(0) ·
+/// m`; backward, for the output gradient `G`, `R = 0 + G · m` (without mask `R = G`),
+/// `S = 0 + R · [p + b ≥ 0]`, the gradient of `P` is `S` and that of `b₁` the column sums
+/// of `S` from 0 in row order (candle's `sum_keepdim(0)` of a contiguous matrix); candle
+/// then adds both to zero gradients, as it does for its own operations.
+struct HiddenLayer {
+    mask: Option<Mask>,
+}
+
+impl HiddenLayer {
+    fn forward<T: Float>(&self, p: &[T], b: &[T]) -> candle_core::Result<Vec<T>> {
+        let h = b.len();
+        let mut out: Vec<T> = p
+            .chunks_exact(h)
+            .flat_map(|row| row.iter().zip(b).map(|(&pv, &bv)| (pv + bv).relu()))
+            .collect();
+        if let Some(mask) = &self.mask {
+            let Some(m) = T::mask(mask) else {
+                candle_core::bail!("hidden layer: mask of another float type");
+            };
+            for (o, &mv) in out.iter_mut().zip(m) {
+                *o = *o * mv;
+            }
+        }
+        Ok(out)
+    }
+
+    /// `(gradient of P, gradient of b₁)`.
+    fn backward<T: Float>(
+        &self,
+        p: &[T],
+        b: &[T],
+        g: &[T],
+    ) -> candle_core::Result<(Vec<T>, Vec<T>)> {
+        let (h, zero, one) = (b.len(), T::from_f64(0.0), T::from_f64(1.0));
+        let m = match &self.mask {
+            Some(mask) => match T::mask(mask) {
+                Some(m) => Some(m),
+                None => candle_core::bail!("hidden layer: mask of another float type"),
+            },
+            None => None,
+        };
+        let mut gp = Vec::with_capacity(p.len());
+        let mut gb = vec![zero; h];
+        for (i, (prow, grow)) in p.chunks_exact(h).zip(g.chunks_exact(h)).enumerate() {
+            for c in 0..h {
+                let r = match m {
+                    Some(m) => zero + grow[c] * m[i * h + c],
+                    None => grow[c],
+                };
+                let on = if prow[c] + b[c] >= zero { one } else { zero };
+                let sv = zero + r * on;
+                gb[c] += sv;
+                gp.push(sv);
+            }
+        }
+        Ok((gp, gb))
+    }
+}
+
+impl CustomOp2 for HiddenLayer {
+    fn name(&self) -> &'static str {
+        "srl-hidden-layer"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (n, h) = l1.shape().dims2()?;
+        if l2.shape().dims1()? != h {
+            candle_core::bail!("hidden layer: bias of another width");
+        }
+        if let Some(m) = &self.mask {
+            let len = match m {
+                Mask::F32(v) => v.len(),
+                Mask::F64(v) => v.len(),
+            };
+            if len != n * h {
+                candle_core::bail!("hidden layer: mask of another size");
+            }
+        }
+        let (Some((a1, b1)), Some((a2, b2))) = (l1.contiguous_offsets(), l2.contiguous_offsets())
+        else {
+            candle_core::bail!("hidden layer: contiguous input only");
+        };
+        let out = match (s1, s2) {
+            (CpuStorage::F32(p), CpuStorage::F32(b)) => {
+                CpuStorage::F32(self.forward(&p[a1..b1], &b[a2..b2])?)
+            }
+            (CpuStorage::F64(p), CpuStorage::F64(b)) => {
+                CpuStorage::F64(self.forward(&p[a1..b1], &b[a2..b2])?)
+            }
+            _ => candle_core::bail!("hidden layer: f32 or f64 only, one type"),
+        };
+        Ok((out, Shape::from((n, h))))
+    }
+
+    fn bwd(
+        &self,
+        arg1: &Tensor,
+        arg2: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>)> {
+        let (dev, shape) = (arg1.device(), arg1.shape());
+        let (gp, gb) = match arg1.dtype() {
+            DType::F32 => {
+                let (gp, gb) = self.backward::<f32>(
+                    &arg1.flatten_all()?.to_vec1()?,
+                    &arg2.to_vec1()?,
+                    &grad_res.flatten_all()?.to_vec1()?,
+                )?;
+                (Tensor::from_vec(gp, shape, dev)?, Tensor::new(gb, dev)?)
+            }
+            _ => {
+                let (gp, gb) = self.backward::<f64>(
+                    &arg1.flatten_all()?.to_vec1()?,
+                    &arg2.to_vec1()?,
+                    &grad_res.flatten_all()?.to_vec1()?,
+                )?;
+                (Tensor::from_vec(gp, shape, dev)?, Tensor::new(gb, dev)?)
+            }
+        };
+        Ok((Some(gp), Some(gb)))
+    }
+}
+
 /// Glorot & Bengio (2010) uniform initialisation `U(−r, r)`, `r = √(6 / (fan_in +
 /// fan_out))`, of a `fan_in x fan_out` matrix, row-major, from `rng`.
 fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
@@ -302,27 +475,22 @@ fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
 
 /// The inverted-dropout multipliers of `len` units: 0 when a uniform 32-bit draw falls
 /// below `p · 2³²` (probability `p` up to 2⁻³²), else `1 / (1 − p)`. The draws are the
-/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes (filled 4 KiB at a
-/// time: ChaCha's block generator hands out whole words, so the stream is the same as one
-/// `fill_bytes` over all of them).
+/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes, taken one
+/// `next_u32` at a time: ChaCha's block generator hands out the same whole words either
+/// way (test `dropout_mask_is_the_single_fill_stream`).
 fn dropout_mask<T: WithDType>(len: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<T> {
     let (zero, keep) = (T::from_f64(0.0), T::from_f64(1.0 / (1.0 - p)));
-    // p < 1, so p · 2³² < 2³² (validated).
+    // p < 1 (validated), so p · 2³² < 2³²: the threshold fits a u32 compare.
     let threshold = (p * 4_294_967_296.0) as u64;
-    let mut out = Vec::with_capacity(len);
-    let mut bytes = [0u8; 4096];
-    let mut left = len;
-    while left > 0 {
-        let m = left.min(bytes.len() / 4);
-        let chunk = &mut bytes[..4 * m];
-        rng.fill_bytes(chunk);
-        out.extend(chunk.chunks_exact(4).map(|w| {
-            let r = u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-            if r < threshold { zero } else { keep }
-        }));
-        left -= m;
-    }
-    out
+    (0..len)
+        .map(|_| {
+            if u64::from(rng.next_u32()) < threshold {
+                zero
+            } else {
+                keep
+            }
+        })
+        .collect()
 }
 
 /// glibc's malloc hands the freed memory of large tensors back to the kernel at every
@@ -365,6 +533,27 @@ impl Adam {
         }
     }
 
+    /// One update of the parameters `theta` with the gradient `g` and the moments `m`,
+    /// `v`, in `f64` (`T` to `f64` exactly, back by rounding: candle's `to_dtype`).
+    fn update<T: WithDType>(
+        lr: f64,
+        scale_m: f64,
+        scale_v: f64,
+        m: &mut [f64],
+        v: &mut [f64],
+        g: &[T],
+        mut theta: Vec<T>,
+    ) -> Vec<T> {
+        for i in 0..theta.len() {
+            let gi = g[i].to_f64();
+            m[i] = m[i] * Self::BETA1 + gi * (1.0 - Self::BETA1);
+            v[i] = v[i] * Self::BETA2 + (gi * gi) * (1.0 - Self::BETA2);
+            let adjusted = (m[i] * scale_m) / ((v[i] * scale_v).sqrt() + Self::EPS);
+            theta[i] = T::from_f64(theta[i].to_f64() - adjusted * lr);
+        }
+        theta
+    }
+
     fn step(&mut self, grads: &GradStore) -> candle_core::Result<()> {
         self.t += 1;
         let scale_m = 1.0 / (1.0 - Self::BETA1.powi(self.t));
@@ -373,19 +562,21 @@ impl Adam {
             let Some(g) = grads.get(var) else {
                 continue;
             };
-            let g = g.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
-            let mut theta = var
-                .as_tensor()
-                .flatten_all()?
-                .to_dtype(DType::F64)?
-                .to_vec1::<f64>()?;
-            for i in 0..theta.len() {
-                m[i] = m[i] * Self::BETA1 + g[i] * (1.0 - Self::BETA1);
-                v[i] = v[i] * Self::BETA2 + (g[i] * g[i]) * (1.0 - Self::BETA2);
-                let adjusted = (m[i] * scale_m) / ((v[i] * scale_v).sqrt() + Self::EPS);
-                theta[i] -= adjusted * self.lr;
-            }
-            var.set(&Tensor::from_vec(theta, var.shape(), var.device())?.to_dtype(var.dtype())?)?;
+            let (lr, theta) = (self.lr, var.as_tensor().flatten_all()?);
+            let g = g.flatten_all()?;
+            let updated = match var.dtype() {
+                DType::F32 => Tensor::from_vec(
+                    Self::update(lr, scale_m, scale_v, m, v, &g.to_vec1::<f32>()?, theta.to_vec1()?),
+                    var.shape(),
+                    var.device(),
+                )?,
+                _ => Tensor::from_vec(
+                    Self::update(lr, scale_m, scale_v, m, v, &g.to_vec1::<f64>()?, theta.to_vec1()?),
+                    var.shape(),
+                    var.device(),
+                )?,
+            };
+            var.set(&updated)?;
         }
         Ok(())
     }
@@ -433,7 +624,7 @@ impl Context {
         &self,
         model: &Model,
         x_values: &Arc<Vec<f64>>,
-        hidden_mask: Option<&Tensor>,
+        hidden_mask: Option<&Mask>,
     ) -> candle_core::Result<Tensor> {
         let xw = model.w1.as_tensor().contiguous()?.apply_op1(FeatureProduct {
             x: Arc::clone(&self.x),
@@ -445,10 +636,12 @@ impl Context {
         } else {
             xw
         };
-        let mut hid = pre.broadcast_add(model.b1.as_tensor())?.relu()?;
-        if let Some(m) = hidden_mask {
-            hid = (hid * m)?;
-        }
+        let hid = pre.contiguous()?.apply_op2(
+            model.b1.as_tensor(),
+            HiddenLayer {
+                mask: hidden_mask.cloned(),
+            },
+        )?;
         let hw = hid.matmul(model.w2.as_tensor())?;
         match self.architecture {
             Architecture::Gcn => spmm(&self.a, &self.at, &hw)?.broadcast_add(model.b2.as_tensor()),
@@ -629,21 +822,10 @@ pub(super) fn train(
             Arc::clone(&ctx.x_values)
         };
         let hidden_mask = if params.dropout > 0.0 {
-            Some(
-                match dtype {
-                    DType::F32 => Tensor::from_vec(
-                        dropout_mask::<f32>(n * h, params.dropout, rng),
-                        (n, h),
-                        &dev,
-                    ),
-                    _ => Tensor::from_vec(
-                        dropout_mask::<f64>(n * h, params.dropout, rng),
-                        (n, h),
-                        &dev,
-                    ),
-                }
-                .map_err(candle_err)?,
-            )
+            Some(match dtype {
+                DType::F32 => Mask::F32(Arc::new(dropout_mask(n * h, params.dropout, rng))),
+                _ => Mask::F64(Arc::new(dropout_mask(n * h, params.dropout, rng))),
+            })
         } else {
             None
         };
