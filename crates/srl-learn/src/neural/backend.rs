@@ -475,22 +475,25 @@ fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
 
 /// The inverted-dropout multipliers of `len` units: 0 when a uniform 32-bit draw falls
 /// below `p · 2³²` (probability `p` up to 2⁻³²), else `1 / (1 − p)`. The draws are the
-/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes, taken one
-/// `next_u32` at a time: ChaCha's block generator hands out the same whole words either
-/// way (test `dropout_mask_is_the_single_fill_stream`).
+/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes, filled 4 KiB at
+/// a time: ChaCha's block generator hands out whole words, so the stream is that of one
+/// `fill_bytes` (test `dropout_mask_is_the_single_fill_stream`).
 fn dropout_mask<T: WithDType>(len: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<T> {
     let (zero, keep) = (T::from_f64(0.0), T::from_f64(1.0 / (1.0 - p)));
-    // p < 1 (validated), so p · 2³² < 2³²: the threshold fits a u32 compare.
+    // p < 1 (validated), so p · 2³² < 2³²: the threshold is a u32 (the old u64 compare).
     let threshold = (p * 4_294_967_296.0) as u64;
-    (0..len)
-        .map(|_| {
-            if u64::from(rng.next_u32()) < threshold {
-                zero
-            } else {
-                keep
-            }
-        })
-        .collect()
+    let threshold = u32::try_from(threshold).unwrap_or(u32::MAX);
+    let mut out = vec![zero; len];
+    let mut bytes = [0u8; 4096];
+    for chunk in out.chunks_mut(bytes.len() / 4) {
+        let words = &mut bytes[..4 * chunk.len()];
+        rng.fill_bytes(words);
+        for (o, w) in chunk.iter_mut().zip(words.chunks_exact(4)) {
+            let r = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            *o = if r < threshold { zero } else { keep };
+        }
+    }
+    out
 }
 
 /// glibc's malloc hands the freed memory of large tensors back to the kernel at every
