@@ -345,10 +345,12 @@ struct HiddenLayer {
 impl HiddenLayer {
     fn forward<T: Float>(&self, p: &[T], b: &[T]) -> candle_core::Result<Vec<T>> {
         let h = b.len();
-        let mut out: Vec<T> = p
-            .chunks_exact(h)
-            .flat_map(|row| row.iter().zip(b).map(|(&pv, &bv)| (pv + bv).relu()))
-            .collect();
+        let mut out = vec![T::from_f64(0.0); p.len()];
+        for (orow, prow) in out.chunks_exact_mut(h).zip(p.chunks_exact(h)) {
+            for ((o, &pv), &bv) in orow.iter_mut().zip(prow).zip(b) {
+                *o = (pv + bv).relu();
+            }
+        }
         if let Some(mask) = &self.mask {
             let Some(m) = T::mask(mask) else {
                 candle_core::bail!("hidden layer: mask of another float type");
@@ -368,25 +370,23 @@ impl HiddenLayer {
         g: &[T],
     ) -> candle_core::Result<(Vec<T>, Vec<T>)> {
         let (h, zero, one) = (b.len(), T::from_f64(0.0), T::from_f64(1.0));
-        let m = match &self.mask {
-            Some(mask) => match T::mask(mask) {
-                Some(m) => Some(m),
-                None => candle_core::bail!("hidden layer: mask of another float type"),
-            },
-            None => None,
-        };
-        let mut gp = Vec::with_capacity(p.len());
-        let mut gb = vec![zero; h];
-        for (i, (prow, grow)) in p.chunks_exact(h).zip(g.chunks_exact(h)).enumerate() {
-            for c in 0..h {
-                let r = match m {
-                    Some(m) => zero + grow[c] * m[i * h + c],
-                    None => grow[c],
+        // R = 0 + G · m (candle's gradient of the product's left factor), or G.
+        let mut gp: Vec<T> = match &self.mask {
+            Some(mask) => {
+                let Some(m) = T::mask(mask) else {
+                    candle_core::bail!("hidden layer: mask of another float type");
                 };
-                let on = if prow[c] + b[c] >= zero { one } else { zero };
-                let sv = zero + r * on;
-                gb[c] += sv;
-                gp.push(sv);
+                g.iter().zip(m).map(|(&gv, &mv)| zero + gv * mv).collect()
+            }
+            None => g.to_vec(),
+        };
+        // S = 0 + R · [p + b ≥ 0]; the bias gradient sums S's rows in order.
+        let mut gb = vec![zero; h];
+        for (srow, prow) in gp.chunks_exact_mut(h).zip(p.chunks_exact(h)) {
+            for (((sv, &pv), &bv), acc) in srow.iter_mut().zip(prow).zip(b).zip(gb.iter_mut()) {
+                let on = if pv + bv >= zero { one } else { zero };
+                *sv = zero + *sv * on;
+                *acc += *sv;
             }
         }
         Ok((gp, gb))
