@@ -809,6 +809,7 @@ pub(super) fn train(
         stopped_early: false,
     };
     let mut since_best = 0usize;
+    let mut best_scores: Option<Tensor> = None;
     for epoch in 1..=params.max_epochs {
         // Training step with dropout.
         // Sparse dropout: the stored values of X times the mask, same structure.
@@ -858,15 +859,8 @@ pub(super) fn train(
         if val_loss < best.best_validation_loss {
             best.best_validation_loss = val_loss;
             best.best_epoch = epoch;
-            let probs = candle_nn::ops::softmax(&scores, 1)
-                .and_then(|p| p.flatten_all())
-                .and_then(|p| p.to_dtype(DType::F64))
-                .and_then(|p| p.to_vec1::<f64>())
-                .map_err(candle_err)?;
-            let mut probs = probs;
-            // Rows of an f32 softmax sum to 1 within ~1e-7 only: renormalise in f64.
-            crate::propagation::normalize_rows(&mut probs, k);
-            best.probabilities = probs;
+            // The softmax of the best epoch's scores is taken once, after the training.
+            best_scores = Some(scores);
             since_best = 0;
         } else {
             since_best += 1;
@@ -875,6 +869,16 @@ pub(super) fn train(
                 break;
             }
         }
+    }
+    if let Some(scores) = best_scores {
+        let mut probs = candle_nn::ops::softmax(&scores, 1)
+            .and_then(|p| p.flatten_all())
+            .and_then(|p| p.to_dtype(DType::F64))
+            .and_then(|p| p.to_vec1::<f64>())
+            .map_err(candle_err)?;
+        // Rows of an f32 softmax sum to 1 within ~1e-7 only: renormalise in f64.
+        crate::propagation::normalize_rows(&mut probs, k);
+        best.probabilities = probs;
     }
     if best.probabilities.len() != n * k {
         return Err(LearnError::Optimization {
