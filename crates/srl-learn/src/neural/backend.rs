@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use candle_core::backprop::GradStore;
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Shape, Tensor, Var, WithDType};
+use candle_core::{
+    CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Shape, Tensor, Var, WithDType,
+};
 use rand::{Rng as _, RngExt as _};
 use rand_chacha::ChaCha8Rng;
 
@@ -265,12 +267,8 @@ impl CustomOp1 for FeatureProduct {
         let out = match (storage, self.transposed) {
             (CpuStorage::F64(s), false) => CpuStorage::F64(csr_mul(x, vals, &s[a..b], d)),
             (CpuStorage::F32(s), false) => CpuStorage::F32(csr_mul(x, vals, &s[a..b], d)),
-            (CpuStorage::F64(s), true) => {
-                CpuStorage::F64(csr_mul_transposed(x, vals, &s[a..b], d))
-            }
-            (CpuStorage::F32(s), true) => {
-                CpuStorage::F32(csr_mul_transposed(x, vals, &s[a..b], d))
-            }
+            (CpuStorage::F64(s), true) => CpuStorage::F64(csr_mul_transposed(x, vals, &s[a..b], d)),
+            (CpuStorage::F32(s), true) => CpuStorage::F32(csr_mul_transposed(x, vals, &s[a..b], d)),
             _ => candle_core::bail!("feature product: f32 or f64 only"),
         };
         Ok((out, Shape::from((outer, d))))
@@ -356,7 +354,7 @@ impl HiddenLayer {
                 candle_core::bail!("hidden layer: mask of another float type");
             };
             for (o, &mv) in out.iter_mut().zip(m) {
-                *o = *o * mv;
+                *o *= mv;
             }
         }
         Ok(out)
@@ -569,12 +567,28 @@ impl Adam {
             let g = g.flatten_all()?;
             let updated = match var.dtype() {
                 DType::F32 => Tensor::from_vec(
-                    Self::update(lr, scale_m, scale_v, m, v, &g.to_vec1::<f32>()?, theta.to_vec1()?),
+                    Self::update(
+                        lr,
+                        scale_m,
+                        scale_v,
+                        m,
+                        v,
+                        &g.to_vec1::<f32>()?,
+                        theta.to_vec1()?,
+                    ),
                     var.shape(),
                     var.device(),
                 )?,
                 _ => Tensor::from_vec(
-                    Self::update(lr, scale_m, scale_v, m, v, &g.to_vec1::<f64>()?, theta.to_vec1()?),
+                    Self::update(
+                        lr,
+                        scale_m,
+                        scale_v,
+                        m,
+                        v,
+                        &g.to_vec1::<f64>()?,
+                        theta.to_vec1()?,
+                    ),
                     var.shape(),
                     var.device(),
                 )?,
@@ -629,11 +643,15 @@ impl Context {
         x_values: &Arc<Vec<f64>>,
         hidden_mask: Option<&Mask>,
     ) -> candle_core::Result<Tensor> {
-        let xw = model.w1.as_tensor().contiguous()?.apply_op1(FeatureProduct {
-            x: Arc::clone(&self.x),
-            values: Arc::clone(x_values),
-            transposed: false,
-        })?;
+        let xw = model
+            .w1
+            .as_tensor()
+            .contiguous()?
+            .apply_op1(FeatureProduct {
+                x: Arc::clone(&self.x),
+                values: Arc::clone(x_values),
+                transposed: false,
+            })?;
         let pre = if matches!(self.architecture, Architecture::Gcn) {
             spmm(&self.a, &self.at, &xw)?
         } else {
@@ -1056,9 +1074,7 @@ mod tests {
         for (arch, (want_loss, dw1, db1, dw2, db2)) in cases {
             let ctx = Context::new(arch, &data);
             let model = fixed_model();
-            let scores = ctx
-                .forward(&model, &ctx.x_values, None)
-                .expect("forward");
+            let scores = ctx.forward(&model, &ctx.x_values, None).expect("forward");
             let loss = training_loss(&model, &scores, &rows, &y, 5e-4).expect("loss");
             let got = loss.to_scalar::<f64>().expect("scalar");
             assert!((got - want_loss).abs() < 1e-12, "{arch:?}: loss {got}");
@@ -1100,7 +1116,10 @@ mod tests {
         };
         for len in [1, 7, 1024, 1025, 5000] {
             let (mut r1, mut r2) = (ChaCha8Rng::seed_from_u64(3), ChaCha8Rng::seed_from_u64(3));
-            assert_eq!(dropout_mask::<f32>(len, 0.5, &mut r1), single(len, 0.5, &mut r2));
+            assert_eq!(
+                dropout_mask::<f32>(len, 0.5, &mut r1),
+                single(len, 0.5, &mut r2)
+            );
             assert_eq!(r1.random::<u64>(), r2.random::<u64>());
         }
     }
@@ -1127,7 +1146,14 @@ mod tests {
             let x: Vec<f32> = (0..cols * d).map(|_| rng.random::<f32>() - 0.5).collect();
             let mut plain = vec![0f32; rows * d];
             for i in 0..rows {
-                csr_row_dyn(m.row(i).0, m.row(i).1, &x, d, &mut plain[i * d..(i + 1) * d], None);
+                csr_row_dyn(
+                    m.row(i).0,
+                    m.row(i).1,
+                    &x,
+                    d,
+                    &mut plain[i * d..(i + 1) * d],
+                    None,
+                );
             }
             assert_eq!(csr_mul(&m, m.values(), &x, d), plain, "d = {d}");
             let g: Vec<f32> = (0..rows * d).map(|_| rng.random::<f32>() - 0.5).collect();
