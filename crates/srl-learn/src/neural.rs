@@ -3,8 +3,11 @@
 //! candle (`candle-core` / `candle-nn` 0.9.1: tensors, reverse-mode autodiff, Adam).
 //!
 //! The sparse products (features times the first layer's weights, the normalised
-//! adjacency times a dense matrix) are a candle custom operation on srl-learn's own
-//! [`CsrMatrix`] (forward `M · X`, backward `Mᵀ · G`), sequential `f64` loops; the small
+//! adjacency times a dense matrix) are candle custom operations on srl-learn's own
+//! [`CsrMatrix`] (forward `M · X`, backward `Mᵀ · G`; for the features without a
+//! transposed copy, and with the dropped-out values beside the one structure), sequential
+//! loops in the tensors' type; the hidden layer's bias, ReLU and dropout are one custom
+//! operation whose backward pass repeats candle's arithmetic in candle's order; the small
 //! dense products of the second layer are candle's `matmul` (the `gemm` crate). Every
 //! random draw (Glorot initialisation, dropout masks) comes from the caller's ChaCha8
 //! stream, so the same stream gives the same bits for any thread count (the test

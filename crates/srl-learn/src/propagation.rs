@@ -130,6 +130,21 @@ impl CsrMatrix {
         (&self.indices[a..b], &self.values[a..b])
     }
 
+    /// The range of row `i`'s entries in [`CsrMatrix::values`] (and the column indices).
+    ///
+    /// # Panics
+    /// If `i >= rows`.
+    #[must_use]
+    pub(crate) fn row_range(&self, i: usize) -> (usize, usize) {
+        (self.offsets[i], self.offsets[i + 1])
+    }
+
+    /// The column indices of the stored entries, parallel to [`CsrMatrix::values`].
+    #[must_use]
+    pub(crate) fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
     /// The same sparsity pattern with new values (parallel to the stored entries), e.g. a
     /// dropout mask applied to the entries.
     ///

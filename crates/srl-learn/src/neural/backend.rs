@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use candle_core::backprop::GradStore;
-use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Shape, Tensor, Var, WithDType};
+use candle_core::{
+    CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Shape, Tensor, Var, WithDType,
+};
 use rand::{Rng as _, RngExt as _};
 use rand_chacha::ChaCha8Rng;
 
@@ -28,18 +30,123 @@ struct SparseMap {
     ppr: Option<(usize, f64)>,
 }
 
-/// `m · x` for a dense row-major `m.cols() x d` matrix `x` of any float type
-/// (sequential, as [`CsrMatrix::mul_dense`]).
-fn csr_mul<T: WithDType>(m: &CsrMatrix, x: &[T], d: usize) -> Vec<T> {
+/// Row `i` of `M · X` into `o` (`D` values, overwritten): `o = Σ_j m_ij x_j` over the
+/// stored entries of row `i` in order, then, for the propagation, `o ← keep · o +
+/// restart · r` with `r` row `i` of the restart matrix. The width `D` is a constant so
+/// that the loops over a row unroll and vectorise; the arithmetic, operation by
+/// operation, is that of [`csr_row_dyn`].
+#[inline(always)]
+fn csr_row<T: WithDType, const D: usize>(
+    cols: &[u32],
+    vals: &[f64],
+    x: &[T],
+    o: &mut [T],
+    restart: Option<(T, T, &[T])>,
+) {
+    let mut acc = [T::from_f64(0.0); D];
+    for (&j, &a) in cols.iter().zip(vals) {
+        let a = T::from_f64(a);
+        let j = j as usize * D;
+        let xr = &x[j..j + D];
+        for c in 0..D {
+            acc[c] += a * xr[c];
+        }
+    }
+    if let Some((keep, restart, r)) = restart {
+        for c in 0..D {
+            acc[c] = keep * acc[c] + restart * r[c];
+        }
+    }
+    o.copy_from_slice(&acc);
+}
+
+/// [`csr_row`] for any width `d`.
+fn csr_row_dyn<T: WithDType>(
+    cols: &[u32],
+    vals: &[f64],
+    x: &[T],
+    d: usize,
+    o: &mut [T],
+    restart: Option<(T, T, &[T])>,
+) {
+    o.fill(T::from_f64(0.0));
+    for (&j, &a) in cols.iter().zip(vals) {
+        let a = T::from_f64(a);
+        let xr = &x[j as usize * d..(j as usize + 1) * d];
+        for (oc, &xc) in o.iter_mut().zip(xr) {
+            *oc += a * xc;
+        }
+    }
+    if let Some((keep, restart, r)) = restart {
+        for (oc, &rc) in o.iter_mut().zip(r) {
+            *oc = keep * *oc + restart * rc;
+        }
+    }
+}
+
+/// `out = m · x` (with `values` in place of `m`'s stored values, parallel to them) for a
+/// dense row-major `m.cols() x d` matrix `x` of any float type, sequential as
+/// [`CsrMatrix::mul_dense`]; with `restart = Some((keep, restart, r))` each row is then
+/// `keep · out + restart · r` (one propagation step). `out` is `m.rows() x d`.
+fn csr_mul_into<T: WithDType>(
+    m: &CsrMatrix,
+    values: &[f64],
+    x: &[T],
+    d: usize,
+    out: &mut [T],
+    restart: Option<(T, T, &[T])>,
+) {
+    macro_rules! rows {
+        ($($w:literal)*) => {
+            match d {
+                $($w => for i in 0..m.rows() {
+                    let (a, b) = m.row_range(i);
+                    csr_row::<T, $w>(
+                        &m.indices()[a..b],
+                        &values[a..b],
+                        x,
+                        &mut out[i * $w..(i + 1) * $w],
+                        restart.map(|(k, s, r)| (k, s, &r[i * $w..(i + 1) * $w])),
+                    );
+                },)*
+                _ => for i in 0..m.rows() {
+                    let (a, b) = m.row_range(i);
+                    csr_row_dyn(
+                        &m.indices()[a..b],
+                        &values[a..b],
+                        x,
+                        d,
+                        &mut out[i * d..(i + 1) * d],
+                        restart.map(|(k, s, r)| (k, s, &r[i * d..(i + 1) * d])),
+                    );
+                },
+            }
+        };
+    }
+    rows!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 32 64);
+}
+
+/// `m · x` as a new matrix (see [`csr_mul_into`]).
+fn csr_mul<T: WithDType>(m: &CsrMatrix, values: &[f64], x: &[T], d: usize) -> Vec<T> {
     let mut out = vec![T::from_f64(0.0); m.rows() * d];
+    csr_mul_into(m, values, x, d, &mut out, None);
+    out
+}
+
+/// `mᵀ · g` for a dense row-major `m.rows() x d` matrix `g` without forming `mᵀ`: row `i`
+/// of `g` scaled by `m_ij` is added to row `j` of the result, the rows `i` in increasing
+/// order. Row `j` of the result is thus the same sum in the same order as row `j` of
+/// [`CsrMatrix::transpose`] times `g` (whose entries are sorted by `i`): the same bits.
+fn csr_mul_transposed<T: WithDType>(m: &CsrMatrix, values: &[f64], g: &[T], d: usize) -> Vec<T> {
+    let mut out = vec![T::from_f64(0.0); m.cols() * d];
     for i in 0..m.rows() {
-        let o = &mut out[i * d..(i + 1) * d];
-        let (cols, vals) = m.row(i);
-        for (&j, &a) in cols.iter().zip(vals) {
-            let a = T::from_f64(a);
-            let xr = &x[j as usize * d..(j as usize + 1) * d];
-            for (oc, &xc) in o.iter_mut().zip(xr) {
-                *oc += a * xc;
+        let (a, b) = m.row_range(i);
+        let gr = &g[i * d..(i + 1) * d];
+        for (&j, &v) in m.indices()[a..b].iter().zip(&values[a..b]) {
+            let v = T::from_f64(v);
+            let o = &mut out[j as usize * d..(j as usize + 1) * d];
+            for (oc, &gc) in o.iter_mut().zip(gr) {
+                *oc += v * gc;
             }
         }
     }
@@ -55,17 +162,17 @@ impl SparseMap {
                 self.m.cols()
             );
         }
+        let vals = self.m.values();
         Ok(match self.ppr {
-            None => csr_mul(&self.m, x, d),
+            None => csr_mul(&self.m, vals, x, d),
             Some((steps, alpha)) => {
-                // As crate::propagation::appnp_propagate, in T.
+                // As crate::propagation::appnp_propagate, in T; two buffers in turn.
                 let (keep, restart) = (T::from_f64(1.0 - alpha), T::from_f64(alpha));
                 let mut z = x.to_vec();
+                let mut next = vec![T::from_f64(0.0); z.len()];
                 for _ in 0..steps {
-                    z = csr_mul(&self.m, &z, d);
-                    for (zi, &xi) in z.iter_mut().zip(x) {
-                        *zi = keep * *zi + restart * xi;
-                    }
+                    csr_mul_into(&self.m, vals, &z, d, &mut next, Some((keep, restart, x)));
+                    std::mem::swap(&mut z, &mut next);
                 }
                 z
             }
@@ -124,6 +231,237 @@ fn spmm(m: &Arc<CsrMatrix>, mt: &Arc<CsrMatrix>, x: &Tensor) -> candle_core::Res
     })
 }
 
+/// The sparse features times a dense matrix, `X · W` (`X` with the values `values`,
+/// e.g. after dropout), or, `transposed`, `Xᵀ · G` by [`csr_mul_transposed`]: the first
+/// layer's product and its gradient with respect to `W` without a transposed copy of
+/// `X` (none per epoch for the dropped-out `X`). `X` itself needs no gradient.
+struct FeatureProduct {
+    x: Arc<CsrMatrix>,
+    values: Arc<Vec<f64>>,
+    transposed: bool,
+}
+
+impl CustomOp1 for FeatureProduct {
+    fn name(&self) -> &'static str {
+        "srl-feature-product"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &CpuStorage,
+        layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (rows, d) = layout.shape().dims2()?;
+        let (inner, outer) = if self.transposed {
+            (self.x.rows(), self.x.cols())
+        } else {
+            (self.x.cols(), self.x.rows())
+        };
+        if rows != inner {
+            candle_core::bail!("feature product: {inner} rows expected, {rows} given");
+        }
+        let Some((a, b)) = layout.contiguous_offsets() else {
+            candle_core::bail!("feature product: contiguous input only");
+        };
+        let (x, vals) = (&*self.x, &self.values[..]);
+        let out = match (storage, self.transposed) {
+            (CpuStorage::F64(s), false) => CpuStorage::F64(csr_mul(x, vals, &s[a..b], d)),
+            (CpuStorage::F32(s), false) => CpuStorage::F32(csr_mul(x, vals, &s[a..b], d)),
+            (CpuStorage::F64(s), true) => CpuStorage::F64(csr_mul_transposed(x, vals, &s[a..b], d)),
+            (CpuStorage::F32(s), true) => CpuStorage::F32(csr_mul_transposed(x, vals, &s[a..b], d)),
+            _ => candle_core::bail!("feature product: f32 or f64 only"),
+        };
+        Ok((out, Shape::from((outer, d))))
+    }
+
+    fn bwd(
+        &self,
+        _arg: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<Option<Tensor>> {
+        let g = grad_res.contiguous()?;
+        Ok(Some(g.apply_op1(FeatureProduct {
+            x: Arc::clone(&self.x),
+            values: Arc::clone(&self.values),
+            transposed: !self.transposed,
+        })?))
+    }
+}
+
+/// The hidden layer's dropout multipliers in the network's float type.
+#[derive(Clone, Debug)]
+enum Mask {
+    F32(Arc<Vec<f32>>),
+    F64(Arc<Vec<f64>>),
+}
+
+/// The float types of the networks, with candle's ReLU (`max(v, 0)`).
+trait Float: WithDType {
+    fn relu(self) -> Self;
+    /// The dropout multipliers of this type, if `mask` holds them.
+    fn mask(mask: &Mask) -> Option<&[Self]>;
+}
+
+impl Float for f32 {
+    fn relu(self) -> Self {
+        self.max(0f32)
+    }
+    fn mask(mask: &Mask) -> Option<&[Self]> {
+        match mask {
+            Mask::F32(m) => Some(m),
+            Mask::F64(_) => None,
+        }
+    }
+}
+
+impl Float for f64 {
+    fn relu(self) -> Self {
+        self.max(0f64)
+    }
+    fn mask(mask: &Mask) -> Option<&[Self]> {
+        match mask {
+            Mask::F64(m) => Some(m),
+            Mask::F32(_) => None,
+        }
+    }
+}
+
+/// The hidden layer after its linear map `P` (`n x h`): `H = ReLU(P + b₁) ⊙ M` with the
+/// dropout multipliers `M` (none: `H = ReLU(P + b₁)`), in one pass instead of candle's
+/// broadcast, add, ReLU and multiplication, and its backward pass in one pass instead of
+/// about a dozen `n x h` tensors (candle also differentiates with respect to the constant
+/// mask). The arithmetic is candle's, operation for operation: forward `(p + b).max(0) ·
+/// m`; backward, for the output gradient `G`, `R = 0 + G · m` (without mask `R = G`),
+/// `S = 0 + R · [p + b ≥ 0]`, the gradient of `P` is `S` and that of `b₁` the column sums
+/// of `S` from 0 in row order (candle's `sum_keepdim(0)` of a contiguous matrix); candle
+/// then adds both to zero gradients, as it does for its own operations.
+struct HiddenLayer {
+    mask: Option<Mask>,
+}
+
+impl HiddenLayer {
+    fn forward<T: Float>(&self, p: &[T], b: &[T]) -> candle_core::Result<Vec<T>> {
+        let h = b.len();
+        let mut out = vec![T::from_f64(0.0); p.len()];
+        for (orow, prow) in out.chunks_exact_mut(h).zip(p.chunks_exact(h)) {
+            for ((o, &pv), &bv) in orow.iter_mut().zip(prow).zip(b) {
+                *o = (pv + bv).relu();
+            }
+        }
+        if let Some(mask) = &self.mask {
+            let Some(m) = T::mask(mask) else {
+                candle_core::bail!("hidden layer: mask of another float type");
+            };
+            for (o, &mv) in out.iter_mut().zip(m) {
+                *o *= mv;
+            }
+        }
+        Ok(out)
+    }
+
+    /// `(gradient of P, gradient of b₁)`.
+    fn backward<T: Float>(
+        &self,
+        p: &[T],
+        b: &[T],
+        g: &[T],
+    ) -> candle_core::Result<(Vec<T>, Vec<T>)> {
+        let (h, zero, one) = (b.len(), T::from_f64(0.0), T::from_f64(1.0));
+        // R = 0 + G · m (candle's gradient of the product's left factor), or G.
+        let mut gp: Vec<T> = match &self.mask {
+            Some(mask) => {
+                let Some(m) = T::mask(mask) else {
+                    candle_core::bail!("hidden layer: mask of another float type");
+                };
+                g.iter().zip(m).map(|(&gv, &mv)| zero + gv * mv).collect()
+            }
+            None => g.to_vec(),
+        };
+        // S = 0 + R · [p + b ≥ 0]; the bias gradient sums S's rows in order.
+        let mut gb = vec![zero; h];
+        for (srow, prow) in gp.chunks_exact_mut(h).zip(p.chunks_exact(h)) {
+            for (((sv, &pv), &bv), acc) in srow.iter_mut().zip(prow).zip(b).zip(gb.iter_mut()) {
+                let on = if pv + bv >= zero { one } else { zero };
+                *sv = zero + *sv * on;
+                *acc += *sv;
+            }
+        }
+        Ok((gp, gb))
+    }
+}
+
+impl CustomOp2 for HiddenLayer {
+    fn name(&self) -> &'static str {
+        "srl-hidden-layer"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (n, h) = l1.shape().dims2()?;
+        if l2.shape().dims1()? != h {
+            candle_core::bail!("hidden layer: bias of another width");
+        }
+        if let Some(m) = &self.mask {
+            let len = match m {
+                Mask::F32(v) => v.len(),
+                Mask::F64(v) => v.len(),
+            };
+            if len != n * h {
+                candle_core::bail!("hidden layer: mask of another size");
+            }
+        }
+        let (Some((a1, b1)), Some((a2, b2))) = (l1.contiguous_offsets(), l2.contiguous_offsets())
+        else {
+            candle_core::bail!("hidden layer: contiguous input only");
+        };
+        let out = match (s1, s2) {
+            (CpuStorage::F32(p), CpuStorage::F32(b)) => {
+                CpuStorage::F32(self.forward(&p[a1..b1], &b[a2..b2])?)
+            }
+            (CpuStorage::F64(p), CpuStorage::F64(b)) => {
+                CpuStorage::F64(self.forward(&p[a1..b1], &b[a2..b2])?)
+            }
+            _ => candle_core::bail!("hidden layer: f32 or f64 only, one type"),
+        };
+        Ok((out, Shape::from((n, h))))
+    }
+
+    fn bwd(
+        &self,
+        arg1: &Tensor,
+        arg2: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>)> {
+        let (dev, shape) = (arg1.device(), arg1.shape());
+        let (gp, gb) = match arg1.dtype() {
+            DType::F32 => {
+                let (gp, gb) = self.backward::<f32>(
+                    &arg1.flatten_all()?.to_vec1()?,
+                    &arg2.to_vec1()?,
+                    &grad_res.flatten_all()?.to_vec1()?,
+                )?;
+                (Tensor::from_vec(gp, shape, dev)?, Tensor::new(gb, dev)?)
+            }
+            _ => {
+                let (gp, gb) = self.backward::<f64>(
+                    &arg1.flatten_all()?.to_vec1()?,
+                    &arg2.to_vec1()?,
+                    &grad_res.flatten_all()?.to_vec1()?,
+                )?;
+                (Tensor::from_vec(gp, shape, dev)?, Tensor::new(gb, dev)?)
+            }
+        };
+        Ok((Some(gp), Some(gb)))
+    }
+}
+
 /// Glorot & Bengio (2010) uniform initialisation `U(−r, r)`, `r = √(6 / (fan_in +
 /// fan_out))`, of a `fan_in x fan_out` matrix, row-major, from `rng`.
 fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
@@ -135,19 +473,25 @@ fn glorot(fan_in: usize, fan_out: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
 
 /// The inverted-dropout multipliers of `len` units: 0 when a uniform 32-bit draw falls
 /// below `p · 2³²` (probability `p` up to 2⁻³²), else `1 / (1 − p)`. The draws are the
-/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes.
+/// little-endian 32-bit words of `rng.fill_bytes` over `4 · len` bytes, filled 4 KiB at
+/// a time: ChaCha's block generator hands out whole words, so the stream is that of one
+/// `fill_bytes` (test `dropout_mask_is_the_single_fill_stream`).
 fn dropout_mask<T: WithDType>(len: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<T> {
     let (zero, keep) = (T::from_f64(0.0), T::from_f64(1.0 / (1.0 - p)));
+    // p < 1 (validated), so p · 2³² < 2³²: the threshold is a u32 (the old u64 compare).
     let threshold = (p * 4_294_967_296.0) as u64;
-    let mut bytes = vec![0u8; 4 * len];
-    rng.fill_bytes(&mut bytes);
-    bytes
-        .chunks_exact(4)
-        .map(|w| {
-            let r = u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-            if r < threshold { zero } else { keep }
-        })
-        .collect()
+    let threshold = u32::try_from(threshold).unwrap_or(u32::MAX);
+    let mut out = vec![zero; len];
+    let mut bytes = [0u8; 4096];
+    for chunk in out.chunks_mut(bytes.len() / 4) {
+        let words = &mut bytes[..4 * chunk.len()];
+        rng.fill_bytes(words);
+        for (o, w) in chunk.iter_mut().zip(words.chunks_exact(4)) {
+            let r = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            *o = if r < threshold { zero } else { keep };
+        }
+    }
+    out
 }
 
 /// glibc's malloc hands the freed memory of large tensors back to the kernel at every
@@ -190,6 +534,27 @@ impl Adam {
         }
     }
 
+    /// One update of the parameters `theta` with the gradient `g` and the moments `m`,
+    /// `v`, in `f64` (`T` to `f64` exactly, back by rounding: candle's `to_dtype`).
+    fn update<T: WithDType>(
+        lr: f64,
+        scale_m: f64,
+        scale_v: f64,
+        m: &mut [f64],
+        v: &mut [f64],
+        g: &[T],
+        mut theta: Vec<T>,
+    ) -> Vec<T> {
+        for i in 0..theta.len() {
+            let gi = g[i].to_f64();
+            m[i] = m[i] * Self::BETA1 + gi * (1.0 - Self::BETA1);
+            v[i] = v[i] * Self::BETA2 + (gi * gi) * (1.0 - Self::BETA2);
+            let adjusted = (m[i] * scale_m) / ((v[i] * scale_v).sqrt() + Self::EPS);
+            theta[i] = T::from_f64(theta[i].to_f64() - adjusted * lr);
+        }
+        theta
+    }
+
     fn step(&mut self, grads: &GradStore) -> candle_core::Result<()> {
         self.t += 1;
         let scale_m = 1.0 / (1.0 - Self::BETA1.powi(self.t));
@@ -198,19 +563,37 @@ impl Adam {
             let Some(g) = grads.get(var) else {
                 continue;
             };
-            let g = g.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>()?;
-            let mut theta = var
-                .as_tensor()
-                .flatten_all()?
-                .to_dtype(DType::F64)?
-                .to_vec1::<f64>()?;
-            for i in 0..theta.len() {
-                m[i] = m[i] * Self::BETA1 + g[i] * (1.0 - Self::BETA1);
-                v[i] = v[i] * Self::BETA2 + (g[i] * g[i]) * (1.0 - Self::BETA2);
-                let adjusted = (m[i] * scale_m) / ((v[i] * scale_v).sqrt() + Self::EPS);
-                theta[i] -= adjusted * self.lr;
-            }
-            var.set(&Tensor::from_vec(theta, var.shape(), var.device())?.to_dtype(var.dtype())?)?;
+            let (lr, theta) = (self.lr, var.as_tensor().flatten_all()?);
+            let g = g.flatten_all()?;
+            let updated = match var.dtype() {
+                DType::F32 => Tensor::from_vec(
+                    Self::update(
+                        lr,
+                        scale_m,
+                        scale_v,
+                        m,
+                        v,
+                        &g.to_vec1::<f32>()?,
+                        theta.to_vec1()?,
+                    ),
+                    var.shape(),
+                    var.device(),
+                )?,
+                _ => Tensor::from_vec(
+                    Self::update(
+                        lr,
+                        scale_m,
+                        scale_v,
+                        m,
+                        v,
+                        &g.to_vec1::<f64>()?,
+                        theta.to_vec1()?,
+                    ),
+                    var.shape(),
+                    var.device(),
+                )?,
+            };
+            var.set(&updated)?;
         }
         Ok(())
     }
@@ -227,7 +610,8 @@ struct Model {
 struct Context {
     architecture: Architecture,
     x: Arc<CsrMatrix>,
-    xt: Arc<CsrMatrix>,
+    /// `X`'s own values (the evaluation's input, without dropout).
+    x_values: Arc<Vec<f64>>,
     a: Arc<CsrMatrix>,
     at: Arc<CsrMatrix>,
 }
@@ -244,30 +628,41 @@ impl Context {
         Self {
             architecture,
             x: Arc::new(data.features.clone()),
-            xt: Arc::new(data.features.transpose()),
+            x_values: Arc::new(data.features.values().to_vec()),
             a: Arc::new(a),
             at: Arc::new(at),
         }
     }
 
-    /// The scores `n x k` for the input features `xm` (`X` or a dropped-out copy, with its
-    /// transpose) and the hidden layer's dropout multipliers (`None`: no dropout).
+    /// The scores `n x k` for the input feature values `x_values` (`X`'s or a dropped-out
+    /// copy, parallel to `X`'s stored entries) and the hidden layer's dropout multipliers
+    /// (`None`: no dropout).
     fn forward(
         &self,
         model: &Model,
-        xm: (&Arc<CsrMatrix>, &Arc<CsrMatrix>),
-        hidden_mask: Option<&Tensor>,
+        x_values: &Arc<Vec<f64>>,
+        hidden_mask: Option<&Mask>,
     ) -> candle_core::Result<Tensor> {
-        let xw = spmm(xm.0, xm.1, model.w1.as_tensor())?;
+        let xw = model
+            .w1
+            .as_tensor()
+            .contiguous()?
+            .apply_op1(FeatureProduct {
+                x: Arc::clone(&self.x),
+                values: Arc::clone(x_values),
+                transposed: false,
+            })?;
         let pre = if matches!(self.architecture, Architecture::Gcn) {
             spmm(&self.a, &self.at, &xw)?
         } else {
             xw
         };
-        let mut hid = pre.broadcast_add(model.b1.as_tensor())?.relu()?;
-        if let Some(m) = hidden_mask {
-            hid = (hid * m)?;
-        }
+        let hid = pre.contiguous()?.apply_op2(
+            model.b1.as_tensor(),
+            HiddenLayer {
+                mask: hidden_mask.cloned(),
+            },
+        )?;
         let hw = hid.matmul(model.w2.as_tensor())?;
         match self.architecture {
             Architecture::Gcn => spmm(&self.a, &self.at, &hw)?.broadcast_add(model.b2.as_tensor()),
@@ -404,7 +799,6 @@ pub(super) fn train(
         params.learning_rate,
     );
     let ctx = Context::new(architecture, data);
-    let (x, xt) = (Arc::clone(&ctx.x), Arc::clone(&ctx.xt));
     let idx =
         |nodes: &[usize]| Tensor::new(nodes.iter().map(|&v| v as u32).collect::<Vec<u32>>(), &dev);
     let target = |nodes: &[usize]| {
@@ -433,38 +827,32 @@ pub(super) fn train(
         stopped_early: false,
     };
     let mut since_best = 0usize;
+    let mut best_scores: Option<Tensor> = None;
     for epoch in 1..=params.max_epochs {
         // Training step with dropout.
-        let (xd, xdt) = if params.dropout > 0.0 {
-            let mask: Vec<f64> = dropout_mask(x.nnz(), params.dropout, rng);
-            let vals: Vec<f64> = x.values().iter().zip(&mask).map(|(v, m)| v * m).collect();
-            let xd = x.with_values(vals)?;
-            let xdt = xd.transpose();
-            (Arc::new(xd), Arc::new(xdt))
+        // Sparse dropout: the stored values of X times the mask, same structure.
+        let xd = if params.dropout > 0.0 {
+            let mask: Vec<f64> = dropout_mask(ctx.x.nnz(), params.dropout, rng);
+            Arc::new(
+                ctx.x_values
+                    .iter()
+                    .zip(&mask)
+                    .map(|(v, m)| v * m)
+                    .collect::<Vec<f64>>(),
+            )
         } else {
-            (Arc::clone(&x), Arc::clone(&xt))
+            Arc::clone(&ctx.x_values)
         };
         let hidden_mask = if params.dropout > 0.0 {
-            Some(
-                match dtype {
-                    DType::F32 => Tensor::from_vec(
-                        dropout_mask::<f32>(n * h, params.dropout, rng),
-                        (n, h),
-                        &dev,
-                    ),
-                    _ => Tensor::from_vec(
-                        dropout_mask::<f64>(n * h, params.dropout, rng),
-                        (n, h),
-                        &dev,
-                    ),
-                }
-                .map_err(candle_err)?,
-            )
+            Some(match dtype {
+                DType::F32 => Mask::F32(Arc::new(dropout_mask(n * h, params.dropout, rng))),
+                _ => Mask::F64(Arc::new(dropout_mask(n * h, params.dropout, rng))),
+            })
         } else {
             None
         };
         let step = || -> candle_core::Result<(f64, GradStore)> {
-            let scores = ctx.forward(&model, (&xd, &xdt), hidden_mask.as_ref())?;
+            let scores = ctx.forward(&model, &xd, hidden_mask.as_ref())?;
             let loss = training_loss(&model, &scores, &train_idx, &train_y, params.weight_decay)?;
             let value = loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
             Ok((value, loss.backward()?))
@@ -478,7 +866,7 @@ pub(super) fn train(
         adam.step(&grads).map_err(candle_err)?;
         // Evaluation without dropout.
         let eval = || -> candle_core::Result<(f64, Tensor)> {
-            let scores = ctx.forward(&model, (&x, &xt), None)?.detach();
+            let scores = ctx.forward(&model, &ctx.x_values, None)?.detach();
             let val = nll(&scores, &val_idx, &val_y)?
                 .to_dtype(DType::F64)?
                 .to_scalar::<f64>()?;
@@ -489,15 +877,8 @@ pub(super) fn train(
         if val_loss < best.best_validation_loss {
             best.best_validation_loss = val_loss;
             best.best_epoch = epoch;
-            let probs = candle_nn::ops::softmax(&scores, 1)
-                .and_then(|p| p.flatten_all())
-                .and_then(|p| p.to_dtype(DType::F64))
-                .and_then(|p| p.to_vec1::<f64>())
-                .map_err(candle_err)?;
-            let mut probs = probs;
-            // Rows of an f32 softmax sum to 1 within ~1e-7 only: renormalise in f64.
-            crate::propagation::normalize_rows(&mut probs, k);
-            best.probabilities = probs;
+            // The softmax of the best epoch's scores is taken once, after the training.
+            best_scores = Some(scores);
             since_best = 0;
         } else {
             since_best += 1;
@@ -506,6 +887,16 @@ pub(super) fn train(
                 break;
             }
         }
+    }
+    if let Some(scores) = best_scores {
+        let mut probs = candle_nn::ops::softmax(&scores, 1)
+            .and_then(|p| p.flatten_all())
+            .and_then(|p| p.to_dtype(DType::F64))
+            .and_then(|p| p.to_vec1::<f64>())
+            .map_err(candle_err)?;
+        // Rows of an f32 softmax sum to 1 within ~1e-7 only: renormalise in f64.
+        crate::propagation::normalize_rows(&mut probs, k);
+        best.probabilities = probs;
     }
     if best.probabilities.len() != n * k {
         return Err(LearnError::Optimization {
@@ -683,9 +1074,7 @@ mod tests {
         for (arch, (want_loss, dw1, db1, dw2, db2)) in cases {
             let ctx = Context::new(arch, &data);
             let model = fixed_model();
-            let scores = ctx
-                .forward(&model, (&ctx.x, &ctx.xt), None)
-                .expect("forward");
+            let scores = ctx.forward(&model, &ctx.x_values, None).expect("forward");
             let loss = training_loss(&model, &scores, &rows, &y, 5e-4).expect("loss");
             let got = loss.to_scalar::<f64>().expect("scalar");
             assert!((got - want_loss).abs() < 1e-12, "{arch:?}: loss {got}");
@@ -706,6 +1095,74 @@ mod tests {
                     assert!((a - b).abs() < 1e-12, "{arch:?}: gradient {a} vs {b}");
                 }
             }
+        }
+    }
+
+    /// The dropout mask drawn 4 KiB at a time is the one of a single `fill_bytes` (the
+    /// earlier implementation), across chunk boundaries.
+    #[test]
+    fn dropout_mask_is_the_single_fill_stream() {
+        let single = |len: usize, p: f64, rng: &mut ChaCha8Rng| -> Vec<f32> {
+            let threshold = (p * 4_294_967_296.0) as u64;
+            let mut bytes = vec![0u8; 4 * len];
+            rng.fill_bytes(&mut bytes);
+            bytes
+                .chunks_exact(4)
+                .map(|w| {
+                    let r = u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                    if r < threshold { 0.0 } else { 2.0 }
+                })
+                .collect()
+        };
+        for len in [1, 7, 1024, 1025, 5000] {
+            let (mut r1, mut r2) = (ChaCha8Rng::seed_from_u64(3), ChaCha8Rng::seed_from_u64(3));
+            assert_eq!(
+                dropout_mask::<f32>(len, 0.5, &mut r1),
+                single(len, 0.5, &mut r2)
+            );
+            assert_eq!(r1.random::<u64>(), r2.random::<u64>());
+        }
+    }
+
+    /// The width-specialised products and the transposed product without a transpose are
+    /// the bits of the plain loops over `M` and `Mᵀ`.
+    #[test]
+    fn sparse_products_match_the_plain_loops_bit_for_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let (rows, cols) = (37, 23);
+        let (mut offsets, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+        for _ in 0..rows {
+            for j in 0..cols {
+                if rng.random::<f64>() < 0.3 {
+                    indices.push(j as u32);
+                    values.push(rng.random::<f64>() - 0.3);
+                }
+            }
+            offsets.push(indices.len());
+        }
+        let m = CsrMatrix::new(rows, cols, offsets, indices, values).expect("csr");
+        let mt = m.transpose();
+        for d in [1, 3, 7, 16, 20, 64] {
+            let x: Vec<f32> = (0..cols * d).map(|_| rng.random::<f32>() - 0.5).collect();
+            let mut plain = vec![0f32; rows * d];
+            for i in 0..rows {
+                csr_row_dyn(
+                    m.row(i).0,
+                    m.row(i).1,
+                    &x,
+                    d,
+                    &mut plain[i * d..(i + 1) * d],
+                    None,
+                );
+            }
+            assert_eq!(csr_mul(&m, m.values(), &x, d), plain, "d = {d}");
+            let g: Vec<f32> = (0..rows * d).map(|_| rng.random::<f32>() - 0.5).collect();
+            let mut via_t = vec![0f32; cols * d];
+            for j in 0..cols {
+                let (c, v) = mt.row(j);
+                csr_row_dyn(c, v, &g, d, &mut via_t[j * d..(j + 1) * d], None);
+            }
+            assert_eq!(csr_mul_transposed(&m, m.values(), &g, d), via_t, "d = {d}");
         }
     }
 
