@@ -35,7 +35,7 @@ use srl_graph::{AttributeRow, Attributes, NodeId, RelationalGraph};
 
 use crate::error::DistError;
 use crate::shard::{
-    FLAG_GRAPH, FNV_OFFSET, HashingWriter, NONE, Reader, SHARD_MAGIC, SHARD_VERSION, shard_file,
+    FLAG_GRAPH, HashingWriter, NONE, Reader, SHARD_MAGIC, SHARD_VERSION, shard_file,
 };
 use crate::stream::{PartitionReport, Strategy, assign};
 
@@ -274,18 +274,7 @@ impl GraphShard {
     /// column out of range, a feature row of the wrong length, a non-finite value, a wrong
     /// checksum).
     pub fn read(path: &Path) -> Result<Self, DistError> {
-        let io = |source| DistError::Io {
-            file: path.to_path_buf(),
-            source,
-        };
-        let mut f = std::fs::File::open(path).map_err(io)?;
-        let len = f.metadata().map_err(io)?.len();
-        let mut r = Reader {
-            file: path.to_path_buf(),
-            inner: std::io::BufReader::new(&mut f),
-            offset: 0,
-            hash: FNV_OFFSET,
-        };
+        let (mut r, len) = Reader::open(path)?;
         parse(&mut r, len)
     }
 

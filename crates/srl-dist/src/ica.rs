@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use srl_graph::{NodeId, RelationalGraph};
-use srl_infer::{Aggregator, Convergence, FeatureRow, LocalClassifier, aggregate_neighbors};
+use srl_infer::{
+    Aggregator, Convergence, FeatureRow, LocalClassifier, aggregate_labels, aggregate_neighbors,
+};
 use timely::worker::Worker;
 
 use crate::bp::{no_shard, threads_config};
@@ -157,6 +159,28 @@ impl DistLabels {
     }
 }
 
+/// Sends every peer but `me` the changed labels addressed to it (`out[peer]`: global node
+/// ids and their new labels) with this worker's count of changes in `round`.
+fn send_label_changes(
+    halo: &mut Halo<LabelPacket>,
+    me: usize,
+    round: u64,
+    changed: u64,
+    out: Vec<(Vec<u32>, Vec<u32>)>,
+) {
+    for (w, (ids, ls)) in out.into_iter().enumerate() {
+        if w != me {
+            halo.send(LabelPacket {
+                to: w as u32,
+                round,
+                changed,
+                ids,
+                labels: ls,
+            });
+        }
+    }
+}
+
 /// Index of the largest value (first on ties).
 fn argmax(x: &[f64]) -> usize {
     let mut best = 0;
@@ -255,17 +279,7 @@ impl DistIca {
                     }
                 }
             }
-            for (w, (ids, ls)) in out.into_iter().enumerate() {
-                if w != me {
-                    halo.send(LabelPacket {
-                        to: w as u32,
-                        round,
-                        changed,
-                        ids,
-                        labels: ls,
-                    });
-                }
-            }
+            send_label_changes(halo, me, round, changed, out);
             let mut total = changed;
             for p in halo.deliver(worker, round) {
                 total += p.changed;
@@ -524,9 +538,9 @@ impl DistIca {
         let mut probs = vec![0.0; unknown.len() * k];
         let mut buf = vec![0.0; k];
         let predict = |i: usize, labels: &[Option<u32>], buf: &mut [f64], out: &mut [f64]| {
-            aggregate_local(
+            aggregate_labels(
                 self.aggregator,
-                &adj[shard.adj_off[i]..shard.adj_off[i + 1]],
+                adj[shard.adj_off[i]..shard.adj_off[i + 1]].iter().copied(),
                 labels,
                 buf,
             );
@@ -564,17 +578,7 @@ impl DistIca {
                     }
                 }
             }
-            for (w, (ids, ls)) in out.into_iter().enumerate() {
-                if w != me {
-                    halo.send(LabelPacket {
-                        to: w as u32,
-                        round,
-                        changed,
-                        ids,
-                        labels: ls,
-                    });
-                }
-            }
+            send_label_changes(halo, me, round, changed, out);
             let mut total = changed;
             for p in halo.deliver(worker, round) {
                 total += p.changed;
@@ -701,42 +705,5 @@ impl DistIca {
         C: LocalClassifier + Send + Sync + 'static,
     {
         self.run_shards(shards, classifier, threads_config(workers))
-    }
-}
-
-/// srl-infer's [`aggregate_neighbors`] over a neighbour list given as indices into
-/// `labels` (the same arithmetic, so the same features).
-fn aggregate_local(
-    aggregator: Aggregator,
-    nbrs: &[usize],
-    labels: &[Option<u32>],
-    out: &mut [f64],
-) {
-    out.iter_mut().for_each(|x| *x = 0.0);
-    let mut total = 0usize;
-    for &w in nbrs {
-        if let Some(c) = labels[w] {
-            out[c as usize] += 1.0;
-            total += 1;
-        }
-    }
-    match aggregator {
-        Aggregator::Count => {}
-        Aggregator::Proportion => {
-            if total > 0 {
-                let t = total as f64;
-                out.iter_mut().for_each(|x| *x /= t);
-            }
-        }
-        Aggregator::Exists => out
-            .iter_mut()
-            .for_each(|x| *x = f64::from(u8::from(*x > 0.0))),
-        Aggregator::Mode => {
-            if total > 0 {
-                let m = argmax(out);
-                out.iter_mut().for_each(|x| *x = 0.0);
-                out[m] = 1.0;
-            }
-        }
     }
 }

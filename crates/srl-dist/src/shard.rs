@@ -288,18 +288,7 @@ impl Shard {
     /// match the file length, an id or state out of range, a repeated id, a table shape
     /// that does not match, a non-finite or extreme value, a wrong checksum).
     pub fn read(path: &Path) -> Result<Self, DistError> {
-        let io = |source| DistError::Io {
-            file: path.to_path_buf(),
-            source,
-        };
-        let mut f = std::fs::File::open(path).map_err(io)?;
-        let len = f.metadata().map_err(io)?.len();
-        let mut r = Reader {
-            file: path.to_path_buf(),
-            inner: std::io::BufReader::new(&mut f),
-            offset: 0,
-            hash: FNV_OFFSET,
-        };
+        let (mut r, len) = Reader::open(path)?;
         r.parse(len)
     }
 
@@ -379,6 +368,30 @@ pub(crate) struct Reader<R> {
     pub(crate) inner: R,
     pub(crate) offset: u64,
     pub(crate) hash: u64,
+}
+
+impl Reader<std::io::BufReader<std::fs::File>> {
+    /// Opens a shard file of either kind for reading from offset 0, with its length.
+    ///
+    /// # Errors
+    /// [`DistError::Io`] naming the file if it cannot be opened or its length read.
+    pub(crate) fn open(path: &Path) -> Result<(Self, u64), DistError> {
+        let io = |source| DistError::Io {
+            file: path.to_path_buf(),
+            source,
+        };
+        let f = std::fs::File::open(path).map_err(io)?;
+        let len = f.metadata().map_err(io)?.len();
+        Ok((
+            Reader {
+                file: path.to_path_buf(),
+                inner: std::io::BufReader::new(f),
+                offset: 0,
+                hash: FNV_OFFSET,
+            },
+            len,
+        ))
+    }
 }
 
 impl<R: Read> Reader<R> {

@@ -42,10 +42,31 @@ pub fn aggregate_neighbors(
     labels: &[Option<u32>],
     out: &mut [f64],
 ) {
+    aggregate_labels(
+        aggregator,
+        graph.neighbors(NodeId::new(v)).iter().map(|w| w.index()),
+        labels,
+        out,
+    );
+}
+
+/// [`aggregate_neighbors`] over any neighbour list: the aggregated labels of the nodes
+/// `neighbours` (indices into `labels`) into `out` (length `k`, one entry per label),
+/// in the order given (the same arithmetic, so the same features, for a caller that
+/// holds the neighbour lists itself, such as srl-dist's sharded ICA).
+///
+/// # Panics
+/// If a neighbour is `>= labels.len()` or a label is `>= out.len()`.
+pub fn aggregate_labels(
+    aggregator: Aggregator,
+    neighbours: impl IntoIterator<Item = usize>,
+    labels: &[Option<u32>],
+    out: &mut [f64],
+) {
     out.iter_mut().for_each(|x| *x = 0.0);
     let mut total = 0usize;
-    for &w in graph.neighbors(NodeId::new(v)) {
-        if let Some(c) = labels[w.index()] {
+    for w in neighbours {
+        if let Some(c) = labels[w] {
             out[c as usize] += 1.0;
             total += 1;
         }

@@ -71,7 +71,7 @@ pub use bp::{BpKernel, BpMessages, BpMode, LoopyBp, MessagePrecision, Schedule};
 pub use builder::MrfBuilder;
 pub use collective::{
     Aggregator, Bootstrap, CollectiveGibbs, CollectiveResult, ContentOnly, FeatureRow,
-    IterativeClassification, LocalClassifier, NodeOrdering, aggregate_neighbors,
+    IterativeClassification, LocalClassifier, NodeOrdering, aggregate_labels, aggregate_neighbors,
     fit_relational_classifier,
 };
 pub use error::InferError;
