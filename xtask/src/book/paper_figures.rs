@@ -56,6 +56,24 @@ fn paper(label: impl Into<String>, points: Points, color: usize) -> ScatterLayer
 /// Points `(x, y)` of a curve.
 type Points = Vec<(f64, f64)>;
 
+/// Pushes our curve `label` and, where the paper states values, its markers (same
+/// colour), when our curve has at least `min_points` points.
+fn push_pair(
+    layers: &mut Vec<ScatterLayer>,
+    label: &str,
+    (o, pp): (Points, Points),
+    c: usize,
+    min_points: usize,
+) {
+    if o.len() < min_points.max(1) {
+        return;
+    }
+    layers.push(ours(format!("ours, {label}"), o, c));
+    if !pp.is_empty() {
+        layers.push(paper(format!("paper, {label}"), pp, c));
+    }
+}
+
 /// `(x, value)` and `(x, paper)` of the rows matching `keep`, ascending in `x`.
 fn curve(t: &ResultsTable, x: &str, keep: impl Fn(&ResultRow) -> bool) -> (Points, Points) {
     let mut rows: Vec<(f64, &ResultRow)> = t
@@ -134,16 +152,10 @@ fn sen_getoor_synthetic(t: &ResultsTable, figs: &mut Vec<PaperFigure>) -> anyhow
     // Accuracy behind Figure 1 (per-graph): the paper states CSMN's and MN's at ρ = 0.75.
     let mut layers = Vec::new();
     for (m, c) in [("LOGREG", LOGREG_C), ("MN", MN_C), ("CSMN", CSMN_C)] {
-        let (o, pp) = curve(t, "rho", |r| {
+        let pair = curve(t, "rho", |r| {
             is(r, m, "accuracy", "per-graph") && same(num(r, "alpha"), 0.25)
         });
-        if o.is_empty() {
-            continue;
-        }
-        layers.push(ours(format!("ours, {m}"), o, c));
-        if !pp.is_empty() {
-            layers.push(paper(format!("paper, {m}"), pp, c));
-        }
+        push_pair(&mut layers, m, pair, c, 1);
     }
     if layers.iter().any(|l| l.radius == 8) {
         figs.push(PaperFigure {
@@ -168,16 +180,10 @@ fn sen_getoor_synthetic(t: &ResultsTable, figs: &mut Vec<PaperFigure>) -> anyhow
         ("cost_reduction_vs_logreg_pct", "below LOGREG", LOGREG_C),
         ("cost_reduction_vs_mn_pct", "below MN", MN_C),
     ] {
-        let (o, pp) = curve(t, "alpha", |r| {
+        let pair = curve(t, "alpha", |r| {
             is(r, "CSMN", metric, "per-graph") && same(num(r, "rho"), 0.85)
         });
-        if o.len() < 2 {
-            continue;
-        }
-        layers.push(ours(format!("ours, CSMN {label}"), o, c));
-        if !pp.is_empty() {
-            layers.push(paper(format!("paper, CSMN {label}"), pp, c));
-        }
+        push_pair(&mut layers, &format!("CSMN {label}"), pair, c, 2);
     }
     if layers.iter().any(|l| l.radius == 8) {
         figs.push(PaperFigure {
@@ -205,14 +211,8 @@ fn sen_getoor_intel(t: &ResultsTable, figs: &mut Vec<PaperFigure>) -> anyhow::Re
         ("cost_reduction_vs_logreg_pct", "below LOGREG", LOGREG_C),
         ("cost_reduction_vs_mn_pct", "below MN", MN_C),
     ] {
-        let (o, pp) = curve(t, "gamma", |r| r.method == "CSMN" && r.metric == metric);
-        if o.is_empty() {
-            continue;
-        }
-        layers.push(ours(format!("ours, CSMN {label}"), o, c));
-        if !pp.is_empty() {
-            layers.push(paper(format!("paper, CSMN {label}"), pp, c));
-        }
+        let pair = curve(t, "gamma", |r| r.method == "CSMN" && r.metric == metric);
+        push_pair(&mut layers, &format!("CSMN {label}"), pair, c, 1);
     }
     if layers.iter().any(|l| l.radius == 8) {
         figs.push(PaperFigure {
