@@ -838,4 +838,42 @@ mod tests {
         assert!((class_mix_distance(&g, &[vec![0, 1]]) - 0.5).abs() < 1e-12);
         assert!(class_mix_distance(&g, &[vec![0, 2]]).abs() < 1e-12);
     }
+
+    /// The published sparse-label GCN and APPNP means against PyTorch Geometric's on the
+    /// same protocol (Shchur et al. 2018: LCC, 20 + 30 per class; issue 32 asks for
+    /// "within 1.5 points"; Shchur et al.'s own table could not be retrieved here).
+    /// Reference: PyG 2.8.1 / torch 2.15.0 (CPU, 1 thread), `examples/gcn.py`'s GCN and an
+    /// APPNP with srl's settings, srl's early-stopping rule, 10 numpy splits × 2
+    /// initialisations: Cora GCN 80.73 %, APPNP 81.93 %; Citeseer GCN 70.75 %, APPNP 74.10 %
+    /// (`nice python scripts/reference/sparse-protocol/sparse_reference.py`, 2026-11-27;
+    /// on those identical splits srl's own GCN/APPNP were within +0.08 to +0.43 points,
+    /// paired p ≥ 0.14; scripts/reference/sparse-protocol/README.md).
+    #[test]
+    fn published_sparse_gnn_means_are_within_1_5_points_of_pytorch_geometric() {
+        let p = crate::repo_root().join("docs/results/collective-classification/results.json");
+        let t = srl_eval::ResultsTable::from_json(&std::fs::read_to_string(p).expect("results"))
+            .expect("parses");
+        for (dataset, method, pyg) in [
+            ("cora", "GCN", 0.8073),
+            ("cora", "APPNP", 0.8193),
+            ("citeseer", "GCN", 0.7075),
+            ("citeseer", "APPNP", 0.7410),
+        ] {
+            let ours = t
+                .rows
+                .iter()
+                .find(|r| {
+                    r.dataset == dataset
+                        && r.method == method
+                        && r.metric == "accuracy"
+                        && r.extra.get("protocol").and_then(|v| v.as_str()) == Some("Sparse")
+                })
+                .map(|r| r.value)
+                .expect("a published Sparse row");
+            assert!(
+                (ours - pyg).abs() <= 0.015,
+                "{dataset} {method}: ours {ours:.4}, PyTorch Geometric {pyg:.4}"
+            );
+        }
+    }
 }
