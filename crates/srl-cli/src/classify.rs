@@ -284,7 +284,8 @@ fn validation_nodes(
     };
     let Some(train_path) = &a.train_mask else {
         bail!(
-            "--validation-mask needs --train-mask: the validation nodes are held out beside the training nodes it lists"
+            "--validation-mask needs --train-mask: the validation nodes are held out \
+             beside the training nodes it lists"
         );
     };
     let listed = read_node_ids(path, g)?;
