@@ -14,7 +14,10 @@
 //! Input: LINQS `.content` / `.cites` files, or the CSV pair of srl-graph's
 //! [`load_csv`](srl_graph::load_csv) (`nodes.csv`: `id,label,feature…`; `edges.csv`:
 //! `src,dst`). Training nodes: a random fraction, k folds (random, RS, or class-stratified
-//! snowball samples, SS), or a file listing training node ids one per line.
+//! snowball samples, SS), or a file listing training node ids one per line; with it, for
+//! the neural methods (mlp, gcn, appnp, cs over the MLP), optionally a file of validation
+//! node ids (`--validation-mask`), the early-stopping set of srl-learn's sparse-label
+//! protocol, instead of a random hold-out of the training nodes.
 //!
 //! Output: a CSV `node,label,fold,p_<label>…` (the predicted label and per-class
 //! probabilities of every held-out node; a node tested by several snowball samples has one
@@ -29,8 +32,8 @@ use serde_json::json;
 use srl_eval::Summary;
 use srl_graph::{NodeId, RelationalGraph};
 use srl_learn::collective::{
-    CollectiveMethod, CollectiveSettings, CsBase, LocalModel, LrPrior, Protocol, ProtocolResult,
-    evaluate,
+    CollectiveMethod, CollectiveSettings, CsBase, EvalSplit, LocalModel, LrPrior, Protocol,
+    ProtocolResult, check_validation_method, evaluate, evaluate_splits,
 };
 
 use crate::ui::{Ui, check_outputs, write_to};
@@ -145,6 +148,13 @@ pub struct ClassifyArgs {
     /// File of training node ids, one per line; every other node is predicted.
     #[arg(long)]
     pub train_mask: Option<PathBuf>,
+    /// File of validation node ids (same format as --train-mask, disjoint from it, every
+    /// node labelled): the early-stopping set of mlp, gcn, appnp and cs (MLP base),
+    /// hidden from training and not scored. Without it they hold out a random 10 % of
+    /// the training nodes, which with few labels (20 per class) can stop at epoch ~11
+    /// and collapse; pass 30 per class (Shchur et al. 2018).
+    #[arg(long, value_name = "FILE")]
+    pub validation_mask: Option<PathBuf>,
     /// Seed of the split and the methods.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -215,24 +225,7 @@ fn test_sets(a: &ClassifyArgs, g: &RelationalGraph) -> anyhow::Result<Vec<Vec<us
         return Ok(protocol.test_sets(g, a.seed, 0)?);
     }
     if let Some(path) = &a.train_mask {
-        let text = read_mask(path)?;
-        let index: std::collections::HashMap<&str, usize> = g
-            .node_names()
-            .iter()
-            .enumerate()
-            .map(|(i, name)| (name.as_str(), i))
-            .collect();
-        let mut train = HashSet::new();
-        for (i, line) in text.lines().enumerate() {
-            let id = line.trim();
-            if id.is_empty() || id.starts_with('#') {
-                continue;
-            }
-            let v = *index
-                .get(id)
-                .ok_or_else(|| anyhow!("{}:{}: unknown node id {id:?}", path.display(), i + 1))?;
-            train.insert(v);
-        }
+        let train = read_node_ids(path, g)?;
         if train.is_empty() {
             bail!("{}: no training node id", path.display());
         }
@@ -242,9 +235,95 @@ fn test_sets(a: &ClassifyArgs, g: &RelationalGraph) -> anyhow::Result<Vec<Vec<us
                 path.display()
             );
         }
+        let train: HashSet<usize> = train.into_iter().map(|(v, _)| v).collect();
         return Ok(vec![(0..n).filter(|v| !train.contains(v)).collect()]);
     }
     bail!("give --train-fraction, --folds or --train-mask")
+}
+
+/// The nodes of a mask file (`--train-mask`, `--validation-mask`): one node id per line,
+/// blank lines and `#` comments skipped; each node once (the first line naming it), in
+/// file order, with its 1-based line. Errors name file and line.
+fn read_node_ids(
+    path: &std::path::Path,
+    g: &RelationalGraph,
+) -> anyhow::Result<Vec<(usize, usize)>> {
+    let text = read_mask(path)?;
+    let index: std::collections::HashMap<&str, usize> = g
+        .node_names()
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.as_str(), i))
+        .collect();
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let id = line.trim();
+        if id.is_empty() || id.starts_with('#') {
+            continue;
+        }
+        let v = *index
+            .get(id)
+            .ok_or_else(|| anyhow!("{}:{}: unknown node id {id:?}", path.display(), i + 1))?;
+        if seen.insert(v) {
+            out.push((v, i + 1));
+        }
+    }
+    Ok(out)
+}
+
+/// The validation nodes of `--validation-mask` (sorted), checked against the method, the
+/// training mask and the labels; `None` without the flag.
+fn validation_nodes(
+    a: &ClassifyArgs,
+    g: &RelationalGraph,
+    method: CollectiveMethod,
+) -> anyhow::Result<Option<Vec<usize>>> {
+    let Some(path) = &a.validation_mask else {
+        return Ok(None);
+    };
+    let Some(train_path) = &a.train_mask else {
+        bail!(
+            "--validation-mask needs --train-mask: the validation nodes are held out \
+             beside the training nodes it lists"
+        );
+    };
+    let listed = read_node_ids(path, g)?;
+    let mut nodes: Vec<usize> = listed.iter().map(|&(v, _)| v).collect();
+    // The library's rule: the neural methods only, and at least one node.
+    check_validation_method(method, &nodes)
+        .map_err(|e| anyhow!("--validation-mask {}: {e}", path.display()))?;
+    let train: HashSet<usize> = read_node_ids(train_path, g)?
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect();
+    for &(v, line) in &listed {
+        let id = g.node_name(NodeId::new(v));
+        if train.contains(&v) {
+            bail!(
+                "{}:{line}: node {id:?} is also in the train mask {}; a validation node is \
+                 held out of training",
+                path.display(),
+                train_path.display()
+            );
+        }
+        if g.labels()[v].is_none() {
+            bail!(
+                "{}:{line}: node {id:?} has no label; a validation node needs one",
+                path.display()
+            );
+        }
+    }
+    if train.len() + nodes.len() == g.num_nodes() {
+        bail!(
+            "{} and {}: every node is a training or validation node; nothing is left to \
+             predict",
+            train_path.display(),
+            path.display()
+        );
+    }
+    nodes.sort_unstable();
+    Ok(Some(nodes))
 }
 
 /// The text of a train-mask file: a regular file of UTF-8 text (errors name file and line).
@@ -303,8 +382,27 @@ pub fn predictions(
     g: &RelationalGraph,
 ) -> anyhow::Result<(ProtocolResult, Vec<Prediction>)> {
     let (method, settings) = method_and_settings(a)?;
+    let validation = validation_nodes(a, g, method)?;
     let tests = test_sets(a, g)?;
-    let res = evaluate(&settings, &[method], g, tests, a.seed, 0)?;
+    let res = match validation {
+        None => evaluate(&settings, &[method], g, tests, a.seed, 0)?,
+        // The split of the sparse-label protocol: the validation nodes hidden, the rest
+        // of the nodes outside the training mask tested; split stream 0, initialisation
+        // 0, as `evaluate` numbers the mask's single split.
+        Some(validation) => {
+            let hidden: HashSet<usize> = validation.iter().copied().collect();
+            let splits = tests
+                .into_iter()
+                .map(|t| EvalSplit {
+                    test: t.into_iter().filter(|v| !hidden.contains(v)).collect(),
+                    validation: validation.clone(),
+                    stream: 0,
+                    init: 0,
+                })
+                .collect();
+            evaluate_splits(&settings, &[method], g, splits, a.seed)?
+        }
+    };
     let k = g.num_labels();
     let mut out = Vec::new();
     for (f, split) in res.splits.iter().enumerate() {
@@ -328,12 +426,18 @@ pub fn predictions(
 /// See [`predictions`]; unwritable output.
 pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
     if let Some(out) = &a.out {
-        let inputs: Vec<&std::path::Path> =
-            [&a.content, &a.cites, &a.nodes, &a.edges, &a.train_mask]
-                .into_iter()
-                .flatten()
-                .map(PathBuf::as_path)
-                .collect();
+        let inputs: Vec<&std::path::Path> = [
+            &a.content,
+            &a.cites,
+            &a.nodes,
+            &a.edges,
+            &a.train_mask,
+            &a.validation_mask,
+        ]
+        .into_iter()
+        .flatten()
+        .map(PathBuf::as_path)
+        .collect();
         check_outputs(ui, &inputs, &[out])?;
     }
     let g = load(a, ui)?;
@@ -427,6 +531,7 @@ pub fn run(a: &ClassifyArgs, ui: Ui) -> anyhow::Result<()> {
         "method_seconds": method_seconds,
         "seconds": secs,
         "seed": a.seed,
+        "validation_nodes": res.splits.first().filter(|_| a.validation_mask.is_some()).map(|s| s.validation.len()),
         "out": a.out.as_ref().map(|p| p.display().to_string()),
     });
     let text = format!(

@@ -1336,3 +1336,103 @@ fn boost_joint_targets() {
         &["empty target name"],
     );
 }
+
+/// `srl classify --train-mask M --validation-mask V --seed S` equals srl-learn's
+/// `transduce_with_validation` (srl-py's `fit(..., validation=V)`) on the graph whose
+/// labels outside M and V are unknown, for every neural method; and differs from the
+/// run without `--validation-mask` (a random hold-out of M).
+#[test]
+fn classify_validation_mask_equals_transduce_with_validation() {
+    use srl_learn::collective::{
+        CollectiveMethod, CollectiveSettings, CsBase, transduce_with_validation,
+    };
+    let g = srl_graph::load_csv(
+        &fixtures().join("graph_nodes.csv"),
+        &fixtures().join("graph_edges.csv"),
+        &Default::default(),
+    )
+    .expect("fixture")
+    .graph;
+    let name = |v: usize| g.node_name(srl_graph::NodeId::new(v)).to_owned();
+    let index = |n: &str| (0..g.num_nodes()).find(|&v| name(v) == n).expect("node");
+    let train = ["n1", "n2", "n4", "n5", "n13", "n14", "n16", "n17"];
+    let val = ["n7", "n8", "n19", "n20"];
+    let t = tempfile::tempdir().expect("tempdir");
+    let (tm, vm) = (t.path().join("t.txt"), t.path().join("v.txt"));
+    std::fs::write(&tm, train.map(|n| format!("{n}\n")).concat()).expect("write");
+    std::fs::write(&vm, val.map(|n| format!("{n}\n")).concat()).expect("write");
+    let labels: Vec<Option<u32>> = (0..g.num_nodes())
+        .map(|v| {
+            let n = name(v);
+            if train.contains(&n.as_str()) || val.contains(&n.as_str()) {
+                g.labels()[v]
+            } else {
+                None
+            }
+        })
+        .collect();
+    let hidden = g.with_labels(labels).expect("labels");
+    let mut validation: Vec<usize> = val.iter().map(|n| index(n)).collect();
+    validation.sort_unstable();
+    for (algo, m) in [
+        ("mlp", CollectiveMethod::Mlp),
+        ("gcn", CollectiveMethod::Gcn),
+        ("appnp", CollectiveMethod::Appnp),
+        ("cs", CollectiveMethod::Cs(CsBase::Mlp)),
+    ] {
+        let run = |with_validation: bool| {
+            let out = t.path().join(format!("{algo}-{with_validation}.csv"));
+            let mut args = vec![
+                "classify".to_owned(),
+                "--nodes".into(),
+                fx("graph_nodes.csv"),
+                "--edges".into(),
+                fx("graph_edges.csv"),
+                "--method".into(),
+                algo.into(),
+                "--train-mask".into(),
+                tm.display().to_string(),
+                "--seed".into(),
+                "5".into(),
+                "--out".into(),
+                out.display().to_string(),
+                "--quiet".into(),
+            ];
+            if with_validation {
+                args.extend(["--validation-mask".into(), vm.display().to_string()]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            ok(&srl(&args));
+            std::fs::read_to_string(&out).expect("csv")
+        };
+        let csv = run(true);
+        let py =
+            transduce_with_validation(&CollectiveSettings::default(), m, &hidden, &validation, 5)
+                .expect("pipeline");
+        let names = g.label_set().names();
+        let k = names.len();
+        let mut rows = 0;
+        for line in csv.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let v = index(f[0]);
+            assert!(
+                !val.contains(&f[0]),
+                "{algo}: validation node {} predicted",
+                f[0]
+            );
+            assert_eq!(f[1], names[py.labels[v] as usize], "{algo} node {}", f[0]);
+            for (c, p) in f[3..].iter().enumerate() {
+                let p: f64 = p.parse().expect("probability");
+                assert_eq!(
+                    p,
+                    py.probabilities[v * k + c],
+                    "{algo} node {} class {c}",
+                    f[0]
+                );
+            }
+            rows += 1;
+        }
+        assert_eq!(rows, g.num_nodes() - train.len() - val.len(), "{algo}");
+        assert_ne!(csv, run(false), "{algo}");
+    }
+}

@@ -42,7 +42,10 @@
 //! them as unlabelled nodes (their LR prior is tuned on the training nodes alone, as
 //! always); the neural methods stop early on them. Without validation nodes (RS, SS,
 //! hold-out) the neural methods hold out [`CollectiveSettings::validation_fraction`] of
-//! the training nodes for early stopping; LP and C&S never need any.
+//! the training nodes for early stopping; LP and C&S never need any. The front-ends (`srl
+//! classify --validation-mask`, srl-py's `fit(..., validation=...)`) give the neural
+//! methods explicit validation nodes through the same splits ([`EvalSplit`],
+//! [`transduce_with_validation`]).
 //!
 //! In every split the training nodes' labels are observed at test time: the test nodes'
 //! neighbour features use the true labels of training neighbours and the current estimates
@@ -1053,12 +1056,20 @@ pub fn run_eval_split(
     }
     let mut hidden_mask = in_test.clone();
     for &v in &split.validation {
-        if v >= n || hidden_mask[v] || graph.labels()[v].is_none() {
+        let why = if v >= n {
+            Some(format!("out of range (the graph has {n} nodes)"))
+        } else if in_test[v] {
+            Some("also a test node".to_owned())
+        } else if hidden_mask[v] {
+            Some("listed twice".to_owned())
+        } else if graph.labels()[v].is_none() {
+            Some("unlabelled (a validation node needs a label to score)".to_owned())
+        } else {
+            None
+        };
+        if let Some(why) = why {
             return Err(LearnError::InvalidData {
-                message: format!(
-                    "validation node {v}: out of range (n = {n}), unlabelled, repeated or \
-                     also a test node"
-                ),
+                message: format!("validation node {v}: {why}"),
             });
         }
         hidden_mask[v] = true;
@@ -1294,8 +1305,9 @@ pub struct Transduction {
 }
 
 /// Runs `method` on `graph` with the unlabelled nodes as the test set (split stream 0 of
-/// `seed`): the pipeline behind srl-py's `ContentOnly`, `ICA`, `CollectiveGibbs` and
-/// `MarkovNetwork`.
+/// `seed`): the pipeline behind srl-py's estimators. The neural methods hold out
+/// [`CollectiveSettings::validation_fraction`] of the labelled nodes for early stopping;
+/// [`transduce_with_validation`] gives them explicit validation nodes instead.
 ///
 /// # Errors
 /// As [`run_split`]; [`LearnError::InvalidData`] when every node is labelled (nothing to
@@ -1304,6 +1316,108 @@ pub fn transduce(
     settings: &CollectiveSettings,
     method: CollectiveMethod,
     graph: &RelationalGraph,
+    seed: u64,
+) -> Result<Transduction, LearnError> {
+    transduce_split(settings, method, graph, Vec::new(), seed)
+}
+
+/// [`transduce`] with explicit validation nodes for the neural methods' early stopping
+/// (MLP, GCN, APPNP, CS-MLP: [`CollectiveMethod::is_neural`]), the split the sparse-label
+/// protocol ([`Protocol::Sparse`]) runs: an [`EvalSplit`] whose test nodes are the
+/// unlabelled nodes and whose validation nodes are `validation`, through
+/// [`run_eval_split`] on split stream 0 of `seed`, initialisation 0.
+///
+/// `validation` names labelled nodes. Their labels are hidden from the method like the
+/// test nodes' (they are not training nodes: not in the training loss, not propagated by
+/// CS-MLP's correct and smooth steps); the network is scored on them after every epoch
+/// and the epoch with the lowest validation loss is kept ([`crate::neural`]). Every other
+/// labelled node is a training node, and nothing is drawn at random from the training
+/// nodes ([`CollectiveSettings::validation_fraction`] is unused). In the result the
+/// validation nodes keep their given label (a point mass), as every labelled node does;
+/// only the unlabelled nodes are predicted.
+///
+/// Use it when labels are few: with Shchur et al.'s (2018) 20 training nodes per class, a
+/// random 10 % hold-out is 14 nodes on Cora, and early stopping on it can end the
+/// training at epoch ~11 with a collapsed network; 30 validation nodes per class, as the
+/// sparse-label protocol keeps, do not.
+///
+/// # Errors
+/// [`LearnError::InvalidParameter`] (`validation`) for a method that does not stop early
+/// (the classic methods, LP, CS-LR: the validation nodes would only hide labels from
+/// them, so they are refused rather than ignored) or an empty `validation` (no
+/// validation node: call [`transduce`]); [`LearnError::InvalidData`] for a validation
+/// node out of range, listed twice or unlabelled (an unlabelled node is a test node
+/// here); [`LearnError::NoTrainingData`] when every labelled node is a validation node;
+/// otherwise as [`transduce`].
+pub fn transduce_with_validation(
+    settings: &CollectiveSettings,
+    method: CollectiveMethod,
+    graph: &RelationalGraph,
+    validation: &[usize],
+    seed: u64,
+) -> Result<Transduction, LearnError> {
+    check_validation_method(method, validation)?;
+    let n = graph.num_nodes();
+    let mut seen = vec![false; n];
+    for &v in validation {
+        let why = if v >= n {
+            format!("out of range (the graph has {n} nodes)")
+        } else if std::mem::replace(&mut seen[v], true) {
+            "listed twice".to_owned()
+        } else if graph.labels()[v].is_none() {
+            "unlabelled: it is a node to predict (a test node), and a validation node \
+             needs a label"
+                .to_owned()
+        } else {
+            continue;
+        };
+        return Err(LearnError::InvalidData {
+            message: format!("validation node {v}: {why}"),
+        });
+    }
+    transduce_split(settings, method, graph, validation.to_vec(), seed)
+}
+
+/// Refuses explicit validation nodes that `method` would not use, and an empty set.
+///
+/// The front-ends (`srl classify --validation-mask`, srl-py's `fit(..., validation=)`)
+/// call it before they build a split with validation nodes.
+///
+/// # Errors
+/// [`LearnError::InvalidParameter`] (`validation`) for a method that is not neural
+/// ([`CollectiveMethod::is_neural`]) or an empty `validation`.
+pub fn check_validation_method(
+    method: CollectiveMethod,
+    validation: &[usize],
+) -> Result<(), LearnError> {
+    if !method.is_neural() {
+        return Err(invalid(
+            "validation",
+            format!(
+                "{method} does not stop early, and validation nodes are the early-stopping \
+                 set of the neural methods (MLP, GCN, APPNP, CS-MLP); they would only hide \
+                 labels from {method}"
+            ),
+        ));
+    }
+    if validation.is_empty() {
+        return Err(invalid(
+            "validation",
+            "no validation node given (leave it out to hold out validation_fraction of the \
+             labelled nodes instead)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// [`transduce`]'s body: the unlabelled nodes as test set, `validation` as the split's
+/// validation nodes.
+fn transduce_split(
+    settings: &CollectiveSettings,
+    method: CollectiveMethod,
+    graph: &RelationalGraph,
+    validation: Vec<usize>,
     seed: u64,
 ) -> Result<Transduction, LearnError> {
     let n = graph.num_nodes();
@@ -1323,7 +1437,18 @@ pub fn transduce(
             message: "every node is observed: nothing to predict".into(),
         });
     }
-    let mut split = run_split(settings, &[method], graph, &test, seed, 0)?;
+    let mut split = run_eval_split(
+        settings,
+        &[method],
+        graph,
+        &EvalSplit {
+            test: test.clone(),
+            validation,
+            stream: 0,
+            init: 0,
+        },
+        seed,
+    )?;
     let run = split.methods.pop().ok_or_else(|| LearnError::InvalidData {
         message: "no method ran".into(),
     })?;
@@ -2105,6 +2230,75 @@ mod tests {
             re.splits[0].methods[1].probabilities,
             all.splits[0].methods[3].probabilities
         );
+    }
+
+    #[test]
+    fn transduce_with_validation_is_the_split_with_validation_nodes() {
+        let g = graph();
+        let mut labels = g.labels().to_vec();
+        for l in labels.iter_mut().skip(60) {
+            *l = None;
+        }
+        let hidden = g.with_labels(labels).expect("labels");
+        let mut s = small();
+        s.gcn.max_epochs = 30;
+        s.mlp.max_epochs = 30;
+        let validation: Vec<usize> = (30..60).collect();
+        let k = g.num_labels();
+        for method in [CollectiveMethod::Gcn, CollectiveMethod::Cs(CsBase::Mlp)] {
+            let t = transduce_with_validation(&s, method, &hidden, &validation, 5).expect("runs");
+            // The split of the sparse-label protocol: validation nodes hidden, the
+            // unlabelled nodes tested, split stream 0, init 0; the labelled nodes keep
+            // their labels.
+            let split = EvalSplit {
+                test: (60..150).collect(),
+                validation: validation.clone(),
+                stream: 0,
+                init: 0,
+            };
+            let run = run_eval_split(&s, &[method], &g, &split, 5).expect("split");
+            for (i, v) in (60..150).enumerate() {
+                assert_eq!(t.labels[v], run.methods[0].predicted[i]);
+                assert_eq!(
+                    t.probabilities[v * k..(v + 1) * k],
+                    run.methods[0].probabilities[i * k..(i + 1) * k]
+                );
+            }
+            for v in 0..60 {
+                assert_eq!(Some(t.labels[v]), g.labels()[v]);
+            }
+            // Not the random hold-out of `transduce`.
+            let plain = transduce(&s, method, &hidden, 5).expect("runs");
+            assert_ne!(plain.probabilities, t.probabilities);
+        }
+        let err = |m: CollectiveMethod, v: &[usize]| {
+            transduce_with_validation(&s, m, &hidden, v, 5)
+                .expect_err("refused")
+                .to_string()
+        };
+        let gcn = CollectiveMethod::Gcn;
+        assert!(err(gcn, &[]).contains("no validation node"));
+        assert!(err(gcn, &[150]).contains("validation node 150: out of range"));
+        assert!(err(gcn, &[3, 3]).contains("validation node 3: listed twice"));
+        assert!(err(gcn, &[70]).contains("validation node 70: unlabelled"));
+        let all: Vec<usize> = (0..60).collect();
+        assert!(matches!(
+            transduce_with_validation(&s, gcn, &hidden, &all, 5),
+            Err(LearnError::NoTrainingData { .. })
+        ));
+        for m in [
+            CollectiveMethod::Lp,
+            CollectiveMethod::Cs(CsBase::Lr),
+            CollectiveMethod::Ica(LocalModel::Lr),
+        ] {
+            assert!(matches!(
+                transduce_with_validation(&s, m, &hidden, &validation, 5),
+                Err(LearnError::InvalidParameter {
+                    name: "validation",
+                    ..
+                })
+            ));
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! 32, `srl.LabelPropagation`, `srl.MLP`, `srl.GCN`, `srl.APPNP` and
 //! `srl.CorrectAndSmooth` (the Python classes in `python/srl/_collective.py` hold the
 //! parameters and convert scipy / numpy input). The methods run through srl-learn's
-//! collective-classification pipeline ([`srl_learn::collective::transduce`]), the one
+//! collective-classification pipeline ([`srl_learn::collective::transduce`], or
+//! [`srl_learn::collective::transduce_with_validation`] with validation nodes), the one
 //! `srl classify` and the experiment use; this module only reads the parameters into
 //! [`CollectiveSettings`] (whose defaults `_collective_defaults` hands to Python).
 
@@ -19,7 +20,7 @@ use srl_graph::{Attributes, Directedness, LabelSet, NodeId, RelationalGraph};
 use srl_infer::{Aggregator, Bootstrap, NodeOrdering};
 use srl_learn::collective::{
     CollectiveMethod, CollectiveSettings, CsBase, LocalModel, LrPrior, Protocol, Transduction,
-    transduce,
+    transduce, transduce_with_validation,
 };
 use srl_learn::neural::{NeuralParams, Precision};
 
@@ -327,14 +328,17 @@ const METHODS: [&str; 9] = [
 /// Runs one collective-classification method on the graph `(X, edges)` with the labels
 /// `y` (`-1` = hidden) and returns `(labels (n,), probabilities (n, k), convergence)`.
 /// `method`: "content_only", "ica", "gibbs", "markov_network", "lp", "mlp", "gcn",
-/// "appnp" or "cs" (`options["base"]` "mlp" | "lr"). Releases the GIL.
+/// "appnp" or "cs" (`options["base"]` "mlp" | "lr"). `validation`: `None`, or the
+/// indices of labelled nodes that the neural methods stop early on (hidden from training;
+/// srl-learn's `transduce_with_validation`). Releases the GIL.
 ///
 /// Raises ValueError for an unknown method or option, a parameter of the wrong type or
 /// out of its range (the pipeline's [`CollectiveSettings::validate`], naming the
 /// parameter), a non-finite attribute value, mismatched shapes, labels or edges out of
-/// range, or a method's own failure.
+/// range, validation nodes refused by the library (a method that does not stop early, an
+/// empty set, a node out of range, repeated or unlabelled), or a method's own failure.
 #[pyfunction]
-#[pyo3(signature = (method, indptr, indices, data, num_features, y, n_classes, edges, directed, options))]
+#[pyo3(signature = (method, indptr, indices, data, num_features, y, n_classes, edges, directed, options, validation = None))]
 #[allow(clippy::too_many_arguments)]
 fn _run_collective<'py>(
     py: Python<'py>,
@@ -348,6 +352,7 @@ fn _run_collective<'py>(
     edges: PyReadonlyArray2<'py, i64>,
     directed: bool,
     options: &Bound<'py, PyDict>,
+    validation: Option<PyReadonlyArray1<'py, i64>>,
 ) -> PyResult<RunArrays<'py>> {
     if !METHODS.contains(&method) {
         return Err(value_error(format!("unknown method {method:?}")));
@@ -355,6 +360,18 @@ fn _run_collective<'py>(
     let (method, settings, seed) = read_options(method, options)?;
     let y = y.as_slice()?;
     let n = y.len();
+    let validation = validation
+        .map(|v| -> PyResult<Vec<usize>> {
+            v.as_slice()?
+                .iter()
+                .map(|&i| {
+                    usize::try_from(i).map_err(|_| {
+                        value_error(format!("validation node {i}: node indices are >= 0"))
+                    })
+                })
+                .collect()
+        })
+        .transpose()?;
     let labels = y
         .iter()
         .enumerate()
@@ -442,7 +459,11 @@ fn _run_collective<'py>(
             },
         )
         .map_err(errors::graph)?;
-        transduce(&settings, method, &g, seed).map_err(value_error)
+        match &validation {
+            None => transduce(&settings, method, &g, seed),
+            Some(v) => transduce_with_validation(&settings, method, &g, v, seed),
+        }
+        .map_err(value_error)
     })?;
     let k = n_classes;
     Ok((

@@ -440,6 +440,7 @@ def _run_collective(
     edges: npt.NDArray[np.int64],
     directed: bool,
     options: Dict[str, Any],
+    validation: Optional[npt.NDArray[np.int64]] = None,
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], Convergence]: ...
 
 def _database_from_state(state: str) -> Database:
