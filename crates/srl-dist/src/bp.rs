@@ -989,12 +989,36 @@ impl DistBp {
     }
 }
 
-/// This process's shards, handed to its worker threads by part index.
-#[derive(Clone)]
-pub(crate) struct ShardSlots(Arc<Vec<std::sync::Mutex<Option<Shard>>>>);
+/// A shard of either kind, by the part it holds.
+pub(crate) trait PartOf {
+    /// The part index.
+    fn part_index(&self) -> usize;
+}
 
-impl ShardSlots {
-    pub(crate) fn new(shards: Vec<Shard>) -> Self {
+impl PartOf for Shard {
+    fn part_index(&self) -> usize {
+        self.part as usize
+    }
+}
+
+impl PartOf for crate::graph_shard::GraphShard {
+    fn part_index(&self) -> usize {
+        self.part as usize
+    }
+}
+
+/// This process's shards (model or graph shards), handed to its worker threads by part
+/// index.
+pub(crate) struct ShardSlots<S>(Arc<Vec<std::sync::Mutex<Option<S>>>>);
+
+impl<S> Clone for ShardSlots<S> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<S: PartOf> ShardSlots<S> {
+    pub(crate) fn new(shards: Vec<S>) -> Self {
         Self(Arc::new(
             shards
                 .into_iter()
@@ -1004,10 +1028,10 @@ impl ShardSlots {
     }
 
     /// The shard of part `worker`, once.
-    pub(crate) fn take(&self, worker: usize) -> Option<Shard> {
+    pub(crate) fn take(&self, worker: usize) -> Option<S> {
         self.0.iter().find_map(|m| {
             let mut g = m.lock().ok()?;
-            if g.as_ref().is_some_and(|s| s.part as usize == worker) {
+            if g.as_ref().is_some_and(|s| s.part_index() == worker) {
                 g.take()
             } else {
                 None
@@ -1029,17 +1053,24 @@ pub(crate) fn threads_config(workers: usize) -> timely::Config {
     }
 }
 
-/// Joins timely's workers and gathers their outputs (the first worker error wins).
+/// Joins timely's workers and gathers their marginals (the first worker error wins).
 fn gather(
     guards: Result<timely::communication::WorkerGuards<Result<WorkerOutput, DistError>>, String>,
 ) -> Result<DistMarginals, DistError> {
-    let outputs = guards
+    Ok(DistMarginals::from_outputs(join_workers(guards)?))
+}
+
+/// Joins timely's workers and collects their outputs in worker order (timely's error or
+/// the first worker error wins).
+pub(crate) fn join_workers<T: Send + 'static>(
+    guards: Result<timely::communication::WorkerGuards<Result<T, DistError>>, String>,
+) -> Result<Vec<T>, DistError> {
+    guards
         .map_err(DistError::Timely)?
         .join()
         .into_iter()
         .map(|r| r.map_err(DistError::Timely).and_then(|x| x))
-        .collect::<Result<Vec<_>, DistError>>()?;
-    Ok(DistMarginals::from_outputs(outputs))
+        .collect()
 }
 
 /// Copies the messages `first, first + 1, ...` of a packet (`vals`, in the sender's order)

@@ -9,7 +9,9 @@ use timely::worker::Worker;
 
 use srl_infer::kernel::{gibbs_scores, gibbs_uniform, sample_index};
 
-use crate::bp::{Part, ShardSlots, check_ordinary, model_colours, no_shard, threads_config};
+use crate::bp::{
+    Part, ShardSlots, check_ordinary, join_workers, model_colours, no_shard, threads_config,
+};
 use crate::error::DistError;
 use crate::halo::{Halo, Routed};
 use crate::partition::{Partition, Partitioner};
@@ -172,6 +174,16 @@ fn argmax(x: &[f64]) -> usize {
 }
 
 impl DistGibbs {
+    /// `samples` and `thinning` are at least 1.
+    fn check_counts(&self) -> Result<(), DistError> {
+        if self.samples == 0 || self.thinning == 0 {
+            return Err(DistError::Argument(
+                "samples and thinning must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The distributed twin of a [`srl_infer::Gibbs`] configuration (node marginals only).
     #[must_use]
     pub fn from_gibbs(g: &srl_infer::Gibbs) -> Self {
@@ -432,11 +444,7 @@ impl DistGibbs {
     where
         R: Rng + Clone + Send + Sync + 'static,
     {
-        if self.samples == 0 || self.thinning == 0 {
-            return Err(DistError::Argument(
-                "samples and thinning must be at least 1".into(),
-            ));
-        }
+        self.check_counts()?;
         check_ordinary(&mrf)?;
         let (cfg, rng) = (*self, rng.clone());
         let guards = timely::execute(config, move |worker| {
@@ -469,11 +477,7 @@ impl DistGibbs {
     where
         R: Rng + Clone + Send + Sync + 'static,
     {
-        if self.samples == 0 || self.thinning == 0 {
-            return Err(DistError::Argument(
-                "samples and thinning must be at least 1".into(),
-            ));
-        }
+        self.check_counts()?;
         let (cfg, rng) = (*self, rng.clone());
         let shards = ShardSlots::new(shards);
         let guards = timely::execute(config, move |worker| {
@@ -493,14 +497,8 @@ impl DistGibbs {
                     Err(no_shard(me))
                 }
             }
-        })
-        .map_err(DistError::Timely)?;
-        let outputs = guards
-            .join()
-            .into_iter()
-            .map(|r| r.map_err(DistError::Timely).and_then(|x| x))
-            .collect::<Result<Vec<_>, DistError>>()?;
-        Ok(DistSamples::from_outputs(outputs))
+        });
+        Ok(DistSamples::from_outputs(join_workers(guards)?))
     }
 
     /// [`DistGibbs::run`] on `workers` threads of this process.

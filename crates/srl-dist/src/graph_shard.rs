@@ -29,7 +29,7 @@
 //! with the file and byte offset.
 
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use srl_graph::{AttributeRow, Attributes, NodeId, RelationalGraph};
 
@@ -541,26 +541,13 @@ pub fn partition_graph(
     force: bool,
     inputs: &[&Path],
 ) -> Result<PartitionReport, DistError> {
-    if parts == 0 || parts > 1 << 20 {
-        return Err(DistError::Argument(format!(
-            "--parts {parts}: need 1 to 2^20"
-        )));
-    }
     let n = graph.num_nodes();
     if n >= NONE as usize {
         return Err(DistError::Argument(format!(
             "{n} nodes: a graph shard holds fewer than 2^32 - 1"
         )));
     }
-    if !out_dir.exists() {
-        std::fs::create_dir_all(out_dir).map_err(|source| DistError::Io {
-            file: out_dir.to_path_buf(),
-            source,
-        })?;
-    }
-    let files: Vec<PathBuf> = (0..parts).map(|p| shard_file(out_dir, p)).collect();
-    let outs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    srl_io::check_outputs(inputs, &outs, force)?;
+    let files = crate::shard::prepare_outputs(parts, out_dir, inputs, force)?;
     let (offsets, adj, _) = graph.csr();
     let in_src: Vec<u32> = adj.iter().map(|u| u.index() as u32).collect();
     let owner = assign(strategy, offsets, &in_src, parts);

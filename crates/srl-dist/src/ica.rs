@@ -12,7 +12,7 @@ use srl_infer::{
 };
 use timely::worker::Worker;
 
-use crate::bp::{no_shard, threads_config};
+use crate::bp::{ShardSlots, join_workers, no_shard, threads_config};
 use crate::error::DistError;
 use crate::graph_shard::GraphShard;
 use crate::halo::{Halo, Routed};
@@ -159,6 +159,32 @@ impl DistLabels {
     }
 }
 
+/// ICA's supersteps (synchronous: every unknown node predicted from the previous labels,
+/// then the changes exchanged) until no label changes anywhere or `max_iters`: `step(r)`
+/// runs superstep `r` (`first_round + 1, first_round + 2, ...`) and returns the cluster's
+/// number of changed labels; the residual is that number over `total_unknown`.
+fn supersteps(
+    max_iters: usize,
+    total_unknown: u64,
+    first_round: u64,
+    mut step: impl FnMut(u64) -> u64,
+) -> Convergence {
+    let mut conv = Convergence {
+        converged: total_unknown == 0,
+        iterations: 0,
+        max_residual: 0.0,
+    };
+    let mut round = first_round;
+    while !conv.converged && conv.iterations < max_iters {
+        round += 1;
+        let changed = step(round);
+        conv.iterations += 1;
+        conv.max_residual = changed as f64 / total_unknown as f64;
+        conv.converged = changed == 0;
+    }
+    conv
+}
+
 /// Sends every peer but `me` the changed labels addressed to it (`out[peer]`: global node
 /// ids and their new labels) with this worker's count of changes in `round`.
 fn send_label_changes(
@@ -260,7 +286,7 @@ impl DistIca {
             .enumerate()
             .map(|(i, &v)| predict(v, observed, &mut buf, &mut probs[i * k..(i + 1) * k]))
             .collect();
-        let mut round = 0u64;
+        let round = 0u64;
         let exchange = |halo: &mut Halo<LabelPacket>,
                         worker: &mut Worker,
                         labels: &mut Vec<Option<u32>>,
@@ -290,21 +316,12 @@ impl DistIca {
             total
         };
         exchange(&mut halo, worker, &mut labels, &next, round);
-        let mut conv = Convergence {
-            converged: total_unknown == 0,
-            iterations: 0,
-            max_residual: 0.0,
-        };
-        while !conv.converged && conv.iterations < self.max_iters {
+        let conv = supersteps(self.max_iters, total_unknown as u64, round, |round| {
             for (i, &v) in unknown.iter().enumerate() {
                 next[i] = predict(v, &labels, &mut buf, &mut probs[i * k..(i + 1) * k]);
             }
-            round += 1;
-            let changed = exchange(&mut halo, worker, &mut labels, &next, round);
-            conv.iterations += 1;
-            conv.max_residual = changed as f64 / total_unknown as f64;
-            conv.converged = changed == 0;
-        }
+            exchange(&mut halo, worker, &mut labels, &next, round)
+        });
         let mut probabilities = vec![0.0; nodes.len() * k];
         let mut j = 0;
         for (i, &v) in nodes.iter().enumerate() {
@@ -558,7 +575,7 @@ impl DistIca {
             .map(|(j, &i)| predict(i, &observed, &mut buf, &mut probs[j * k..(j + 1) * k]))
             .collect();
         // Rounds 0 and 1 were the setup.
-        let mut round = 2u64;
+        let round = 2u64;
         let mut foreign = 0u64;
         let mut exchange = |halo: &mut Halo<LabelPacket>,
                             worker: &mut Worker,
@@ -592,21 +609,12 @@ impl DistIca {
             total
         };
         exchange(&mut halo, worker, &mut labels, &next, round);
-        let mut conv = Convergence {
-            converged: total_unknown == 0,
-            iterations: 0,
-            max_residual: 0.0,
-        };
-        while !conv.converged && conv.iterations < self.max_iters {
+        let conv = supersteps(self.max_iters, total_unknown, round, |round| {
             for (j, &i) in unknown.iter().enumerate() {
                 next[j] = predict(i, &labels, &mut buf, &mut probs[j * k..(j + 1) * k]);
             }
-            round += 1;
-            let changed = exchange(&mut halo, worker, &mut labels, &next, round);
-            conv.iterations += 1;
-            conv.max_residual = changed as f64 / total_unknown as f64;
-            conv.converged = changed == 0;
-        }
+            exchange(&mut halo, worker, &mut labels, &next, round)
+        });
         if foreign > 0 {
             return Err(DistError::Inconsistent(format!(
                 "part {me}: {foreign} received label(s) for nodes outside the halo or labels of {k} or more"
@@ -656,22 +664,10 @@ impl DistIca {
     {
         let k = shards.first().map_or(1, |s| s.num_labels.max(1) as usize);
         let cfg = *self;
-        let slots: Arc<Vec<std::sync::Mutex<Option<GraphShard>>>> = Arc::new(
-            shards
-                .into_iter()
-                .map(|s| std::sync::Mutex::new(Some(s)))
-                .collect(),
-        );
+        let slots = ShardSlots::new(shards);
         let guards = timely::execute(config, move |worker| {
             let me = worker.index();
-            let mine = slots.iter().find_map(|m| {
-                let mut g = m.lock().ok()?;
-                if g.as_ref().is_some_and(|s| s.part as usize == me) {
-                    g.take()
-                } else {
-                    None
-                }
-            });
+            let mine = slots.take(me);
             match mine {
                 Some(shard) => cfg.run_worker_graph_shard(worker, &shard, classifier.as_ref()),
                 None => {
@@ -681,14 +677,8 @@ impl DistIca {
                         .and(Err(no_shard(me)))
                 }
             }
-        })
-        .map_err(DistError::Timely)?;
-        let outputs = guards
-            .join()
-            .into_iter()
-            .map(|r| r.map_err(DistError::Timely).and_then(|x| x))
-            .collect::<Result<Vec<_>, DistError>>()?;
-        Ok(DistLabels::from_outputs(outputs, k))
+        });
+        Ok(DistLabels::from_outputs(join_workers(guards)?, k))
     }
 
     /// [`DistIca::run_shards`] on `workers` threads of this process.

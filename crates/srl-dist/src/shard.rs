@@ -325,6 +325,37 @@ pub fn shard_file(dir: &Path, part: usize) -> PathBuf {
     dir.join(format!("part-{part:05}.shard"))
 }
 
+/// The shard files `out_dir/part-NNNNN.shard` of a partition into `parts` parts, after
+/// checking the part count (1 to 2^20), creating `out_dir` and checking the files against
+/// `inputs` and `force` ([`srl_io::check_outputs`]); what both partitioners do first.
+///
+/// # Errors
+/// [`DistError::Argument`] for `parts = 0` or more than 2^20; [`DistError::Io`] if the
+/// folder cannot be created; [`DistError::Output`] if a shard exists and `force` is false
+/// or would overwrite an input.
+pub(crate) fn prepare_outputs(
+    parts: usize,
+    out_dir: &Path,
+    inputs: &[&Path],
+    force: bool,
+) -> Result<Vec<PathBuf>, DistError> {
+    if parts == 0 || parts > 1 << 20 {
+        return Err(DistError::Argument(format!(
+            "--parts {parts}: need 1 to 2^20"
+        )));
+    }
+    if !out_dir.exists() {
+        std::fs::create_dir_all(out_dir).map_err(|source| DistError::Io {
+            file: out_dir.to_path_buf(),
+            source,
+        })?;
+    }
+    let files: Vec<PathBuf> = (0..parts).map(|p| shard_file(out_dir, p)).collect();
+    let outs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    srl_io::check_outputs(inputs, &outs, force)?;
+    Ok(files)
+}
+
 pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 

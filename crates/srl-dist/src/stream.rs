@@ -25,7 +25,7 @@ use srl_infer::PairTable;
 use crate::bp::MAX_ABS_LOG_POTENTIAL;
 use crate::error::DistError;
 use crate::partition::splitmix64;
-use crate::shard::{NONE, Shard, shard_file};
+use crate::shard::{NONE, Shard};
 
 /// How [`assign`] places variables on parts.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -422,22 +422,9 @@ pub fn partition_uai(
     out_dir: &Path,
     force: bool,
 ) -> Result<PartitionReport, DistError> {
-    if parts == 0 || parts > 1 << 20 {
-        return Err(DistError::Argument(format!(
-            "--parts {parts}: need 1 to 2^20"
-        )));
-    }
-    if !out_dir.exists() {
-        std::fs::create_dir_all(out_dir).map_err(|source| DistError::Io {
-            file: out_dir.to_path_buf(),
-            source,
-        })?;
-    }
-    let files: Vec<PathBuf> = (0..parts).map(|p| shard_file(out_dir, p)).collect();
     let mut inputs = vec![model];
     inputs.extend(evidence);
-    let outs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    srl_io::check_outputs(&inputs, &outs, force)?;
+    let files = crate::shard::prepare_outputs(parts, out_dir, &inputs, force)?;
     // Pass 1: the graph.
     let mut t = open_tokens(model)?;
     let g = read_graph(&mut t)?;
