@@ -48,6 +48,8 @@ pub const F32_MAX_RANGE: f64 = 80.0;
 /// Storage of one two-state message ratio: `f64` (exact) or `f32` (rounded to nearest).
 /// Arithmetic is `f64` either way; [`Ratio::round`] is the value as stored.
 trait Ratio: Copy + Send + Sync {
+    /// Whether the pass uses the one-quotient arithmetic (`binary_pass_with::<true>`).
+    const SHORT: bool;
     type Atom: Send + Sync;
     fn atom(v: f64) -> Self::Atom;
     fn load(a: &Self::Atom) -> f64;
@@ -59,6 +61,7 @@ trait Ratio: Copy + Send + Sync {
 }
 
 impl Ratio for f64 {
+    const SHORT: bool = false;
     type Atom = AtomicU64;
     #[inline]
     fn atom(v: f64) -> AtomicU64 {
@@ -91,6 +94,7 @@ impl Ratio for f64 {
 }
 
 impl Ratio for f32 {
+    const SHORT: bool = true;
     type Atom = AtomicU32;
     #[inline]
     fn atom(v: f64) -> AtomicU32 {
@@ -714,15 +718,31 @@ fn push_binary<S: Ratio>(
         kernel_off: &mrf.kernels.off,
         kernel_exp: &mrf.kernels.exp,
     };
-    crate::kernel::binary_pass_with(
-        &block,
-        range,
-        |i| S::load(&old[i]),
-        S::round,
-        |s, rn| std::mem::replace(&mut out_chunk[s - out0], S::of(rn)).get(),
-        |s, rn| S::store(&new[mrf.in_rev[s] as usize], rn),
-        logs,
-    )
+    let load = |i: usize| S::load(&old[i]);
+    let swap_prev =
+        |s: usize, rn: f64| std::mem::replace(&mut out_chunk[s - out0], S::of(rn)).get();
+    let deliver = |s: usize, rn: f64| S::store(&new[mrf.in_rev[s] as usize], rn);
+    if S::SHORT {
+        crate::kernel::binary_pass_with::<true>(
+            &block,
+            range,
+            load,
+            S::round,
+            swap_prev,
+            deliver,
+            logs,
+        )
+    } else {
+        crate::kernel::binary_pass_with::<false>(
+            &block,
+            range,
+            load,
+            S::round,
+            swap_prev,
+            deliver,
+            logs,
+        )
+    }
 }
 
 #[cfg(test)]
