@@ -7,6 +7,10 @@
 //! Groups (throughput in criterion's `elements`):
 //! - `loopy_bp`: flooding LBP on a 1-thread and a 2-thread rayon pool; elements are
 //!   directed-message updates (`iterations · 2m`), so `elem/s` is messages per second.
+//! - `loopy_bp_precision`: the 10^6-node, k = 2 model read from UAI, 20 flooding
+//!   iterations (so the per-run setup, about 0.1 s, weighs less than in `loopy_bp`'s 2),
+//!   `f64` and `f32` message storage ([`MessagePrecision`]), 1 and 2 threads: the
+//!   two-state targets of the inference-speed issue.
 //! - `lbp_schedules`: sequential vs residual LBP at 10^5 nodes (single-threaded; residual
 //!   with `tol = 0` runs to its work cap of `max_iters · 2m` messages computed, so both
 //!   report messages computed per second).
@@ -25,7 +29,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use powerlaw::{TempDir, sources};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use srl_infer::{Beliefs, Gibbs, LoopyBp, MeanField, Schedule, Sweep};
+use srl_infer::{Beliefs, Gibbs, LoopyBp, MeanField, MessagePrecision, Schedule, Sweep};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -75,6 +79,39 @@ fn bench_inference(c: &mut Criterion) {
             }
         }
         group.finish();
+
+        if n == 1_000_000 && k == 2 {
+            let mut group = c.benchmark_group("loopy_bp_precision");
+            configure(&mut group);
+            group.measurement_time(Duration::from_secs(10));
+            let iters = 20;
+            for (source, mrf) in models.iter().filter(|(s, _)| *s == "uai") {
+                group.throughput(Throughput::Elements(
+                    (iters * mrf.num_directed_edges()) as u64,
+                ));
+                for precision in [MessagePrecision::F64, MessagePrecision::F32] {
+                    let bp = LoopyBp {
+                        max_iters: iters,
+                        tol: 0.0,
+                        beliefs: Beliefs::NodesOnly,
+                        schedule: Schedule::Flooding,
+                        precision,
+                        ..LoopyBp::default()
+                    };
+                    for (threads, pool) in &pools {
+                        group.bench_with_input(
+                            BenchmarkId::new(
+                                format!("{source}/{precision:?}/iters={iters}/threads={threads}"),
+                                &size,
+                            ),
+                            mrf,
+                            |b, mrf| b.iter(|| pool.install(|| bp.run(mrf))),
+                        );
+                    }
+                }
+            }
+            group.finish();
+        }
 
         if n <= 100_000 {
             let mut group = c.benchmark_group("lbp_schedules");
