@@ -383,7 +383,23 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
         kernel_exp.len(),
         kernel_off.len().saturating_sub(1)
     );
-    let mut fold = Fold::new();
+    let (mut hi, mut lo) = (1.0f64, 1.0f64);
+    // Folds the change of one message into (hi, lo): the log-message is
+    // (−max(ln r, 0), min(ln r, 0)), so its largest entry change is |ln(r_new / r_old)|
+    // when both ratios sit on the same side of 1, else max(|ln r_new|, |ln r_old|).
+    // (Forming the quotient only when a multiplication says it can move a bound gives the
+    // same bounds and 16 fewer instructions per message, but measured 20 % slower in cache
+    // at 10^4 variables and within noise at 10^6: the division is not the bottleneck.)
+    let mut fold = |rn: f64, ro: f64| {
+        if (rn >= 1.0) == (ro >= 1.0) {
+            let q = rn / ro;
+            hi = hi.max(q);
+            lo = lo.min(q);
+        } else {
+            hi = hi.max(rn).max(ro);
+            lo = lo.min(rn).min(ro);
+        }
+    };
     for i in range {
         let (s0, s1) = (in_off[i], in_off[i + 1]);
         match kind[i] {
@@ -403,7 +419,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
                     let r = load(s);
                     let e = &kernel4[(in_kernel[s] ^ 1) as usize];
                     let rn = round((e[1] * r + bel * e[3]) / (e[0] * r + bel * e[2]));
-                    fold.add(rn, swap_prev(s, rn));
+                    fold(rn, swap_prev(s, rn));
                     deliver(s, rn);
                 }
             }
@@ -416,7 +432,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
                     let t = bel / load(s);
                     let e = &kernel4[(in_kernel[s] ^ 1) as usize];
                     let rn = round((e[1] + t * e[3]) / (e[0] + t * e[2]));
-                    fold.add(rn, swap_prev(s, rn));
+                    fold(rn, swap_prev(s, rn));
                     deliver(s, rn);
                 }
             }
@@ -425,7 +441,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
                 for s in s0..s1 {
                     let e = &kernel4[(in_kernel[s] ^ 1) as usize];
                     let rn = round(e[2 * x + 1] / e[2 * x]);
-                    fold.add(rn, swap_prev(s, rn));
+                    fold(rn, swap_prev(s, rn));
                     deliver(s, rn);
                 }
             }
@@ -448,87 +464,13 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
                         (e[3] + w * e[1]) / (e[2] + w * e[0])
                     };
                     let rn = round(rn);
-                    fold.add(rn, swap_prev(s, rn));
+                    fold(rn, swap_prev(s, rn));
                     deliver(s, rn);
                 }
             }
         }
     }
-    fold.residual()
-}
-
-/// Running `(hi, lo)` of [`binary_pass_with`]'s residual: the log-message of a ratio `r`
-/// is `(−max(ln r, 0), min(ln r, 0))`, so the largest entry change of one message is
-/// `|ln(r_new / r_old)|` when both ratios sit on the same side of 1, else
-/// `max(|ln r_new|, |ln r_old|)`; `hi` / `lo` hold the largest / smallest of those ratios
-/// (or of the ratios themselves), starting at 1.
-///
-/// Most messages raise neither bound, so the quotient `r_new / r_old` is only formed when a
-/// multiplication says it may: `hi_test = hi · (1 − 4ε)` and `lo_test = lo · (1 + 4ε)`
-/// make `r_new > hi_test · r_old` a superset of `fl(r_new / r_old) > hi` (and likewise for
-/// `lo`), whatever the rounding of the two products, so the bounds are exactly those of
-/// forming every quotient.
-struct Fold {
-    hi: f64,
-    lo: f64,
-    hi_test: f64,
-    lo_test: f64,
-}
-
-impl Fold {
-    const DOWN: f64 = 1.0 - 4.0 * f64::EPSILON;
-    const UP: f64 = 1.0 + 4.0 * f64::EPSILON;
-
-    #[inline(always)]
-    fn new() -> Self {
-        Self {
-            hi: 1.0,
-            lo: 1.0,
-            hi_test: Self::DOWN,
-            lo_test: Self::UP,
-        }
-    }
-
-    #[inline(always)]
-    fn raise(&mut self, x: f64) {
-        if x > self.hi {
-            self.hi = x;
-            self.hi_test = x * Self::DOWN;
-        }
-    }
-
-    #[inline(always)]
-    fn lower(&mut self, x: f64) {
-        if x < self.lo {
-            self.lo = x;
-            self.lo_test = x * Self::UP;
-        }
-    }
-
-    /// Folds the change from `ro` (the ratio sent before) to `rn` (the new one); both
-    /// positive.
-    #[inline(always)]
-    fn add(&mut self, rn: f64, ro: f64) {
-        if (rn >= 1.0) == (ro >= 1.0) {
-            let lim = ro * self.hi_test;
-            let floor = ro * self.lo_test;
-            if rn > lim || rn < floor {
-                let q = rn / ro;
-                self.raise(q);
-                self.lower(q);
-            }
-        } else {
-            self.raise(rn);
-            self.raise(ro);
-            self.lower(rn);
-            self.lower(ro);
-        }
-    }
-
-    #[inline(always)]
-    fn residual(&self) -> f64 {
-        residual_of(self.hi, self.lo)
-    }
+    residual_of(hi, lo)
 }
 
 /// The log-message `(−max(ln r, 0), min(ln r, 0))` (normalised to `max = 0`) of the
