@@ -521,9 +521,9 @@ impl LoopyBp {
         let slots = mrf.num_directed_edges();
         // Committed messages grouped by target (beliefs and cavities read them), plus two
         // source-grouped arrays: the committed messages again and the pending candidates.
-        // Item `s` of the queue is the message sent *back* along slot `s` (from the owner
-        // of `s`'s block to `in_src[s]`), so recomputing every message out of one node
-        // reads and writes contiguous memory; a commit makes one scattered write.
+        // Slot `s` of node `j`'s block holds, in the source-grouped arrays, the message
+        // sent *back* along it (from `j` to `in_src[s]`), so computing every message out of
+        // `j` reads and writes contiguous memory; a commit makes one scattered write.
         let mut msgs = vec![0.0; mrf.message_len()];
         let out_len = mrf.out_off[slots];
         let mut sent = vec![0.0; out_len];
@@ -552,89 +552,159 @@ impl LoopyBp {
             }
         }
         let (mut cav, mut scratch) = (vec![0.0; k], vec![0.0; k]);
-        let mut keys = vec![0.0; slots];
-        // The pending message out of `i` along slot `s` of `i`'s block; returns its residual.
-        let mut candidate =
-            |msgs: &[f64], sent: &[f64], cand: &mut [f64], bel: &[f64], ninf: &[f64], i, s| {
-                let ki = mrf.num_states[i] as usize;
-                let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-                let so = mrf.slot_offset(i, s);
-                let bo = mrf.state_off[i];
-                if mrf.extreme {
-                    for a in 0..ki {
-                        cav[a] = cavity(bel[bo + a], ninf[bo + a], msgs[so + a]);
+        // Computes the pending messages out of `j` (every slot of `j`'s block) into `cand`
+        // from the committed state; returns their largest residual.
+        let mut send_all =
+            |msgs: &[f64], sent: &[f64], cand: &mut [f64], bel: &[f64], ninf: &[f64], j| {
+                let kj = mrf.num_states[j] as usize;
+                let bo = mrf.state_off[j];
+                let mut r: f64 = 0.0;
+                for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+                    let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+                    let so = mrf.slot_offset(j, s);
+                    if mrf.extreme {
+                        for a in 0..kj {
+                            cav[a] = cavity(bel[bo + a], ninf[bo + a], msgs[so + a]);
+                        }
+                    } else {
+                        for a in 0..kj {
+                            cav[a] = bel[bo + a] - msgs[so + a];
+                        }
                     }
-                } else {
-                    for a in 0..ki {
-                        cav[a] = bel[bo + a] - msgs[so + a];
-                    }
+                    let out = &mut cand[o0..o1];
+                    let q = (mrf.in_kernel[s] ^ 1) as usize;
+                    message(self.mode, &mrf.kernels, q, &cav[..kj], out, &mut scratch);
+                    r = r.max(finish(out, &sent[o0..o1], damping));
                 }
-                let out = &mut cand[o0..o1];
-                let q = (mrf.in_kernel[s] ^ 1) as usize;
-                message(self.mode, &mrf.kernels, q, &cav[..ki], out, &mut scratch);
-                finish(out, &sent[o0..o1], damping)
+                priority(r)
             };
-        for i in 0..n {
-            let block = mrf.in_off[i]..mrf.in_off[i + 1];
-            for (s, key) in block.clone().zip(&mut keys[block]) {
-                *key = candidate(&msgs, &sent, &mut cand, &bel, &ninf, i, s);
-            }
+        // Node-level lazy residuals. `fresh[j]`: `cand` holds exactly the pending messages
+        // out of `j` (nothing committed into `j` since they were computed) and `j`'s key is
+        // their largest residual. Otherwise the key is an estimate (without damping an upper
+        // bound) of that residual: the exact residual when last computed plus the change
+        // range of every message committed into `j` since.
+        let mut fresh = vec![true; n];
+        let mut key = vec![0.0; n];
+        // Ordinary models: `r0[j]` is the residual when `j`'s messages were last computed
+        // (or estimated after a damped commit) and `acc` the change of `j`'s belief since.
+        let mut r0 = vec![0.0; n];
+        let mut acc = vec![0.0; if mrf.extreme { 0 } else { bel.len() }];
+        let mut queue = BucketQueue::new(n, self.tol);
+        for (j, kj) in key.iter_mut().enumerate() {
+            *kj = send_all(&msgs, &sent, &mut cand, &bel, &ninf, j);
+            r0[j] = *kj;
+            queue.set(j, *kj);
         }
-        let mut heap = IndexedMaxHeap::new(keys);
         let cap = self.max_iters.saturating_mul(slots);
         let mut computed = slots;
         let mut converged = slots == 0;
         while !converged {
-            let (s, key) = heap.top();
-            if key < self.tol {
-                converged = true;
-                break;
-            }
-            let j = mrf.in_src[s] as usize;
-            // The commit recomputes deg(j) − 1 messages: stop before the work passes the cap.
-            if computed + (mrf.in_off[j + 1] - mrf.in_off[j] - 1) > cap {
-                break;
-            }
-            let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-            let to = mrf.rev_off[s];
-            // Incremental belief: b_j += m_new − m_old (O(k_j), not a rebuild over the
-            // O(deg j) incoming messages).
-            let bo = mrf.state_off[j];
-            if mrf.extreme {
-                for (a, o) in (o0..o1).enumerate() {
-                    remove_term(&mut bel[bo + a], &mut ninf[bo + a], msgs[to + a]);
-                    add_term(&mut bel[bo + a], &mut ninf[bo + a], cand[o]);
-                    msgs[to + a] = cand[o];
+            let Some(j) = queue.pop() else {
+                // Every key is below the tolerance (or zero): verify exactly. Recompute the
+                // pending messages of every node whose key is an estimate; stop (not
+                // converged) if that work does not fit under the cap.
+                let stale: usize = (0..n)
+                    .filter(|&v| !fresh[v])
+                    .map(|v| mrf.in_off[v + 1] - mrf.in_off[v])
+                    .sum();
+                if computed + stale > cap {
+                    break;
                 }
-            } else {
-                for (a, o) in (o0..o1).enumerate() {
-                    bel[bo + a] += cand[o] - msgs[to + a];
-                    msgs[to + a] = cand[o];
+                for v in 0..n {
+                    if !fresh[v] {
+                        key[v] = send_all(&msgs, &sent, &mut cand, &bel, &ninf, v);
+                        r0[v] = key[v];
+                        fresh[v] = true;
+                        if !mrf.extreme {
+                            acc[mrf.state_off[v]..mrf.state_off[v + 1]].fill(0.0);
+                        }
+                        queue.set(v, key[v]);
+                    }
+                }
+                computed += stale;
+                // Every key is exact now: converged unless one is at or above the tolerance
+                // (then continue), or stuck at an exact fixed point with `tol = 0`.
+                if queue.is_empty() {
+                    converged = key.iter().all(|&r| r < self.tol);
+                    break;
+                }
+                continue;
+            };
+            let deg = mrf.in_off[j + 1] - mrf.in_off[j];
+            let mut r = key[j];
+            if !fresh[j] {
+                // Stop before the work passes the cap (`j` stays queued).
+                if computed + deg > cap {
+                    queue.set(j, r);
+                    break;
+                }
+                r = send_all(&msgs, &sent, &mut cand, &bel, &ninf, j);
+                computed += deg;
+            }
+            // Commit every message out of `j`; each target's key grows by the change range
+            // of the message (a bound on the change it causes to the target's messages).
+            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+                let t = mrf.in_src[s] as usize;
+                let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+                let to = mrf.rev_off[s];
+                // Incremental belief: b_t += m_new − m_old (O(k_t), not a rebuild over the
+                // O(deg t) incoming messages). The old message is read from `sent`
+                // (contiguous with `cand`), not from its scattered copy in `msgs`, which is
+                // only written.
+                let bo = if mrf.uniform_k > 0 {
+                    t * mrf.uniform_k
+                } else {
+                    mrf.state_off[t]
+                };
+                let new_key = if mrf.extreme {
+                    // The key grows by the change range of the message: an upper bound.
+                    let d = change_range(&cand[o0..o1], &sent[o0..o1]);
+                    for (a, o) in (o0..o1).enumerate() {
+                        remove_term(&mut bel[bo + a], &mut ninf[bo + a], sent[o]);
+                        add_term(&mut bel[bo + a], &mut ninf[bo + a], cand[o]);
+                        msgs[to + a] = cand[o];
+                    }
+                    (d > 0.0).then(|| key[t] + d)
+                } else {
+                    // The key becomes the residual at the last computation plus the change
+                    // range of `t`'s belief since: an estimate.
+                    let (mut lo, mut hi, mut moved) = (f64::INFINITY, f64::NEG_INFINITY, false);
+                    for (a, o) in (o0..o1).enumerate() {
+                        let d = cand[o] - sent[o];
+                        moved |= d != 0.0;
+                        bel[bo + a] += d;
+                        acc[bo + a] += d;
+                        lo = lo.min(acc[bo + a]);
+                        hi = hi.max(acc[bo + a]);
+                        msgs[to + a] = cand[o];
+                    }
+                    moved.then(|| priority(r0[t] + (hi - lo)))
+                };
+                sent[o0..o1].copy_from_slice(&cand[o0..o1]);
+                if let Some(kt) = new_key {
+                    fresh[t] = false;
+                    key[t] = kt;
+                    queue.set(t, kt);
                 }
             }
-            sent[o0..o1].copy_from_slice(&cand[o0..o1]);
             if damping > 0.0 {
-                // A damped commit is not the message's fixed point: its next damped
-                // update (against the message just sent) is pending.
-                let i = mrf.in_src[mrf.in_rev[s] as usize] as usize;
-                let r = candidate(&msgs, &sent, &mut cand, &bel, &ninf, i, s);
-                heap.update(s, r);
-                computed += 1;
+                // A damped commit is not the messages' fixed point: their next damped
+                // updates are pending, estimated by the largest change just committed.
+                fresh[j] = r <= 0.0;
+                key[j] = r;
             } else {
-                heap.update(s, 0.0);
+                // The pending messages are the ones just committed: residual 0, exactly.
+                fresh[j] = true;
+                key[j] = 0.0;
             }
-            // Every message out of `j` except the one back to the sender changes.
-            let back = mrf.in_rev[s] as usize;
-            for s2 in mrf.in_off[j]..mrf.in_off[j + 1] {
-                if s2 == back {
-                    continue;
-                }
-                let r = candidate(&msgs, &sent, &mut cand, &bel, &ninf, j, s2);
-                heap.update(s2, r);
-                computed += 1;
+            r0[j] = key[j];
+            if !mrf.extreme {
+                let bo = mrf.state_off[j];
+                acc[bo..mrf.state_off[j + 1]].fill(0.0);
             }
+            queue.set(j, key[j]);
         }
-        let max_residual = if slots == 0 { 0.0 } else { heap.top().1 };
+        let max_residual = key.iter().copied().fold(0.0, f64::max);
         // Work in full-sweep equivalents: message updates computed / 2m.
         let iterations = if slots == 0 {
             0
@@ -1005,6 +1075,33 @@ fn finish(out: &mut [f64], old: &[f64], damping: f64) -> f64 {
     crate::kernel::damp(out, old, damping)
 }
 
+/// A residual as a queue key: NaN (from `-∞` entries) becomes `∞`, so the message is
+/// recomputed rather than lost in the order.
+#[inline]
+fn priority(r: f64) -> f64 {
+    if r.is_nan() { f64::INFINITY } else { r }
+}
+
+/// The change range `max_x d(x) − min_x d(x)` of `d = new − old` (entries equal in both,
+/// `-∞` included, count as 0; a change to or from `-∞` gives `∞`). Adding `d` to a
+/// cavity changes every log-message computed from it, once normalised to `max = 0`, by at
+/// most this much in every entry: sum- and max-product updates do not expand it (the
+/// message is a positive combination of the cavity's exponentials), and normalisation
+/// moves an entry by at most the range.
+#[inline]
+fn change_range(new: &[f64], old: &[f64]) -> f64 {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (&a, &b) in new.iter().zip(old) {
+        let d = if a == b { 0.0 } else { a - b };
+        if !d.is_finite() {
+            return f64::INFINITY;
+        }
+        lo = lo.min(d);
+        hi = hi.max(d);
+    }
+    if hi >= lo { hi - lo } else { 0.0 }
+}
+
 /// Unnormalised log edge beliefs `θ_uv(a,b) + cavity_u(a) + cavity_v(b)`.
 pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<f64> {
     let off = edge_offsets(mrf);
@@ -1059,6 +1156,99 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
             }
         });
     out
+}
+
+/// Priority queue of residual BP's nodes by key, in buckets of a quarter octave: the
+/// bucket of a key `≥ tol` (and `> 0`) is its bit pattern's top 14 bits (exponent and two
+/// mantissa bits, monotone in the key); smaller keys are not queued. Raising a key within
+/// its bucket costs nothing; moving it pushes the node onto its new bucket and leaves the
+/// old entry behind, skipped when popped (`at` records each node's bucket). Pops take the
+/// last entry of the highest non-empty bucket: deterministic, and within a factor `2^¼`
+/// of the largest key. (A bucketed queue in place of an exact heap: Gonzalez, Low &
+/// Guestrin 2009 §4 note that residual scheduling needs only approximate priorities.)
+struct BucketQueue {
+    buckets: Vec<Vec<u32>>,
+    at: Vec<u32>,
+    top: usize,
+    entries: usize,
+    tol: f64,
+}
+
+impl BucketQueue {
+    const NONE: u32 = u32::MAX;
+    /// Buckets: every bucket index of a positive key, `∞` included.
+    const BUCKETS: usize = (0x7ff0_0000_0000_0000_u64 >> 50) as usize + 1;
+
+    fn new(n: usize, tol: f64) -> Self {
+        Self {
+            buckets: vec![Vec::new(); Self::BUCKETS],
+            at: vec![Self::NONE; n],
+            top: 0,
+            entries: 0,
+            tol,
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, key: f64) -> u32 {
+        // `!(key >= tol)` also drops NaN (never passed: keys go through `priority`).
+        if !(key >= self.tol) || key <= 0.0 {
+            Self::NONE
+        } else {
+            (key.to_bits() >> 50) as u32
+        }
+    }
+
+    /// Sets node `v`'s key (queues, moves or drops it).
+    #[inline]
+    fn set(&mut self, v: usize, key: f64) {
+        let b = self.bucket(key);
+        if b == self.at[v] {
+            return;
+        }
+        self.at[v] = b;
+        if b != Self::NONE {
+            let b = b as usize;
+            self.buckets[b].push(v as u32);
+            self.top = self.top.max(b);
+            self.entries += 1;
+            if self.entries > 2 * self.at.len() + 1024 {
+                self.compact();
+            }
+        }
+    }
+
+    /// Drops the stale entries: refills every bucket in node order.
+    fn compact(&mut self) {
+        self.buckets.iter_mut().for_each(Vec::clear);
+        for (v, &b) in self.at.iter().enumerate() {
+            if b != Self::NONE {
+                self.buckets[b as usize].push(v as u32);
+            }
+        }
+        self.entries = self.at.iter().filter(|&&b| b != Self::NONE).count();
+    }
+
+    /// Removes and returns a node of (about) the largest key, `None` if no key is queued.
+    fn pop(&mut self) -> Option<usize> {
+        loop {
+            match self.buckets[self.top].pop() {
+                Some(v) => {
+                    self.entries -= 1;
+                    if self.at[v as usize] == self.top as u32 {
+                        self.at[v as usize] = Self::NONE;
+                        return Some(v as usize);
+                    }
+                }
+                None if self.top == 0 => return None,
+                None => self.top -= 1,
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.at.iter().all(|&b| b == Self::NONE)
+    }
 }
 
 /// Indexed 4-ary max-heap over queue items (for residual BP), keys stored inline so a
