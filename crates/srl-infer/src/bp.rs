@@ -519,81 +519,61 @@ impl LoopyBp {
         let damping = self.damping();
         let k = mrf.max_states.max(1);
         let slots = mrf.num_directed_edges();
-        // Committed messages grouped by target (beliefs and cavities read them), plus two
+        // Committed messages grouped by target (a node's belief sums its block), plus two
         // source-grouped arrays: the committed messages again and the pending candidates.
         // Slot `s` of node `j`'s block holds, in the source-grouped arrays, the message
         // sent *back* along it (from `j` to `in_src[s]`), so computing every message out of
-        // `j` reads and writes contiguous memory; a commit makes one scattered write.
-        let mut msgs = vec![0.0; mrf.message_len()];
+        // `j` reads and writes contiguous memory; a commit makes one scattered write (and
+        // updates the target's 32-byte `NodeKey`).
+        let mut msgs = match init {
+            None => vec![0.0; mrf.message_len()],
+            Some(m) => m.to_vec(),
+        };
         let out_len = mrf.out_off[slots];
-        let mut sent = vec![0.0; out_len];
+        let mut sent = match init {
+            None => vec![0.0; out_len],
+            Some(m) => source_grouped(mrf, m),
+        };
         let mut cand = vec![0.0; out_len];
-        // On an extreme model `bel` holds the finite part of each belief and `ninf` the
-        // number of -∞ terms (so the incremental update never computes ∞ − ∞).
-        let mut bel = mrf.eff_unary.clone();
-        let mut ninf = Vec::new();
-        if mrf.extreme {
-            ninf = vec![0.0; bel.len()];
-            let (fin, cnt) = (bel.clone(), &mut ninf);
-            split_terms_start(&fin, &mut bel, cnt);
-        }
-        if let Some(m) = init {
-            // Warm start: the committed messages, their source-grouped copy and the
-            // beliefs they give.
-            msgs.copy_from_slice(m);
-            sent = source_grouped(mrf, m);
-            for v in 0..n {
-                let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
-                if mrf.extreme {
-                    split_terms_into(mrf, &msgs, v, &mut bel[a..b], &mut ninf[a..b]);
-                } else {
-                    belief_into(mrf, &msgs, v, &mut bel[a..b]);
-                }
-            }
-        }
+        let (mut b, mut ninf) = (vec![0.0; k], vec![0.0; k]);
         let (mut cav, mut scratch) = (vec![0.0; k], vec![0.0; k]);
         // Computes the pending messages out of `j` (every slot of `j`'s block) into `cand`
-        // from the committed state; returns their largest residual.
-        let mut send_all =
-            |msgs: &[f64], sent: &[f64], cand: &mut [f64], bel: &[f64], ninf: &[f64], j| {
-                let kj = mrf.num_states[j] as usize;
-                let bo = mrf.state_off[j];
-                let mut r: f64 = 0.0;
-                for s in mrf.in_off[j]..mrf.in_off[j + 1] {
-                    let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-                    let so = mrf.slot_offset(j, s);
-                    if mrf.extreme {
-                        for a in 0..kj {
-                            cav[a] = cavity(bel[bo + a], ninf[bo + a], msgs[so + a]);
-                        }
-                    } else {
-                        for a in 0..kj {
-                            cav[a] = bel[bo + a] - msgs[so + a];
-                        }
+        // from the committed messages, as the sequential schedule does; returns their
+        // largest residual. On an extreme model the belief is kept as a finite part and a
+        // count of -∞ terms, so a cavity never computes ∞ − ∞.
+        let mut send_all = |msgs: &[f64], sent: &[f64], cand: &mut [f64], j: usize| {
+            let kj = mrf.num_states[j] as usize;
+            if mrf.extreme {
+                split_terms_into(mrf, msgs, j, &mut b[..kj], &mut ninf[..kj]);
+            } else {
+                belief_into(mrf, msgs, j, &mut b[..kj]);
+            }
+            let mut r: f64 = 0.0;
+            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+                let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+                let so = mrf.slot_offset(j, s);
+                if mrf.extreme {
+                    for a in 0..kj {
+                        cav[a] = cavity(b[a], ninf[a], msgs[so + a]);
                     }
-                    let out = &mut cand[o0..o1];
-                    let q = (mrf.in_kernel[s] ^ 1) as usize;
-                    message(self.mode, &mrf.kernels, q, &cav[..kj], out, &mut scratch);
-                    r = r.max(finish(out, &sent[o0..o1], damping));
+                } else {
+                    for a in 0..kj {
+                        cav[a] = b[a] - msgs[so + a];
+                    }
                 }
-                priority(r)
-            };
-        // Node-level lazy residuals. `fresh[j]`: `cand` holds exactly the pending messages
-        // out of `j` (nothing committed into `j` since they were computed) and `j`'s key is
-        // their largest residual. Otherwise the key is an estimate (without damping an upper
-        // bound) of that residual: the exact residual when last computed plus the change
-        // range of every message committed into `j` since.
-        let mut fresh = vec![true; n];
-        let mut key = vec![0.0; n];
-        // Ordinary models: `r0[j]` is the residual when `j`'s messages were last computed
-        // (or estimated after a damped commit) and `acc` the change of `j`'s belief since.
-        let mut r0 = vec![0.0; n];
-        let mut acc = vec![0.0; if mrf.extreme { 0 } else { bel.len() }];
+                let out = &mut cand[o0..o1];
+                let q = (mrf.in_kernel[s] ^ 1) as usize;
+                message(self.mode, &mrf.kernels, q, &cav[..kj], out, &mut scratch);
+                r = r.max(finish(out, &sent[o0..o1], damping));
+            }
+            priority(r)
+        };
+        // Node-level lazy residuals (the queue's `NodeKey`s): see `Schedule::Residual`.
         let mut queue = BucketQueue::new(n, self.tol);
-        for (j, kj) in key.iter_mut().enumerate() {
-            *kj = send_all(&msgs, &sent, &mut cand, &bel, &ninf, j);
-            r0[j] = *kj;
-            queue.set(j, *kj);
+        for j in 0..n {
+            let r = send_all(&msgs, &sent, &mut cand, j);
+            queue.node[j].r0 = r;
+            queue.set(j, r);
         }
         let cap = self.max_iters.saturating_mul(slots);
         let mut computed = slots;
@@ -604,107 +584,99 @@ impl LoopyBp {
                 // pending messages of every node whose key is an estimate; stop (not
                 // converged) if that work does not fit under the cap.
                 let stale: usize = (0..n)
-                    .filter(|&v| !fresh[v])
+                    .filter(|&v| !queue.node[v].fresh)
                     .map(|v| mrf.in_off[v + 1] - mrf.in_off[v])
                     .sum();
                 if computed + stale > cap {
                     break;
                 }
                 for v in 0..n {
-                    if !fresh[v] {
-                        key[v] = send_all(&msgs, &sent, &mut cand, &bel, &ninf, v);
-                        r0[v] = key[v];
-                        fresh[v] = true;
-                        if !mrf.extreme {
-                            acc[mrf.state_off[v]..mrf.state_off[v + 1]].fill(0.0);
-                        }
-                        queue.set(v, key[v]);
+                    if !queue.node[v].fresh {
+                        let r = send_all(&msgs, &sent, &mut cand, v);
+                        queue.node[v] = NodeKey {
+                            r0: r,
+                            acc: 0.0,
+                            at: queue.node[v].at,
+                            fresh: true,
+                        };
+                        queue.set(v, r);
                     }
                 }
                 computed += stale;
                 // Every key is exact now: converged unless one is at or above the tolerance
                 // (then continue), or stuck at an exact fixed point with `tol = 0`.
                 if queue.is_empty() {
-                    converged = key.iter().all(|&r| r < self.tol);
+                    converged = queue.node.iter().all(|nk| nk.r0 < self.tol);
                     break;
                 }
                 continue;
             };
             let deg = mrf.in_off[j + 1] - mrf.in_off[j];
-            let mut r = key[j];
-            if !fresh[j] {
+            // Load the targets' records now (independent loads, overlapping each other and
+            // the message computation) rather than one dependent miss per commit below.
+            let mut touch = 0;
+            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+                touch ^= queue.node[mrf.in_src[s] as usize].at;
+            }
+            std::hint::black_box(touch);
+            let mut r = queue.node[j].r0;
+            if !queue.node[j].fresh {
                 // Stop before the work passes the cap (`j` stays queued).
                 if computed + deg > cap {
-                    queue.set(j, r);
+                    let kj = queue.node[j].key();
+                    queue.set(j, kj);
                     break;
                 }
-                r = send_all(&msgs, &sent, &mut cand, &bel, &ninf, j);
+                r = send_all(&msgs, &sent, &mut cand, j);
                 computed += deg;
             }
-            // Commit every message out of `j`; each target's key grows by the change range
-            // of the message (a bound on the change it causes to the target's messages).
+            // Commit every message out of `j` and raise its target's key.
             for s in mrf.in_off[j]..mrf.in_off[j + 1] {
                 let t = mrf.in_src[s] as usize;
                 let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
                 let to = mrf.rev_off[s];
-                // Incremental belief: b_t += m_new − m_old (O(k_t), not a rebuild over the
-                // O(deg t) incoming messages). The old message is read from `sent`
-                // (contiguous with `cand`), not from its scattered copy in `msgs`, which is
-                // only written.
-                let bo = if mrf.uniform_k > 0 {
-                    t * mrf.uniform_k
-                } else {
-                    mrf.state_off[t]
-                };
-                let new_key = if mrf.extreme {
-                    // The key grows by the change range of the message: an upper bound.
-                    let d = change_range(&cand[o0..o1], &sent[o0..o1]);
-                    for (a, o) in (o0..o1).enumerate() {
-                        remove_term(&mut bel[bo + a], &mut ninf[bo + a], sent[o]);
-                        add_term(&mut bel[bo + a], &mut ninf[bo + a], cand[o]);
-                        msgs[to + a] = cand[o];
-                    }
-                    (d > 0.0).then(|| key[t] + d)
-                } else {
-                    // The key becomes the residual at the last computation plus the change
-                    // range of `t`'s belief since: an estimate.
-                    let (mut lo, mut hi, mut moved) = (f64::INFINITY, f64::NEG_INFINITY, false);
-                    for (a, o) in (o0..o1).enumerate() {
-                        let d = cand[o] - sent[o];
-                        moved |= d != 0.0;
-                        bel[bo + a] += d;
-                        acc[bo + a] += d;
-                        lo = lo.min(acc[bo + a]);
-                        hi = hi.max(acc[bo + a]);
-                        msgs[to + a] = cand[o];
-                    }
-                    moved.then(|| priority(r0[t] + (hi - lo)))
-                };
-                sent[o0..o1].copy_from_slice(&cand[o0..o1]);
-                if let Some(kt) = new_key {
-                    fresh[t] = false;
-                    key[t] = kt;
-                    queue.set(t, kt);
+                let (new, old) = (&cand[o0..o1], &sent[o0..o1]);
+                for (m, &x) in msgs[to..to + (o1 - o0)].iter_mut().zip(new) {
+                    *m = x;
                 }
+                let nk = &mut queue.node[t];
+                if o1 - o0 == 2 && !mrf.extreme {
+                    // Two states: the change of `t`'s belief since its messages were
+                    // computed is one number, the change of its log-odds.
+                    if new[0] == old[0] && new[1] == old[1] {
+                        continue;
+                    }
+                    nk.acc += (new[1] - old[1]) - (new[0] - old[0]);
+                } else {
+                    let d = change_range(new, old);
+                    if d <= 0.0 {
+                        continue;
+                    }
+                    nk.r0 += d;
+                }
+                nk.fresh = false;
+                let key = nk.key();
+                queue.set(t, key);
             }
+            sent[mrf.out_off[mrf.in_off[j]]..mrf.out_off[mrf.in_off[j + 1]]].copy_from_slice(
+                &cand[mrf.out_off[mrf.in_off[j]]..mrf.out_off[mrf.in_off[j + 1]]],
+            );
+            let nk = &mut queue.node[j];
+            nk.acc = 0.0;
             if damping > 0.0 {
                 // A damped commit is not the messages' fixed point: their next damped
                 // updates are pending, estimated by the largest change just committed.
-                fresh[j] = r <= 0.0;
-                key[j] = r;
+                nk.fresh = r <= 0.0;
+                nk.r0 = r;
             } else {
                 // The pending messages are the ones just committed: residual 0, exactly.
-                fresh[j] = true;
-                key[j] = 0.0;
+                nk.fresh = true;
+                nk.r0 = 0.0;
             }
-            r0[j] = key[j];
-            if !mrf.extreme {
-                let bo = mrf.state_off[j];
-                acc[bo..mrf.state_off[j + 1]].fill(0.0);
-            }
-            queue.set(j, key[j]);
+            let r = nk.r0;
+            queue.set(j, r);
         }
-        let max_residual = key.iter().copied().fold(0.0, f64::max);
+        let max_residual = queue.node.iter().map(NodeKey::key).fold(0.0, f64::max);
         // Work in full-sweep equivalents: message updates computed / 2m.
         let iterations = if slots == 0 {
             0
@@ -1046,16 +1018,6 @@ pub(crate) fn add_term(fin: &mut f64, ninf: &mut f64, x: f64) {
     }
 }
 
-/// Removes the log-term `x` (previously added) from a split sum.
-#[inline]
-fn remove_term(fin: &mut f64, ninf: &mut f64, x: f64) {
-    if x == f64::NEG_INFINITY {
-        *ninf -= 1.0;
-    } else {
-        *fin -= x;
-    }
-}
-
 /// The split sum without the term `m` (a cavity): exact with `-∞` terms.
 #[inline]
 pub(crate) fn cavity(fin: f64, ninf: f64, m: f64) -> f64 {
@@ -1158,6 +1120,36 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
     out
 }
 
+/// Residual BP's record of a node (32 bytes, so one cache line holds two). Its key is
+/// `r0 + |acc|`.
+#[derive(Copy, Clone, Debug)]
+#[repr(align(32))]
+struct NodeKey {
+    /// The largest residual of the node's pending messages when last computed (or an
+    /// estimate after a damped commit), plus, for a node with more than two states or on
+    /// an extreme model, the change range of every message committed into it since.
+    r0: f64,
+    /// For a two-state node on an ordinary model: the change of its log-odds belief since
+    /// its messages were last computed.
+    acc: f64,
+    /// The node's bucket in [`BucketQueue`] (`NONE` when not queued).
+    at: u32,
+    /// Whether nothing was committed into the node since its messages were computed.
+    fresh: bool,
+}
+
+impl NodeKey {
+    /// The node's queue key (NaN read as `∞`).
+    #[inline]
+    fn key(&self) -> f64 {
+        if self.fresh {
+            self.r0
+        } else {
+            priority(self.r0 + self.acc.abs())
+        }
+    }
+}
+
 /// Priority queue of residual BP's nodes by key, in buckets of a quarter octave: the
 /// bucket of a key `≥ tol` (and `> 0`) is its bit pattern's top 14 bits (exponent and two
 /// mantissa bits, monotone in the key); smaller keys are not queued. Raising a key within
@@ -1168,7 +1160,10 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
 /// Guestrin 2009 §4 note that residual scheduling needs only approximate priorities.)
 struct BucketQueue {
     buckets: Vec<Vec<u32>>,
-    at: Vec<u32>,
+    /// The rest of the bucket being served, in decreasing node order (served from the end).
+    batch: Vec<u32>,
+    /// Per node: its residual record and its bucket (`at`).
+    node: Vec<NodeKey>,
     top: usize,
     entries: usize,
     tol: f64,
@@ -1177,12 +1172,22 @@ struct BucketQueue {
 impl BucketQueue {
     const NONE: u32 = u32::MAX;
     /// Buckets: every bucket index of a positive key, `∞` included.
-    const BUCKETS: usize = (0x7ff0_0000_0000_0000_u64 >> 50) as usize + 1;
+    const SHIFT: u32 = 54;
+    const BUCKETS: usize = (0x7ff0_0000_0000_0000_u64 >> Self::SHIFT) as usize + 1;
 
     fn new(n: usize, tol: f64) -> Self {
         Self {
             buckets: vec![Vec::new(); Self::BUCKETS],
-            at: vec![Self::NONE; n],
+            batch: Vec::new(),
+            node: vec![
+                NodeKey {
+                    r0: 0.0,
+                    acc: 0.0,
+                    at: Self::NONE,
+                    fresh: true,
+                };
+                n
+            ],
             top: 0,
             entries: 0,
             tol,
@@ -1195,7 +1200,7 @@ impl BucketQueue {
         if !(key >= self.tol) || key <= 0.0 {
             Self::NONE
         } else {
-            (key.to_bits() >> 50) as u32
+            (key.to_bits() >> Self::SHIFT) as u32
         }
     }
 
@@ -1203,16 +1208,16 @@ impl BucketQueue {
     #[inline]
     fn set(&mut self, v: usize, key: f64) {
         let b = self.bucket(key);
-        if b == self.at[v] {
+        if b == self.node[v].at {
             return;
         }
-        self.at[v] = b;
+        self.node[v].at = b;
         if b != Self::NONE {
             let b = b as usize;
             self.buckets[b].push(v as u32);
             self.top = self.top.max(b);
             self.entries += 1;
-            if self.entries > 2 * self.at.len() + 1024 {
+            if self.entries > 2 * self.node.len() + 1024 {
                 self.compact();
             }
         }
@@ -1221,33 +1226,46 @@ impl BucketQueue {
     /// Drops the stale entries: refills every bucket in node order.
     fn compact(&mut self) {
         self.buckets.iter_mut().for_each(Vec::clear);
-        for (v, &b) in self.at.iter().enumerate() {
-            if b != Self::NONE {
-                self.buckets[b as usize].push(v as u32);
+        for (v, nk) in self.node.iter().enumerate() {
+            if nk.at != Self::NONE {
+                self.buckets[nk.at as usize].push(v as u32);
             }
         }
-        self.entries = self.at.iter().filter(|&&b| b != Self::NONE).count();
+        self.entries = self.node.iter().filter(|nk| nk.at != Self::NONE).count();
     }
 
     /// Removes and returns a node of (about) the largest key, `None` if no key is queued.
     fn pop(&mut self) -> Option<usize> {
+        if let Some(v) = self.batch.pop() {
+            return Some(v as usize);
+        }
         loop {
-            match self.buckets[self.top].pop() {
-                Some(v) => {
-                    self.entries -= 1;
-                    if self.at[v as usize] == self.top as u32 {
-                        self.at[v as usize] = Self::NONE;
-                        return Some(v as usize);
+            let top = self.top;
+            if !self.buckets[top].is_empty() {
+                let mut bucket = std::mem::take(&mut self.buckets[top]);
+                self.entries -= bucket.len();
+                for &v in &bucket {
+                    if self.node[v as usize].at == top as u32 {
+                        self.node[v as usize].at = Self::NONE;
+                        self.batch.push(v);
                     }
                 }
-                None if self.top == 0 => return None,
-                None => self.top -= 1,
+                bucket.clear();
+                self.buckets[top] = bucket;
+                self.batch.sort_unstable_by(|a, b| b.cmp(a));
+                if let Some(v) = self.batch.pop() {
+                    return Some(v as usize);
+                }
             }
+            if top == 0 {
+                return None;
+            }
+            self.top -= 1;
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.at.iter().all(|&b| b == Self::NONE)
+        self.batch.is_empty() && self.node.iter().all(|nk| nk.at == Self::NONE)
     }
 }
 
