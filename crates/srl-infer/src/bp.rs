@@ -570,15 +570,21 @@ impl LoopyBp {
         };
         // Node-level lazy residuals (the queue's `NodeKey`s): see `Schedule::Residual`.
         let mut queue = BucketQueue::new(n, self.tol);
-        for j in 0..n {
-            let r = send_all(&msgs, &sent, &mut cand, j);
-            queue.node[j].r0 = r;
-            queue.set(j, r);
-        }
         let cap = self.max_iters.saturating_mul(slots);
-        let mut computed = slots;
+        // The first pass computes every message (one sweep of work): skipped, with the
+        // run not converged, when the cap is below one sweep.
+        let started = slots > 0 && slots <= cap;
+        let mut computed = 0;
+        if started {
+            for j in 0..n {
+                let r = send_all(&msgs, &sent, &mut cand, j);
+                queue.node[j].r0 = r;
+                queue.set(j, r);
+            }
+            computed = slots;
+        }
         let mut converged = slots == 0;
-        while !converged {
+        while started && !converged {
             let Some(j) = queue.pop() else {
                 // Every key is below the tolerance (or zero): verify exactly. Recompute the
                 // pending messages of every node whose key is an estimate; stop (not
@@ -676,7 +682,11 @@ impl LoopyBp {
             let r = nk.r0;
             queue.set(j, r);
         }
-        let max_residual = queue.node.iter().map(NodeKey::key).fold(0.0, f64::max);
+        let max_residual = if started || slots == 0 {
+            queue.node.iter().map(NodeKey::key).fold(0.0, f64::max)
+        } else {
+            f64::INFINITY
+        };
         // Work in full-sweep equivalents: message updates computed / 2m.
         let iterations = if slots == 0 {
             0
