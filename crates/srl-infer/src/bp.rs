@@ -21,16 +21,34 @@ pub enum Schedule {
     /// Asynchronous (Gauss–Seidel) updates in variable order: variable `i` sends all its
     /// messages using the latest incoming ones. Single-threaded.
     Sequential,
-    /// Residual belief propagation (Elidan, McGraw & Koller 2006): always commit the
-    /// message whose pending update changes it most. Committing `m_{i→j}` updates `j`'s
-    /// belief by the message's change (`O(k_j)`) and recomputes the `deg(j) − 1` pending
-    /// messages out of `j` (`O(deg(j) · k_i k_j)` plus `O(deg(j) log 2m)` for the
-    /// priority queue). The reported iterations count work: message updates *computed*
-    /// (the `2m` initial candidates and every recomputation), divided by `2m`, so they
-    /// compare with the sweeps of the other schedules; `max_iters` caps that work (at most
-    /// `max_iters · 2m` message updates computed). With damping a committed message is
-    /// not its own fixed point, so its next damped update is queued too (one more
-    /// message computed per commit). Single-threaded.
+    /// Residual belief propagation (Elidan, McGraw & Koller 2006) with node-level lazy
+    /// residuals (the "residual estimates" of Sutton & McCallum 2007; Knoll et al. 2015):
+    /// the node whose outgoing messages would change most sends all of them. Each node
+    /// carries a key: after its messages are computed, their largest residual `r₀`
+    /// (exact); every message later committed *into* the node raises it, by the change of
+    /// the node's log-odds belief since (two states, ordinary model: the key is
+    /// `r₀ + |Δ log-odds|`, an estimate) or by the message's change range
+    /// `max Δ − min Δ` (otherwise: an upper bound, as a cavity change of range `ρ`
+    /// changes no normalised log-message by more than `ρ`). Popping a node computes its
+    /// `deg` messages (`O(deg · k²)`, beliefs read from its contiguous incoming block as in
+    /// [`Schedule::Sequential`]) unless nothing reached it since they were computed,
+    /// commits them all and raises each target's key in `O(1)`; no message out of the
+    /// targets is recomputed, which made the eager version cost `E[deg²]/E[deg]` messages
+    /// per commit on power-law graphs. The queue is bucketed (a bucket spans a factor of 4
+    /// of keys; see `BucketQueue`) and a bucket is served whole, in node order. The first
+    /// pass is a sequential sweep.
+    ///
+    /// Convergence is exact: when no key is at or above `tol`, the pending messages of
+    /// every node whose key is an estimate are recomputed (counted as work); the run
+    /// reports `converged: true` only if then every pending message changes its committed
+    /// one by less than `tol` (`max_residual` is that largest change), else it goes on.
+    /// The reported iterations count work: message updates *computed* (including the
+    /// first sweep and the verification), divided by `2m`, so they compare with the sweeps
+    /// of the other schedules; `max_iters` caps that work (at most `max_iters · 2m`
+    /// message updates computed; a run stopped by the cap reports the largest key, an
+    /// estimate, as `max_residual`). With damping a committed message is not its own fixed
+    /// point: the node's key stays at the largest change just committed. Single-threaded
+    /// and deterministic.
     Residual,
 }
 
@@ -576,10 +594,10 @@ impl LoopyBp {
         let started = slots > 0 && slots <= cap;
         let mut computed = 0;
         if started {
+            // A sequential sweep: each node's messages are committed as they are computed.
             for j in 0..n {
                 let r = send_all(&msgs, &sent, &mut cand, j);
-                queue.node[j].r0 = r;
-                queue.set(j, r);
+                commit_node(mrf, damping, j, r, &mut msgs, &mut sent, &cand, &mut queue);
             }
             computed = slots;
         }
@@ -636,51 +654,7 @@ impl LoopyBp {
                 r = send_all(&msgs, &sent, &mut cand, j);
                 computed += deg;
             }
-            // Commit every message out of `j` and raise its target's key.
-            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
-                let t = mrf.in_src[s] as usize;
-                let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-                let to = mrf.rev_off[s];
-                let (new, old) = (&cand[o0..o1], &sent[o0..o1]);
-                for (m, &x) in msgs[to..to + (o1 - o0)].iter_mut().zip(new) {
-                    *m = x;
-                }
-                let nk = &mut queue.node[t];
-                if o1 - o0 == 2 && !mrf.extreme {
-                    // Two states: the change of `t`'s belief since its messages were
-                    // computed is one number, the change of its log-odds.
-                    if new[0] == old[0] && new[1] == old[1] {
-                        continue;
-                    }
-                    nk.acc += (new[1] - old[1]) - (new[0] - old[0]);
-                } else {
-                    let d = change_range(new, old);
-                    if d <= 0.0 {
-                        continue;
-                    }
-                    nk.r0 += d;
-                }
-                nk.fresh = false;
-                let key = nk.key();
-                queue.set(t, key);
-            }
-            sent[mrf.out_off[mrf.in_off[j]]..mrf.out_off[mrf.in_off[j + 1]]].copy_from_slice(
-                &cand[mrf.out_off[mrf.in_off[j]]..mrf.out_off[mrf.in_off[j + 1]]],
-            );
-            let nk = &mut queue.node[j];
-            nk.acc = 0.0;
-            if damping > 0.0 {
-                // A damped commit is not the messages' fixed point: their next damped
-                // updates are pending, estimated by the largest change just committed.
-                nk.fresh = r <= 0.0;
-                nk.r0 = r;
-            } else {
-                // The pending messages are the ones just committed: residual 0, exactly.
-                nk.fresh = true;
-                nk.r0 = 0.0;
-            }
-            let r = nk.r0;
-            queue.set(j, r);
+            commit_node(mrf, damping, j, r, &mut msgs, &mut sent, &cand, &mut queue);
         }
         let max_residual = if started || slots == 0 {
             queue.node.iter().map(NodeKey::key).fold(0.0, f64::max)
@@ -1130,10 +1104,74 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
     out
 }
 
-/// Residual BP's record of a node (32 bytes, so one cache line holds two). Its key is
+/// Residual BP's commit: every pending message out of `j` (in `cand`, largest residual `r`)
+/// becomes the committed one (`msgs`, `sent`), each target's key rises by the estimate of
+/// the change it causes, and `j`'s key becomes 0 (or, with damping, `r`: its next damped
+/// updates are pending).
+#[allow(clippy::too_many_arguments)]
+fn commit_node(
+    mrf: &PairwiseMrf,
+    damping: f64,
+    j: usize,
+    r: f64,
+    msgs: &mut [f64],
+    sent: &mut [f64],
+    cand: &[f64],
+    queue: &mut BucketQueue,
+) {
+    // Commit every message out of `j` and raise its target's key.
+    for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+        let t = mrf.in_src[s] as usize;
+        let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+        let to = mrf.rev_off[s];
+        let (new, old) = (&cand[o0..o1], &sent[o0..o1]);
+        for (m, &x) in msgs[to..to + (o1 - o0)].iter_mut().zip(new) {
+            *m = x;
+        }
+        let nk = &mut queue.node[t];
+        if o1 - o0 == 2 && !mrf.extreme {
+            // Two states: the change of `t`'s belief since its messages were
+            // computed is one number, the change of its log-odds.
+            if new[0] == old[0] && new[1] == old[1] {
+                continue;
+            }
+            nk.acc += ((new[1] - old[1]) - (new[0] - old[0])) as f32;
+        } else {
+            let d = change_range(new, old);
+            if d <= 0.0 {
+                continue;
+            }
+            nk.r0 += d;
+        }
+        nk.fresh = false;
+        let key = nk.key();
+        queue.set(t, key);
+    }
+    let (o0, o1) = (mrf.out_off[mrf.in_off[j]], mrf.out_off[mrf.in_off[j + 1]]);
+    // An element loop: the blocks are short, a `memcpy` call costs more.
+    for (x, &c) in sent[o0..o1].iter_mut().zip(&cand[o0..o1]) {
+        *x = c;
+    }
+    let nk = &mut queue.node[j];
+    nk.acc = 0.0;
+    if damping > 0.0 {
+        // A damped commit is not the messages' fixed point: their next damped
+        // updates are pending, estimated by the largest change just committed.
+        nk.fresh = r <= 0.0;
+        nk.r0 = r;
+    } else {
+        // The pending messages are the ones just committed: residual 0, exactly.
+        nk.fresh = true;
+        nk.r0 = 0.0;
+    }
+    let r = nk.r0;
+    queue.set(j, r);
+}
+
+/// Residual BP's record of a node (16 bytes, so one cache line holds four). Its key is
 /// `r0 + |acc|`.
 #[derive(Copy, Clone, Debug)]
-#[repr(align(32))]
+#[repr(align(16))]
 struct NodeKey {
     /// The largest residual of the node's pending messages when last computed (or an
     /// estimate after a damped commit), plus, for a node with more than two states or on
@@ -1141,9 +1179,10 @@ struct NodeKey {
     r0: f64,
     /// For a two-state node on an ordinary model: the change of its log-odds belief since
     /// its messages were last computed.
-    acc: f64,
+    /// Kept in `f32`: it only orders the queue.
+    acc: f32,
     /// The node's bucket in [`BucketQueue`] (`NONE` when not queued).
-    at: u32,
+    at: u16,
     /// Whether nothing was committed into the node since its messages were computed.
     fresh: bool,
 }
@@ -1155,19 +1194,19 @@ impl NodeKey {
         if self.fresh {
             self.r0
         } else {
-            priority(self.r0 + self.acc.abs())
+            priority(self.r0 + f64::from(self.acc.abs()))
         }
     }
 }
 
-/// Priority queue of residual BP's nodes by key, in buckets of a quarter octave: the
-/// bucket of a key `≥ tol` (and `> 0`) is its bit pattern's top 14 bits (exponent and two
-/// mantissa bits, monotone in the key); smaller keys are not queued. Raising a key within
-/// its bucket costs nothing; moving it pushes the node onto its new bucket and leaves the
-/// old entry behind, skipped when popped (`at` records each node's bucket). Pops take the
-/// last entry of the highest non-empty bucket: deterministic, and within a factor `2^¼`
-/// of the largest key. (A bucketed queue in place of an exact heap: Gonzalez, Low &
-/// Guestrin 2009 §4 note that residual scheduling needs only approximate priorities.)
+/// Priority queue of residual BP's nodes by key, in buckets: the bucket of a key `≥ tol`
+/// (and `> 0`) is its bit pattern's top bits (`bits >> 54`, monotone in the key; a bucket
+/// spans a factor of 4); smaller keys are not queued. Raising a key within its bucket
+/// costs nothing; moving it pushes the node onto its new bucket and leaves the old entry
+/// behind, skipped when popped (`at` records each node's bucket). A pop serves the
+/// highest non-empty bucket whole, in increasing node order (memory order, so a bucket's
+/// nodes are visited like a partial sequential sweep); nodes raised meanwhile wait for
+/// their turn. Deterministic; within a factor 4 of the largest key.
 struct BucketQueue {
     buckets: Vec<Vec<u32>>,
     /// The rest of the bucket being served, in decreasing node order (served from the end).
@@ -1180,7 +1219,7 @@ struct BucketQueue {
 }
 
 impl BucketQueue {
-    const NONE: u32 = u32::MAX;
+    const NONE: u16 = u16::MAX;
     /// Buckets: every bucket index of a positive key, `∞` included.
     const SHIFT: u32 = 54;
     const BUCKETS: usize = (0x7ff0_0000_0000_0000_u64 >> Self::SHIFT) as usize + 1;
@@ -1205,17 +1244,17 @@ impl BucketQueue {
     }
 
     #[inline]
-    fn bucket(&self, key: f64) -> u32 {
+    fn bucket(&self, key: f64) -> u16 {
         // `!(key >= tol)` also drops NaN (never passed: keys go through `priority`).
         if !(key >= self.tol) || key <= 0.0 {
             Self::NONE
         } else {
-            (key.to_bits() >> Self::SHIFT) as u32
+            (key.to_bits() >> Self::SHIFT) as u16
         }
     }
 
     /// Sets node `v`'s key (queues, moves or drops it).
-    #[inline]
+    #[inline(always)]
     fn set(&mut self, v: usize, key: f64) {
         let b = self.bucket(key);
         if b == self.node[v].at {
@@ -1223,7 +1262,7 @@ impl BucketQueue {
         }
         self.node[v].at = b;
         if b != Self::NONE {
-            let b = b as usize;
+            let b = usize::from(b);
             self.buckets[b].push(v as u32);
             self.top = self.top.max(b);
             self.entries += 1;
@@ -1234,11 +1273,13 @@ impl BucketQueue {
     }
 
     /// Drops the stale entries: refills every bucket in node order.
+    #[cold]
+    #[inline(never)]
     fn compact(&mut self) {
         self.buckets.iter_mut().for_each(Vec::clear);
         for (v, nk) in self.node.iter().enumerate() {
             if nk.at != Self::NONE {
-                self.buckets[nk.at as usize].push(v as u32);
+                self.buckets[usize::from(nk.at)].push(v as u32);
             }
         }
         self.entries = self.node.iter().filter(|nk| nk.at != Self::NONE).count();
@@ -1255,7 +1296,7 @@ impl BucketQueue {
                 let mut bucket = std::mem::take(&mut self.buckets[top]);
                 self.entries -= bucket.len();
                 for &v in &bucket {
-                    if self.node[v as usize].at == top as u32 {
+                    if usize::from(self.node[v as usize].at) == top {
                         self.node[v as usize].at = Self::NONE;
                         self.batch.push(v);
                     }

@@ -50,7 +50,10 @@ fn residual_reaches_sequentials_fixed_point_with_comparable_work() {
         assert!(res.convergence().max_residual < 1e-6);
         let (ws, wr) = (seq.convergence().iterations, res.convergence().iterations);
         // Work counts (messages computed / 2m) do not depend on the machine's load.
-        assert!(wr <= 2 * ws, "k = {k}: residual work {wr} vs sequential {ws}");
+        assert!(
+            wr <= 2 * ws,
+            "k = {k}: residual work {wr} vs sequential {ws}"
+        );
         // The same fixed point: with a tighter tolerance both agree to ~1e-6.
         let seq = bp(Schedule::Sequential, 1e-9).run(&mrf);
         let res = bp(Schedule::Residual, 1e-9).run(&mrf);
@@ -78,7 +81,9 @@ fn residual_damped_and_max_product_reach_fixed_points() {
         assert!(res.convergence().max_residual < 1e-10);
         // A fixed point of the sequential updates: one sequential sweep from residual's
         // messages changes no message by 1e-10.
-        let (again, _) = cfg(Schedule::Sequential).run_from(&mrf, Some(&msgs)).unwrap();
+        let (again, _) = cfg(Schedule::Sequential)
+            .run_from(&mrf, Some(&msgs))
+            .unwrap();
         assert!(again.convergence().converged, "{damping} {mode:?}");
         assert_eq!(again.convergence().iterations, 1, "{damping} {mode:?}");
         // Undamped max-product has several fixed points on this loopy graph (flooding and
