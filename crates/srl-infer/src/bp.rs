@@ -36,7 +36,8 @@ pub enum Schedule {
     /// targets is recomputed, which made the eager version cost `E[deg²]/E[deg]` messages
     /// per commit on power-law graphs. The queue is bucketed (a bucket spans a factor of 4
     /// of keys; see `BucketQueue`) and a bucket is served whole, in node order. The first
-    /// pass is a sequential sweep.
+    /// pass is a sequential sweep (a node whose messages all change by less than `tol`
+    /// keeps them pending).
     ///
     /// Convergence is exact: when no key is at or above `tol`, the pending messages of
     /// every node whose key is an estimate are recomputed (counted as work); the run
@@ -594,10 +595,16 @@ impl LoopyBp {
         let started = slots > 0 && slots <= cap;
         let mut computed = 0;
         if started {
-            // A sequential sweep: each node's messages are committed as they are computed.
+            // A sequential sweep: each node's messages are committed as they are computed,
+            // unless all their residuals are below the tolerance (then they stay pending,
+            // exact: a warm start at the fixed point costs this one sweep).
             for j in 0..n {
                 let r = send_all(&msgs, &sent, &mut cand, j);
-                commit_node(mrf, damping, j, r, &mut msgs, &mut sent, &cand, &mut queue);
+                if r < self.tol || r <= 0.0 {
+                    queue.node[j].r0 = r;
+                } else {
+                    commit_node(mrf, damping, j, r, &mut msgs, &mut sent, &cand, &mut queue);
+                }
             }
             computed = slots;
         }
@@ -1245,8 +1252,8 @@ impl BucketQueue {
 
     #[inline]
     fn bucket(&self, key: f64) -> u16 {
-        // `!(key >= tol)` also drops NaN (never passed: keys go through `priority`).
-        if !(key >= self.tol) || key <= 0.0 {
+        // NaN is dropped too (never passed: keys go through `priority`).
+        if key.is_nan() || key < self.tol || key <= 0.0 {
             Self::NONE
         } else {
             (key.to_bits() >> Self::SHIFT) as u16
