@@ -21,16 +21,35 @@ pub enum Schedule {
     /// Asynchronous (Gauss–Seidel) updates in variable order: variable `i` sends all its
     /// messages using the latest incoming ones. Single-threaded.
     Sequential,
-    /// Residual belief propagation (Elidan, McGraw & Koller 2006): always commit the
-    /// message whose pending update changes it most. Committing `m_{i→j}` updates `j`'s
-    /// belief by the message's change (`O(k_j)`) and recomputes the `deg(j) − 1` pending
-    /// messages out of `j` (`O(deg(j) · k_i k_j)` plus `O(deg(j) log 2m)` for the
-    /// priority queue). The reported iterations count work: message updates *computed*
-    /// (the `2m` initial candidates and every recomputation), divided by `2m`, so they
-    /// compare with the sweeps of the other schedules; `max_iters` caps that work (at most
-    /// `max_iters · 2m` message updates computed). With damping a committed message is
-    /// not its own fixed point, so its next damped update is queued too (one more
-    /// message computed per commit). Single-threaded.
+    /// Residual belief propagation (Elidan, McGraw & Koller 2006) with node-level lazy
+    /// residuals (the "residual estimates" of Sutton & McCallum 2007; Knoll et al. 2015):
+    /// the node whose outgoing messages would change most sends all of them. Each node
+    /// carries a key: after its messages are computed, their largest residual `r₀`
+    /// (exact); every message later committed *into* the node raises it, by the change of
+    /// the node's log-odds belief since (two states, ordinary model: the key is
+    /// `r₀ + |Δ log-odds|`, an estimate) or by the message's change range
+    /// `max Δ − min Δ` (otherwise: an upper bound, as a cavity change of range `ρ`
+    /// changes no normalised log-message by more than `ρ`). Popping a node computes its
+    /// `deg` messages (`O(deg · k²)`, beliefs read from its contiguous incoming block as in
+    /// [`Schedule::Sequential`]) unless nothing reached it since they were computed,
+    /// commits them all and raises each target's key in `O(1)`; no message out of the
+    /// targets is recomputed, which made the eager version cost `E[deg²]/E[deg]` messages
+    /// per commit on power-law graphs. The queue is bucketed (a bucket spans a factor of 4
+    /// of keys; see `BucketQueue`) and a bucket is served whole, in node order. The first
+    /// pass is a sequential sweep (a node whose messages all change by less than `tol`
+    /// keeps them pending).
+    ///
+    /// Convergence is exact: when no key is at or above `tol`, the pending messages of
+    /// every node whose key is an estimate are recomputed (counted as work); the run
+    /// reports `converged: true` only if then every pending message changes its committed
+    /// one by less than `tol` (`max_residual` is that largest change), else it goes on.
+    /// The reported iterations count work: message updates *computed* (including the
+    /// first sweep and the verification), divided by `2m`, so they compare with the sweeps
+    /// of the other schedules; `max_iters` caps that work (at most `max_iters · 2m`
+    /// message updates computed; a run stopped by the cap reports the largest key, an
+    /// estimate, as `max_residual`). With damping a committed message is not its own fixed
+    /// point: the node's key stays at the largest change just committed. Single-threaded
+    /// and deterministic.
     Residual,
 }
 
@@ -519,122 +538,136 @@ impl LoopyBp {
         let damping = self.damping();
         let k = mrf.max_states.max(1);
         let slots = mrf.num_directed_edges();
-        // Committed messages grouped by target (beliefs and cavities read them), plus two
+        // Committed messages grouped by target (a node's belief sums its block), plus two
         // source-grouped arrays: the committed messages again and the pending candidates.
-        // Item `s` of the queue is the message sent *back* along slot `s` (from the owner
-        // of `s`'s block to `in_src[s]`), so recomputing every message out of one node
-        // reads and writes contiguous memory; a commit makes one scattered write.
-        let mut msgs = vec![0.0; mrf.message_len()];
+        // Slot `s` of node `j`'s block holds, in the source-grouped arrays, the message
+        // sent *back* along it (from `j` to `in_src[s]`), so computing every message out of
+        // `j` reads and writes contiguous memory; a commit makes one scattered write (and
+        // updates the target's 32-byte `NodeKey`).
+        let mut msgs = match init {
+            None => vec![0.0; mrf.message_len()],
+            Some(m) => m.to_vec(),
+        };
         let out_len = mrf.out_off[slots];
-        let mut sent = vec![0.0; out_len];
+        let mut sent = match init {
+            None => vec![0.0; out_len],
+            Some(m) => source_grouped(mrf, m),
+        };
         let mut cand = vec![0.0; out_len];
-        // On an extreme model `bel` holds the finite part of each belief and `ninf` the
-        // number of -∞ terms (so the incremental update never computes ∞ − ∞).
-        let mut bel = mrf.eff_unary.clone();
-        let mut ninf = Vec::new();
-        if mrf.extreme {
-            ninf = vec![0.0; bel.len()];
-            let (fin, cnt) = (bel.clone(), &mut ninf);
-            split_terms_start(&fin, &mut bel, cnt);
-        }
-        if let Some(m) = init {
-            // Warm start: the committed messages, their source-grouped copy and the
-            // beliefs they give.
-            msgs.copy_from_slice(m);
-            sent = source_grouped(mrf, m);
-            for v in 0..n {
-                let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
-                if mrf.extreme {
-                    split_terms_into(mrf, &msgs, v, &mut bel[a..b], &mut ninf[a..b]);
-                } else {
-                    belief_into(mrf, &msgs, v, &mut bel[a..b]);
-                }
-            }
-        }
+        let (mut b, mut ninf) = (vec![0.0; k], vec![0.0; k]);
         let (mut cav, mut scratch) = (vec![0.0; k], vec![0.0; k]);
-        let mut keys = vec![0.0; slots];
-        // The pending message out of `i` along slot `s` of `i`'s block; returns its residual.
-        let mut candidate =
-            |msgs: &[f64], sent: &[f64], cand: &mut [f64], bel: &[f64], ninf: &[f64], i, s| {
-                let ki = mrf.num_states[i] as usize;
+        // Computes the pending messages out of `j` (every slot of `j`'s block) into `cand`
+        // from the committed messages, as the sequential schedule does; returns their
+        // largest residual. On an extreme model the belief is kept as a finite part and a
+        // count of -∞ terms, so a cavity never computes ∞ − ∞.
+        let mut send_all = |msgs: &[f64], sent: &[f64], cand: &mut [f64], j: usize| {
+            let kj = mrf.num_states[j] as usize;
+            if mrf.extreme {
+                split_terms_into(mrf, msgs, j, &mut b[..kj], &mut ninf[..kj]);
+            } else {
+                belief_into(mrf, msgs, j, &mut b[..kj]);
+            }
+            let mut r: f64 = 0.0;
+            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
                 let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-                let so = mrf.slot_offset(i, s);
-                let bo = mrf.state_off[i];
+                let so = mrf.slot_offset(j, s);
                 if mrf.extreme {
-                    for a in 0..ki {
-                        cav[a] = cavity(bel[bo + a], ninf[bo + a], msgs[so + a]);
+                    for a in 0..kj {
+                        cav[a] = cavity(b[a], ninf[a], msgs[so + a]);
                     }
                 } else {
-                    for a in 0..ki {
-                        cav[a] = bel[bo + a] - msgs[so + a];
+                    for a in 0..kj {
+                        cav[a] = b[a] - msgs[so + a];
                     }
                 }
                 let out = &mut cand[o0..o1];
                 let q = (mrf.in_kernel[s] ^ 1) as usize;
-                message(self.mode, &mrf.kernels, q, &cav[..ki], out, &mut scratch);
-                finish(out, &sent[o0..o1], damping)
-            };
-        for i in 0..n {
-            let block = mrf.in_off[i]..mrf.in_off[i + 1];
-            for (s, key) in block.clone().zip(&mut keys[block]) {
-                *key = candidate(&msgs, &sent, &mut cand, &bel, &ninf, i, s);
+                message(self.mode, &mrf.kernels, q, &cav[..kj], out, &mut scratch);
+                r = r.max(finish(out, &sent[o0..o1], damping));
             }
-        }
-        let mut heap = IndexedMaxHeap::new(keys);
+            priority(r)
+        };
+        // Node-level lazy residuals (the queue's `NodeKey`s): see `Schedule::Residual`.
+        let mut queue = BucketQueue::new(n, self.tol);
         let cap = self.max_iters.saturating_mul(slots);
-        let mut computed = slots;
-        let mut converged = slots == 0;
-        while !converged {
-            let (s, key) = heap.top();
-            if key < self.tol {
-                converged = true;
-                break;
-            }
-            let j = mrf.in_src[s] as usize;
-            // The commit recomputes deg(j) − 1 messages: stop before the work passes the cap.
-            if computed + (mrf.in_off[j + 1] - mrf.in_off[j] - 1) > cap {
-                break;
-            }
-            let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-            let to = mrf.rev_off[s];
-            // Incremental belief: b_j += m_new − m_old (O(k_j), not a rebuild over the
-            // O(deg j) incoming messages).
-            let bo = mrf.state_off[j];
-            if mrf.extreme {
-                for (a, o) in (o0..o1).enumerate() {
-                    remove_term(&mut bel[bo + a], &mut ninf[bo + a], msgs[to + a]);
-                    add_term(&mut bel[bo + a], &mut ninf[bo + a], cand[o]);
-                    msgs[to + a] = cand[o];
-                }
-            } else {
-                for (a, o) in (o0..o1).enumerate() {
-                    bel[bo + a] += cand[o] - msgs[to + a];
-                    msgs[to + a] = cand[o];
+        // The first pass computes every message (one sweep of work): skipped, with the
+        // run not converged, when the cap is below one sweep.
+        let started = slots > 0 && slots <= cap;
+        let mut computed = 0;
+        if started {
+            // A sequential sweep: each node's messages are committed as they are computed,
+            // unless all their residuals are below the tolerance (then they stay pending,
+            // exact: a warm start at the fixed point costs this one sweep).
+            for j in 0..n {
+                let r = send_all(&msgs, &sent, &mut cand, j);
+                if r < self.tol || r <= 0.0 {
+                    queue.node[j].r0 = r;
+                } else {
+                    commit_node(mrf, damping, j, r, &mut msgs, &mut sent, &cand, &mut queue);
                 }
             }
-            sent[o0..o1].copy_from_slice(&cand[o0..o1]);
-            if damping > 0.0 {
-                // A damped commit is not the message's fixed point: its next damped
-                // update (against the message just sent) is pending.
-                let i = mrf.in_src[mrf.in_rev[s] as usize] as usize;
-                let r = candidate(&msgs, &sent, &mut cand, &bel, &ninf, i, s);
-                heap.update(s, r);
-                computed += 1;
-            } else {
-                heap.update(s, 0.0);
-            }
-            // Every message out of `j` except the one back to the sender changes.
-            let back = mrf.in_rev[s] as usize;
-            for s2 in mrf.in_off[j]..mrf.in_off[j + 1] {
-                if s2 == back {
-                    continue;
-                }
-                let r = candidate(&msgs, &sent, &mut cand, &bel, &ninf, j, s2);
-                heap.update(s2, r);
-                computed += 1;
-            }
+            computed = slots;
         }
-        let max_residual = if slots == 0 { 0.0 } else { heap.top().1 };
+        let mut converged = slots == 0;
+        while started && !converged {
+            let Some(j) = queue.pop() else {
+                // Every key is below the tolerance (or zero): verify exactly. Recompute the
+                // pending messages of every node whose key is an estimate; stop (not
+                // converged) if that work does not fit under the cap.
+                let stale: usize = (0..n)
+                    .filter(|&v| !queue.node[v].fresh)
+                    .map(|v| mrf.in_off[v + 1] - mrf.in_off[v])
+                    .sum();
+                if computed + stale > cap {
+                    break;
+                }
+                for v in 0..n {
+                    if !queue.node[v].fresh {
+                        let r = send_all(&msgs, &sent, &mut cand, v);
+                        queue.node[v] = NodeKey {
+                            r0: r,
+                            acc: 0.0,
+                            at: queue.node[v].at,
+                            fresh: true,
+                        };
+                        queue.set(v, r);
+                    }
+                }
+                computed += stale;
+                // Every key is exact now: converged unless one is at or above the tolerance
+                // (then continue), or stuck at an exact fixed point with `tol = 0`.
+                if queue.is_empty() {
+                    converged = queue.node.iter().all(|nk| nk.r0 < self.tol);
+                    break;
+                }
+                continue;
+            };
+            let deg = mrf.in_off[j + 1] - mrf.in_off[j];
+            // Load the targets' records now (independent loads, overlapping each other and
+            // the message computation) rather than one dependent miss per commit below.
+            let mut touch = 0;
+            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+                touch ^= queue.node[mrf.in_src[s] as usize].at;
+            }
+            std::hint::black_box(touch);
+            let mut r = queue.node[j].r0;
+            if !queue.node[j].fresh {
+                // Stop before the work passes the cap (`j` stays queued).
+                if computed + deg > cap {
+                    let kj = queue.node[j].key();
+                    queue.set(j, kj);
+                    break;
+                }
+                r = send_all(&msgs, &sent, &mut cand, j);
+                computed += deg;
+            }
+            commit_node(mrf, damping, j, r, &mut msgs, &mut sent, &cand, &mut queue);
+        }
+        let max_residual = if started || slots == 0 {
+            queue.node.iter().map(NodeKey::key).fold(0.0, f64::max)
+        } else {
+            f64::INFINITY
+        };
         // Work in full-sweep equivalents: message updates computed / 2m.
         let iterations = if slots == 0 {
             0
@@ -976,16 +1009,6 @@ pub(crate) fn add_term(fin: &mut f64, ninf: &mut f64, x: f64) {
     }
 }
 
-/// Removes the log-term `x` (previously added) from a split sum.
-#[inline]
-fn remove_term(fin: &mut f64, ninf: &mut f64, x: f64) {
-    if x == f64::NEG_INFINITY {
-        *ninf -= 1.0;
-    } else {
-        *fin -= x;
-    }
-}
-
 /// The split sum without the term `m` (a cavity): exact with `-∞` terms.
 #[inline]
 pub(crate) fn cavity(fin: f64, ninf: f64, m: f64) -> f64 {
@@ -1003,6 +1026,33 @@ pub(crate) fn cavity(fin: f64, ninf: f64, m: f64) -> f64 {
 #[inline]
 fn finish(out: &mut [f64], old: &[f64], damping: f64) -> f64 {
     crate::kernel::damp(out, old, damping)
+}
+
+/// A residual as a queue key: NaN (from `-∞` entries) becomes `∞`, so the message is
+/// recomputed rather than lost in the order.
+#[inline]
+fn priority(r: f64) -> f64 {
+    if r.is_nan() { f64::INFINITY } else { r }
+}
+
+/// The change range `max_x d(x) − min_x d(x)` of `d = new − old` (entries equal in both,
+/// `-∞` included, count as 0; a change to or from `-∞` gives `∞`). Adding `d` to a
+/// cavity changes every log-message computed from it, once normalised to `max = 0`, by at
+/// most this much in every entry: sum- and max-product updates do not expand it (the
+/// message is a positive combination of the cavity's exponentials), and normalisation
+/// moves an entry by at most the range.
+#[inline]
+fn change_range(new: &[f64], old: &[f64]) -> f64 {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (&a, &b) in new.iter().zip(old) {
+        let d = if a == b { 0.0 } else { a - b };
+        if !d.is_finite() {
+            return f64::INFINITY;
+        }
+        lo = lo.min(d);
+        hi = hi.max(d);
+    }
+    if hi >= lo { hi - lo } else { 0.0 }
 }
 
 /// Unnormalised log edge beliefs `θ_uv(a,b) + cavity_u(a) + cavity_v(b)`.
@@ -1059,6 +1109,222 @@ pub(crate) fn edge_beliefs(mrf: &PairwiseMrf, msgs: &[f64], bel: &[f64]) -> Vec<
             }
         });
     out
+}
+
+/// Residual BP's commit: every pending message out of `j` (in `cand`, largest residual `r`)
+/// becomes the committed one (`msgs`, `sent`), each target's key rises by the estimate of
+/// the change it causes, and `j`'s key becomes 0 (or, with damping, `r`: its next damped
+/// updates are pending).
+#[allow(clippy::too_many_arguments)]
+fn commit_node(
+    mrf: &PairwiseMrf,
+    damping: f64,
+    j: usize,
+    r: f64,
+    msgs: &mut [f64],
+    sent: &mut [f64],
+    cand: &[f64],
+    queue: &mut BucketQueue,
+) {
+    // Commit every message out of `j` and raise its target's key.
+    for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+        let t = mrf.in_src[s] as usize;
+        let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+        let to = mrf.rev_off[s];
+        let (new, old) = (&cand[o0..o1], &sent[o0..o1]);
+        for (m, &x) in msgs[to..to + (o1 - o0)].iter_mut().zip(new) {
+            *m = x;
+        }
+        let nk = &mut queue.node[t];
+        if o1 - o0 == 2 && !mrf.extreme {
+            // Two states: the change of `t`'s belief since its messages were
+            // computed is one number, the change of its log-odds.
+            if new[0] == old[0] && new[1] == old[1] {
+                continue;
+            }
+            nk.acc += ((new[1] - old[1]) - (new[0] - old[0])) as f32;
+        } else {
+            let d = change_range(new, old);
+            if d <= 0.0 {
+                continue;
+            }
+            nk.r0 += d;
+        }
+        nk.fresh = false;
+        let key = nk.key();
+        queue.set(t, key);
+    }
+    let (o0, o1) = (mrf.out_off[mrf.in_off[j]], mrf.out_off[mrf.in_off[j + 1]]);
+    // An element loop: the blocks are short, a `memcpy` call costs more.
+    for (x, &c) in sent[o0..o1].iter_mut().zip(&cand[o0..o1]) {
+        *x = c;
+    }
+    let nk = &mut queue.node[j];
+    nk.acc = 0.0;
+    if damping > 0.0 {
+        // A damped commit is not the messages' fixed point: their next damped
+        // updates are pending, estimated by the largest change just committed.
+        nk.fresh = r <= 0.0;
+        nk.r0 = r;
+    } else {
+        // The pending messages are the ones just committed: residual 0, exactly.
+        nk.fresh = true;
+        nk.r0 = 0.0;
+    }
+    let r = nk.r0;
+    queue.set(j, r);
+}
+
+/// Residual BP's record of a node (16 bytes, so one cache line holds four). Its key is
+/// `r0 + |acc|`.
+#[derive(Copy, Clone, Debug)]
+#[repr(align(16))]
+struct NodeKey {
+    /// The largest residual of the node's pending messages when last computed (or an
+    /// estimate after a damped commit), plus, for a node with more than two states or on
+    /// an extreme model, the change range of every message committed into it since.
+    r0: f64,
+    /// For a two-state node on an ordinary model: the change of its log-odds belief since
+    /// its messages were last computed.
+    /// Kept in `f32`: it only orders the queue.
+    acc: f32,
+    /// The node's bucket in [`BucketQueue`] (`NONE` when not queued).
+    at: u16,
+    /// Whether nothing was committed into the node since its messages were computed.
+    fresh: bool,
+}
+
+impl NodeKey {
+    /// The node's queue key (NaN read as `∞`).
+    #[inline]
+    fn key(&self) -> f64 {
+        if self.fresh {
+            self.r0
+        } else {
+            priority(self.r0 + f64::from(self.acc.abs()))
+        }
+    }
+}
+
+/// Priority queue of residual BP's nodes by key, in buckets: the bucket of a key `≥ tol`
+/// (and `> 0`) is its bit pattern's top bits (`bits >> 54`, monotone in the key; a bucket
+/// spans a factor of 4); smaller keys are not queued. Raising a key within its bucket
+/// costs nothing; moving it pushes the node onto its new bucket and leaves the old entry
+/// behind, skipped when popped (`at` records each node's bucket). A pop serves the
+/// highest non-empty bucket whole, in increasing node order (memory order, so a bucket's
+/// nodes are visited like a partial sequential sweep); nodes raised meanwhile wait for
+/// their turn. Deterministic; within a factor 4 of the largest key.
+struct BucketQueue {
+    buckets: Vec<Vec<u32>>,
+    /// The rest of the bucket being served, in decreasing node order (served from the end).
+    batch: Vec<u32>,
+    /// Per node: its residual record and its bucket (`at`).
+    node: Vec<NodeKey>,
+    top: usize,
+    entries: usize,
+    tol: f64,
+}
+
+impl BucketQueue {
+    const NONE: u16 = u16::MAX;
+    /// Buckets: every bucket index of a positive key, `∞` included.
+    const SHIFT: u32 = 54;
+    const BUCKETS: usize = (0x7ff0_0000_0000_0000_u64 >> Self::SHIFT) as usize + 1;
+
+    fn new(n: usize, tol: f64) -> Self {
+        Self {
+            buckets: vec![Vec::new(); Self::BUCKETS],
+            batch: Vec::new(),
+            node: vec![
+                NodeKey {
+                    r0: 0.0,
+                    acc: 0.0,
+                    at: Self::NONE,
+                    fresh: true,
+                };
+                n
+            ],
+            top: 0,
+            entries: 0,
+            tol,
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, key: f64) -> u16 {
+        // NaN is dropped too (never passed: keys go through `priority`).
+        if key.is_nan() || key < self.tol || key <= 0.0 {
+            Self::NONE
+        } else {
+            (key.to_bits() >> Self::SHIFT) as u16
+        }
+    }
+
+    /// Sets node `v`'s key (queues, moves or drops it).
+    #[inline(always)]
+    fn set(&mut self, v: usize, key: f64) {
+        let b = self.bucket(key);
+        if b == self.node[v].at {
+            return;
+        }
+        self.node[v].at = b;
+        if b != Self::NONE {
+            let b = usize::from(b);
+            self.buckets[b].push(v as u32);
+            self.top = self.top.max(b);
+            self.entries += 1;
+            if self.entries > 2 * self.node.len() + 1024 {
+                self.compact();
+            }
+        }
+    }
+
+    /// Drops the stale entries: refills every bucket in node order.
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self) {
+        self.buckets.iter_mut().for_each(Vec::clear);
+        for (v, nk) in self.node.iter().enumerate() {
+            if nk.at != Self::NONE {
+                self.buckets[usize::from(nk.at)].push(v as u32);
+            }
+        }
+        self.entries = self.node.iter().filter(|nk| nk.at != Self::NONE).count();
+    }
+
+    /// Removes and returns a node of (about) the largest key, `None` if no key is queued.
+    fn pop(&mut self) -> Option<usize> {
+        if let Some(v) = self.batch.pop() {
+            return Some(v as usize);
+        }
+        loop {
+            let top = self.top;
+            if !self.buckets[top].is_empty() {
+                let mut bucket = std::mem::take(&mut self.buckets[top]);
+                self.entries -= bucket.len();
+                for &v in &bucket {
+                    if usize::from(self.node[v as usize].at) == top {
+                        self.node[v as usize].at = Self::NONE;
+                        self.batch.push(v);
+                    }
+                }
+                bucket.clear();
+                self.buckets[top] = bucket;
+                self.batch.sort_unstable_by(|a, b| b.cmp(a));
+                if let Some(v) = self.batch.pop() {
+                    return Some(v as usize);
+                }
+            }
+            if top == 0 {
+                return None;
+            }
+            self.top -= 1;
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.batch.is_empty() && self.node.iter().all(|nk| nk.at == Self::NONE)
+    }
 }
 
 /// Indexed 4-ary max-heap over queue items (for residual BP), keys stored inline so a
