@@ -5,7 +5,8 @@
 //! ```text
 //! cargo run --release -p srl-bayes --example compile_network -- NETWORK.bif[.gz] [MAX_TABLE]
 //! ```
-//! Without an argument it compiles a small built-in network.
+//! Without an argument it compiles a small built-in network. `SRL_CLASSES=a,b,c` names the
+//! classes instead (e.g. the ones the `trimming` experiment draws).
 
 #![allow(clippy::print_stdout)]
 
@@ -45,34 +46,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => 1 << 26,
     };
     let leaves = net.leaves();
-    for class in net
-        .roots()
-        .into_iter()
-        .filter(|r| !leaves.contains(r))
-        .take(3)
-    {
+    let classes: Vec<usize> = match std::env::var("SRL_CLASSES") {
+        Ok(names) => names
+            .split(',')
+            .map(|n| {
+                (0..net.len())
+                    .find(|&v| net.variable(v).name == n)
+                    .ok_or_else(|| format!("no variable {n}"))
+            })
+            .collect::<Result<_, _>>()?,
+        Err(_) => net
+            .roots()
+            .into_iter()
+            .filter(|r| !leaves.contains(r))
+            .take(3)
+            .collect(),
+    };
+    for class in classes {
         let clf = ThresholdClassifier {
             class,
             positive_state: 0,
             features: leaves.clone(),
             threshold: 0.5,
         };
+        let t = Instant::now();
         let p = plan(&net, &clf, max_table)?;
+        let planned = t.elapsed().as_secs_f64();
         println!(
-            "class {} ({} states): {} leaves, {} instantiations; {} with context limit {:?}: {} variables summed first, {} steps after, peak table {}, about {:.2e} operations",
+            "class {} ({} states): {} leaves, {} instantiations; {} with context limit {:?}, class {:?}{}: {} variables summed first, {} steps after, peak table {}, about {:.2e} operations (planned in {:.3} s)",
             net.variable(class).name,
             net.cardinality(class),
             leaves.len(),
             p.instantiations,
             p.heuristic.name(),
             p.context_limit,
+            p.class,
+            p.complement.as_ref().map_or_else(String::new, |c| format!(
+                " (complement: {} with context limit {:?}, class {:?}, {:.2e} operations)",
+                c.heuristic.name(),
+                c.context_limit,
+                c.class,
+                c.operations as f64
+            )),
             p.order.len(),
             p.steps.len(),
             p.peak_entries,
-            p.operations as f64
+            p.operations as f64,
+            planned
         );
         if std::env::var_os("SRL_SHOW_PLANS").is_some() {
-            for c in candidate_plans(&net, &clf)? {
+            for c in candidate_plans(&net, &clf, max_table)? {
                 println!(
                     "  candidate {} limit {:?}: peak {}, {:.2e} operations, branch order {:?}",
                     c.heuristic.name(),
