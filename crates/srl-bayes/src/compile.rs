@@ -215,16 +215,15 @@ impl Graph<'_> {
     }
 }
 
-/// One candidate plan: greedy sums under `limit`, branching otherwise.
+/// One candidate plan: greedy sums by `heuristic` under `limit`, branching otherwise; with
+/// a `seed`, every choice randomly perturbed.
 fn plan_with(
     scopes: &[Vec<usize>],
     cards: &[usize],
     eliminate: &[usize],
     features: &[usize],
     class_card: usize,
-    heuristic: OrderHeuristic,
-    limit: Option<u128>,
-    seed: Option<u64>,
+    (heuristic, limit, seed): (OrderHeuristic, Option<u128>, Option<u64>),
 ) -> EliminationPlan {
     let mut rng = seed.map(SplitMix);
     let mut g = Graph {
@@ -437,9 +436,7 @@ fn run_plans(
             &eliminate,
             &clf.features,
             k,
-            h,
-            limit,
-            seed,
+            (h, limit, seed),
         );
         p.class = mode;
         out.push(p);

@@ -236,6 +236,22 @@ fn subset_lattice_equals_per_subset_evaluation() -> Result<(), BayesError> {
             threshold: 0.4,
         };
         let joint = JointAgreement::new(&net, &clf, &VariableElimination::default(), 1 << 20)?;
+        // the single-feature information of one pass, shared by every threshold's model,
+        // has the bits of the per-feature evaluation
+        let other = joint.with_threshold(0.7)?;
+        for i in 0..7 {
+            let one = joint.information_gain(1u64 << i);
+            assert_eq!(
+                joint.feature_information(i).to_bits(),
+                one.to_bits(),
+                "case {case}"
+            );
+            assert_eq!(
+                other.feature_information(i).to_bits(),
+                one.to_bits(),
+                "case {case}"
+            );
+        }
         let costs = [1.0; 7];
         let subsets = feasible_subsets(&costs, 3.0)?;
         let total = joint.total_weight();
