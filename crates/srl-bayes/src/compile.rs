@@ -14,8 +14,13 @@
 //!    later work by its number of states. Several heuristics and context limits (from "sum
 //!    everything first", the features-constrained-last order of a compiled jointree, down to
 //!    tables of 16 entries) are planned, and the plan with the fewest estimated operations
-//!    whose largest table fits the limit is kept; [`plan`] reports it (peak table,
-//!    operations), so a caller can refuse early with the estimate.
+//!    whose largest table fits the limit is kept, among them [`RANDOM_PLANS`] seeded
+//!    perturbations per limit; [`plan`] reports it (peak table, operations), so a caller can
+//!    refuse early with the estimate. **Class split** ([`ClassMode`]): the class kept to the
+//!    end multiplies every table holding it by its number of states; the alternative is two
+//!    class-free runs, `Pr(x, d)` with the class fixed to `d` (evidence) and `Pr(x, ¬d)` with
+//!    it fixed to the other state (two states) or summed with `d`'s CPT entries zeroed, and
+//!    the cheaper of the two forms (total estimated operations) is kept.
 //! 2. **Stage one**: the sums before the first branch run once, on ordinary tables.
 //! 3. **Enumeration**: the branches form a depth-first search over the feature
 //!    instantiations in the plan's branch order (its first feature slowest); at each depth
