@@ -5,14 +5,55 @@
 //! ```text
 //! cargo run --release -p srl-bayes --example compile_network -- NETWORK.bif[.gz] [MAX_TABLE]
 //! ```
-//! Without an argument it compiles a small built-in network.
+//! Without an argument it compiles a small built-in network. `SRL_CLASSES=a,b,c` names the
+//! classes instead (e.g. the ones the `trimming` experiment draws).
 
 #![allow(clippy::print_stdout)]
 
 use std::time::Instant;
 
+use srl_bayes::compile::CompiledJoint;
 use srl_bayes::compile::{candidate_plans, compile_planned, plan};
+use srl_bayes::trim::{BranchAndBound, JointAgreement, exhaustive_maa, information_gain_selection};
 use srl_bayes::{BayesError, BayesianNetwork, Cpt, ThresholdClassifier, Variable};
+
+/// With `SRL_SEARCH` set: the `trimming` experiment's Figure 7 protocol on the compiled
+/// joint (unit costs, budget max(1, floor(n/3)), information gain once, then branch and
+/// bound and the exhaustive check at each threshold), timed.
+fn search(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+    c: CompiledJoint,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let n = clf.features.len();
+    let budget = (n / 3).max(1) as f64;
+    let costs = vec![1.0; n];
+    let joint = JointAgreement::from_compiled(net, clf, c)?;
+    let t = Instant::now();
+    let ig = information_gain_selection(&joint, &costs, budget)?;
+    println!(
+        "  information gain {:?} in {:.3} s",
+        ig.subset,
+        t.elapsed().as_secs_f64()
+    );
+    for t in [0.1, 0.3, 0.5, 0.7, 0.9] {
+        let model = joint.with_threshold(t)?;
+        let s = Instant::now();
+        let bb = BranchAndBound::default().run(&model, &costs, budget)?;
+        let bnb = s.elapsed().as_secs_f64();
+        let s = Instant::now();
+        let ex = exhaustive_maa(&model, &costs, budget)?;
+        println!(
+            "  T = {t}: bnb {:.3} s ({} evaluations, ECA {:.15}), exhaustive {:.3} s (ECA {:.15})",
+            bnb,
+            bb.evaluations(),
+            bb.eca,
+            s.elapsed().as_secs_f64(),
+            ex.eca
+        );
+    }
+    Ok(())
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -45,34 +86,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => 1 << 26,
     };
     let leaves = net.leaves();
-    for class in net
-        .roots()
-        .into_iter()
-        .filter(|r| !leaves.contains(r))
-        .take(3)
-    {
+    let classes: Vec<usize> = match std::env::var("SRL_CLASSES") {
+        Ok(names) => names
+            .split(',')
+            .map(|n| {
+                (0..net.len())
+                    .find(|&v| net.variable(v).name == n)
+                    .ok_or_else(|| format!("no variable {n}"))
+            })
+            .collect::<Result<_, _>>()?,
+        Err(_) => net
+            .roots()
+            .into_iter()
+            .filter(|r| !leaves.contains(r))
+            .take(3)
+            .collect(),
+    };
+    for class in classes {
         let clf = ThresholdClassifier {
             class,
             positive_state: 0,
             features: leaves.clone(),
             threshold: 0.5,
         };
+        let t = Instant::now();
         let p = plan(&net, &clf, max_table)?;
+        let planned = t.elapsed().as_secs_f64();
         println!(
-            "class {} ({} states): {} leaves, {} instantiations; {} with context limit {:?}: {} variables summed first, {} steps after, peak table {}, about {:.2e} operations",
+            "class {} ({} states): {} leaves, {} instantiations; {} with context limit {:?}, class {:?}{}: {} variables summed first, {} steps after, peak table {}, about {:.2e} operations (planned in {:.3} s)",
             net.variable(class).name,
             net.cardinality(class),
             leaves.len(),
             p.instantiations,
             p.heuristic.name(),
             p.context_limit,
+            p.class,
+            p.complement.as_ref().map_or_else(String::new, |c| format!(
+                " (complement: {} with context limit {:?}, class {:?}, {:.2e} operations)",
+                c.heuristic.name(),
+                c.context_limit,
+                c.class,
+                c.operations as f64
+            )),
             p.order.len(),
             p.steps.len(),
             p.peak_entries,
-            p.operations as f64
+            p.operations as f64,
+            planned
         );
         if std::env::var_os("SRL_SHOW_PLANS").is_some() {
-            for c in candidate_plans(&net, &clf)? {
+            for c in candidate_plans(&net, &clf, max_table)? {
                 println!(
                     "  candidate {} limit {:?}: peak {}, {:.2e} operations, branch order {:?}",
                     c.heuristic.name(),
@@ -84,14 +147,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         let t = Instant::now();
-        match compile_planned(&net, &clf, p, max_table) {
-            Ok(c) => println!(
-                "  compiled in {:.3} s; total weight {:.12}",
-                t.elapsed().as_secs_f64(),
-                c.total
-            ),
-            Err(e @ BayesError::TooLarge { .. }) => println!("  not compiled: {e}"),
+        let c = match compile_planned(&net, &clf, p, max_table) {
+            Ok(c) => c,
+            Err(e @ BayesError::TooLarge { .. }) => {
+                println!("  not compiled: {e}");
+                continue;
+            }
             Err(e) => return Err(e.into()),
+        };
+        println!(
+            "  compiled in {:.3} s; total weight {:.12}",
+            t.elapsed().as_secs_f64(),
+            c.total
+        );
+        if std::env::var_os("SRL_SEARCH").is_some() {
+            search(&net, &clf, c)?;
         }
     }
     Ok(())

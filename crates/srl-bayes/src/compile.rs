@@ -14,8 +14,13 @@
 //!    later work by its number of states. Several heuristics and context limits (from "sum
 //!    everything first", the features-constrained-last order of a compiled jointree, down to
 //!    tables of 16 entries) are planned, and the plan with the fewest estimated operations
-//!    whose largest table fits the limit is kept; [`plan`] reports it (peak table,
-//!    operations), so a caller can refuse early with the estimate.
+//!    whose largest table fits the limit is kept, among them [`RANDOM_PLANS`] seeded
+//!    perturbations per limit; [`plan`] reports it (peak table, operations), so a caller can
+//!    refuse early with the estimate. **Class split** ([`ClassMode`]): the class kept to the
+//!    end multiplies every table holding it by its number of states; the alternative is two
+//!    class-free runs, `Pr(x, d)` with the class fixed to `d` (evidence) and `Pr(x, ¬d)` with
+//!    it fixed to the other state (two states) or summed with `d`'s CPT entries zeroed, and
+//!    the cheaper of the two forms (total estimated operations) is kept.
 //! 2. **Stage one**: the sums before the first branch run once, on ordinary tables.
 //! 3. **Enumeration**: the branches form a depth-first search over the feature
 //!    instantiations in the plan's branch order (its first feature slowest); at each depth
@@ -91,6 +96,25 @@ pub struct EliminationPlan {
     pub operations: u128,
     /// The number of feature instantiations `Π|X_i|` (the output's length).
     pub instantiations: u128,
+    /// How the class enters this plan's tables.
+    pub class: ClassMode,
+    /// With the class split ([`ClassMode::Fixed`]): the plan of the second weight
+    /// `Pr(x, ¬d)`; this plan then computes `Pr(x, d)` alone, and its `peak_entries` and
+    /// `operations` are the totals of both (the larger peak, the sum of the operations).
+    pub complement: Option<Box<EliminationPlan>>,
+}
+
+/// How a plan treats the class `D` (Darwiche 2009, ch. 6: evidence as indicators).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClassMode {
+    /// Kept to the end: every state of the class in the tables, both weights from one run.
+    Kept,
+    /// Fixed to this state (evidence): the class leaves every table, and the run gives one
+    /// weight per instantiation (`Pr(x, D = state)`).
+    Fixed(usize),
+    /// Summed out like any other variable with this state excluded (its CPT entries
+    /// zeroed): the run gives `Pr(x, D ≠ state)`.
+    Without(usize),
 }
 
 impl EliminationPlan {
@@ -196,16 +220,17 @@ impl Graph<'_> {
     }
 }
 
-/// One candidate plan: greedy sums under `limit`, branching otherwise.
+/// One candidate plan: greedy sums by `heuristic` under `limit`, branching otherwise; with
+/// a `seed`, every choice randomly perturbed.
 fn plan_with(
     scopes: &[Vec<usize>],
     cards: &[usize],
     eliminate: &[usize],
     features: &[usize],
     class_card: usize,
-    heuristic: OrderHeuristic,
-    limit: Option<u128>,
+    (heuristic, limit, seed): (OrderHeuristic, Option<u128>, Option<u64>),
 ) -> EliminationPlan {
+    let mut rng = seed.map(SplitMix);
     let mut g = Graph {
         adj: vec![Vec::new(); cards.len()],
         cards,
@@ -227,27 +252,43 @@ fn plan_with(
     let (mut peak, mut ops, mut branches) = (0u128, 0u128, 1u128);
     loop {
         // the cheapest variable to sum out by the heuristic, with its table size
-        let feature_in = |v: usize, g: &Graph<'_>| {
-            unbranched
+        // (a seeded plan picks any of them)
+        let feature_in = |v: usize, g: &Graph<'_>, pick: Option<u64>| {
+            let inside = unbranched
                 .iter()
                 .copied()
-                .filter(|&f| g.adj[v].contains(&features[f]))
-                .min_by_key(|&f| (cards[features[f]], f))
+                .filter(|&f| g.adj[v].contains(&features[f]));
+            match pick {
+                None => inside.min_by_key(|&f| (cards[features[f]], f)),
+                Some(r) => {
+                    let all: Vec<usize> = inside.collect();
+                    let n = all.len() as u64;
+                    (n > 0).then(|| all[usize::try_from(r % n).unwrap_or(0)])
+                }
+            }
         };
-        // the heuristic's choice among the variables whose table fits the limit
-        let mut eligible: Option<(u128, u128, usize)> = None;
+        // the heuristic's choice among the variables whose table fits the limit (a seeded
+        // plan scales each score by a random factor in [1, 2))
+        let mut eligible: Option<(u128, u128, usize, u128)> = None;
         for (k, &v) in remaining.iter().enumerate() {
             let size = g.clique_size(v);
             if limit.is_some_and(|l| size > l) {
                 continue;
             }
-            let fill = match heuristic {
+            let mut fill = match heuristic {
                 OrderHeuristic::MinSize => 0,
                 OrderHeuristic::MinFill => g.fill(v, false),
                 OrderHeuristic::WeightedMinFill => g.fill(v, true),
             };
-            if eligible.is_none_or(|(bf, bs, _)| (fill, size) < (bf, bs)) {
-                eligible = Some((fill, size, k));
+            let mut key = size;
+            if let Some(r) = rng.as_mut() {
+                let u = u128::from(r.next() >> 11);
+                let scale = |x: u128| x.saturating_add(x.saturating_mul(u) >> 53);
+                fill = scale(fill);
+                key = scale(key);
+            }
+            if eligible.is_none_or(|(bf, bk, _, _)| (fill, key) < (bf, bk)) {
+                eligible = Some((fill, key, k, size));
             }
         }
         // otherwise take the smallest table: branch on its feature with the fewest states
@@ -259,14 +300,16 @@ fn plan_with(
             .min();
         let mut branch_on = None;
         let sum = match (eligible, smallest) {
-            (Some((_, size, k)), _) => Some((size, k)),
-            (None, Some((size, k))) => match feature_in(remaining[k], &g) {
-                Some(f) => {
-                    branch_on = Some(f);
-                    None
+            (Some((_, _, k, size)), _) => Some((size, k)),
+            (None, Some((size, k))) => {
+                match feature_in(remaining[k], &g, rng.as_mut().map(SplitMix::next)) {
+                    Some(f) => {
+                        branch_on = Some(f);
+                        None
+                    }
+                    None => Some((size, k)),
                 }
-                None => Some((size, k)),
-            },
+            }
             (None, None) => None,
         };
         if let Some((size, k)) = sum {
@@ -302,6 +345,21 @@ fn plan_with(
         peak_entries: peak,
         operations: ops,
         instantiations,
+        class: ClassMode::Kept,
+        complement: None,
+    }
+}
+
+/// A small seeded generator (`SplitMix64`) for the randomised plans.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     }
 }
 
@@ -320,41 +378,141 @@ fn relevant(net: &BayesianNetwork, clf: &ThresholdClassifier) -> (Vec<usize>, Ve
     (vars, eliminate)
 }
 
-/// Every candidate plan for compiling `clf`'s features and class: each [`OrderHeuristic`]
+/// The factors of one run (the CPTs of the relevant variables, the class's as `mode`
+/// says) and the variables it sums out.
+fn problem(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+    mode: ClassMode,
+) -> (Vec<Factor>, Vec<usize>) {
+    let (vars, mut eliminate) = relevant(net, clf);
+    let c = clf.class;
+    let factors = vars
+        .iter()
+        .map(|&v| {
+            let f = net.factor(v);
+            match mode {
+                ClassMode::Kept => f,
+                ClassMode::Fixed(s) => f.reduce(c, s),
+                ClassMode::Without(s) if v == c => {
+                    // the class is its own CPT's last variable
+                    let k = net.cardinality(c);
+                    let values = f
+                        .values()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &x)| if i % k == s { 0.0 } else { x })
+                        .collect();
+                    Factor::new(f.vars().to_vec(), f.cards().to_vec(), values).unwrap_or(f)
+                }
+                ClassMode::Without(_) => f,
+            }
+        })
+        .collect();
+    if matches!(mode, ClassMode::Without(_)) {
+        eliminate.push(c);
+    }
+    (factors, eliminate)
+}
+
+/// Number of seeded randomised plans per context limit in [`candidate_plans`] (their
+/// heuristics cycle through [`OrderHeuristic::ALL`]).
+pub const RANDOM_PLANS: u64 = 12;
+
+/// The plans of one run: each heuristic under each context limit, then [`RANDOM_PLANS`]
+/// seeded perturbations of them per limit.
+fn run_plans(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+    mode: ClassMode,
+) -> Vec<EliminationPlan> {
+    let (factors, eliminate) = problem(net, clf, mode);
+    let cards = net.cardinalities();
+    let scopes: Vec<Vec<usize>> = factors.iter().map(|f| f.vars().to_vec()).collect();
+    let k = match mode {
+        ClassMode::Kept => net.cardinality(clf.class),
+        ClassMode::Fixed(_) | ClassMode::Without(_) => 1,
+    };
+    let mut out = Vec::new();
+    let mut with = |h: OrderHeuristic, limit: Option<u128>, seed: Option<u64>| {
+        let mut p = plan_with(
+            &scopes,
+            &cards,
+            &eliminate,
+            &clf.features,
+            k,
+            (h, limit, seed),
+        );
+        p.class = mode;
+        out.push(p);
+    };
+    for limit in CONTEXT_LIMITS {
+        for h in OrderHeuristic::ALL {
+            with(h, limit, None);
+        }
+    }
+    for seed in 0..RANDOM_PLANS {
+        for limit in CONTEXT_LIMITS {
+            with(OrderHeuristic::ALL[(seed % 3) as usize], limit, Some(seed));
+        }
+    }
+    out
+}
+
+/// The cheapest of `plans` whose peak fits `max_table` (ties: the earlier), else the one
+/// with the smallest peak.
+fn cheapest(plans: Vec<EliminationPlan>, max_table: u128) -> Option<EliminationPlan> {
+    let mut fitting: Option<EliminationPlan> = None;
+    let mut smallest: Option<EliminationPlan> = None;
+    for p in plans {
+        if p.peak_entries <= max_table
+            && fitting.as_ref().is_none_or(|b| p.operations < b.operations)
+        {
+            fitting = Some(p.clone());
+        }
+        if smallest
+            .as_ref()
+            .is_none_or(|b| p.peak_entries < b.peak_entries)
+        {
+            smallest = Some(p);
+        }
+    }
+    fitting.or(smallest)
+}
+
+/// Every candidate plan for compiling `clf`'s features and class with tables of at most
+/// `max_table` entries. With the class kept ([`ClassMode::Kept`]): each [`OrderHeuristic`]
 /// under each context limit (from `None`, sum everything first, down to 16 entries), in
-/// that order (limits outer).
+/// that order (limits outer), then [`RANDOM_PLANS`] seeded perturbations per limit. Last,
+/// the class split: the cheapest plan with the class fixed to the positive state (`Pr(x,
+/// d)`) whose complement is the cheapest plan for `Pr(x, ¬d)` (the class fixed to the
+/// other state if it has two, else summed without the positive state); for a class of many
+/// states the split removes a factor `|D|` from every table holding the class.
 ///
 /// # Errors
 /// As [`ThresholdClassifier::validate`].
 pub fn candidate_plans(
     net: &BayesianNetwork,
     clf: &ThresholdClassifier,
+    max_table: usize,
 ) -> Result<Vec<EliminationPlan>, BayesError> {
     clf.validate(net)?;
-    let (vars, eliminate) = relevant(net, clf);
-    let cards = net.cardinalities();
-    let scopes: Vec<Vec<usize>> = vars
-        .iter()
-        .map(|&v| {
-            let mut s = net.parents(v).to_vec();
-            s.push(v);
-            s
-        })
-        .collect();
-    let k = net.cardinality(clf.class);
-    let mut out = Vec::new();
-    for limit in CONTEXT_LIMITS {
-        for h in OrderHeuristic::ALL {
-            out.push(plan_with(
-                &scopes,
-                &cards,
-                &eliminate,
-                &clf.features,
-                k,
-                h,
-                limit,
-            ));
-        }
+    let mut out = run_plans(net, clf, ClassMode::Kept);
+    let d = clf.positive_state;
+    let rest = if net.cardinality(clf.class) == 2 {
+        ClassMode::Fixed(1 - d)
+    } else {
+        ClassMode::Without(d)
+    };
+    let limit = max_table as u128;
+    if let (Some(mut a), Some(b)) = (
+        cheapest(run_plans(net, clf, ClassMode::Fixed(d)), limit),
+        cheapest(run_plans(net, clf, rest), limit),
+    ) {
+        a.peak_entries = a.peak_entries.max(b.peak_entries);
+        a.operations = a.operations.saturating_add(b.operations);
+        a.complement = Some(Box::new(b));
+        out.push(a);
     }
     Ok(out)
 }
@@ -370,23 +528,7 @@ pub fn plan(
     clf: &ThresholdClassifier,
     max_table: usize,
 ) -> Result<EliminationPlan, BayesError> {
-    let mut fitting: Option<EliminationPlan> = None;
-    let mut smallest: Option<EliminationPlan> = None;
-    for p in candidate_plans(net, clf)? {
-        if p.peak_entries <= max_table as u128
-            && fitting.as_ref().is_none_or(|b| p.operations < b.operations)
-        {
-            fitting = Some(p.clone());
-        }
-        if smallest
-            .as_ref()
-            .is_none_or(|b| p.peak_entries < b.peak_entries)
-        {
-            smallest = Some(p);
-        }
-    }
-    fitting
-        .or(smallest)
+    cheapest(candidate_plans(net, clf, max_table)?, max_table as u128)
         .ok_or_else(|| BayesError::query("no plan (internal)"))
 }
 
@@ -502,15 +644,35 @@ pub fn compile_planned(
     max_table: usize,
 ) -> Result<CompiledJoint, BayesError> {
     clf.validate(net)?;
-    let mut order = plan.branch_order();
-    order.sort_unstable();
     let states = clf
         .features
         .iter()
         .try_fold(1u128, |a, &f| a.checked_mul(net.cardinality(f) as u128));
-    if !order.iter().copied().eq(0..clf.features.len()) || states != Some(plan.instantiations) {
+    let d = clf.positive_state;
+    let k = net.cardinality(clf.class);
+    let fits = |p: &EliminationPlan| {
+        let mut order = p.branch_order();
+        order.sort_unstable();
+        order.iter().copied().eq(0..clf.features.len()) && states == Some(p.instantiations)
+    };
+    let modes_fit = match (plan.class, plan.complement.as_deref()) {
+        (ClassMode::Kept, None) => true,
+        (ClassMode::Fixed(a), Some(c)) => {
+            a == d
+                && fits(c)
+                && c.complement.is_none()
+                && match c.class {
+                    ClassMode::Fixed(b) => k == 2 && b == 1 - d,
+                    ClassMode::Without(b) => b == d,
+                    ClassMode::Kept => false,
+                }
+        }
+        _ => false,
+    };
+    if !fits(&plan) || !modes_fit {
         return Err(BayesError::query(
-            "the elimination plan was made for other features than this classifier's",
+            "the elimination plan was made for other features or another positive state than \
+             this classifier's",
         ));
     }
     let limit = max_table as u128;
@@ -519,28 +681,40 @@ pub fn compile_planned(
             return Err(BayesError::TooLarge { entries, limit });
         }
     }
-    let program = build_program(net, clf, &plan, max_table)?;
     let order = plan.branch_order();
-    let len = plan.instantiations as usize;
-    let mut weights = vec![[0.0f64; 2]; len];
-    let run = Run {
-        p: &program,
-        positive: clf.positive_state,
-    };
-    if program.depths.is_empty() {
-        let mut bufs = run.buffers();
-        weights[0] = run.finish(&mut bufs);
-    } else {
-        let c0 = program.depths[0].0;
-        weights
-            .par_chunks_mut(len / c0)
-            .enumerate()
-            .for_each(|(s0, out)| {
-                let mut bufs = run.buffers();
-                if run.step(0, s0, &mut bufs) {
-                    run.descend(1, &mut bufs, out);
+    let mut weights = run_plan(net, clf, &plan, max_table)?;
+    if let Some(c) = plan.complement.as_deref() {
+        // Pr(x, ¬d) in the complement's radix order, moved to this plan's
+        let rest = run_plan(net, clf, c, max_table)?;
+        let cards: Vec<usize> = order
+            .iter()
+            .map(|&f| net.cardinality(clf.features[f]))
+            .collect();
+        let c_order = c.branch_order();
+        let c_strides = Factor::strides(
+            &c_order
+                .iter()
+                .map(|&f| net.cardinality(clf.features[f]))
+                .collect::<Vec<_>>(),
+        );
+        let strides: Vec<usize> = order
+            .iter()
+            .map(|f| c_strides[c_order.iter().position(|g| g == f).unwrap_or(0)])
+            .collect();
+        let mut digits = vec![0usize; cards.len()];
+        let mut off = 0usize;
+        for w in &mut weights {
+            w[1] = rest[off][0];
+            for j in (0..cards.len()).rev() {
+                digits[j] += 1;
+                off += strides[j];
+                if digits[j] < cards[j] {
+                    break;
                 }
-            });
+                off -= strides[j] * cards[j];
+                digits[j] = 0;
+            }
+        }
     }
     let mut total = 0.0;
     let mut finite = true;
@@ -565,6 +739,43 @@ pub fn compile_planned(
     })
 }
 
+/// One run of a plan (not its complement): `[Pr(x, d), Pr(x, ¬d)]` per instantiation with
+/// the class kept, `[weight, 0]` with the class fixed or summed.
+fn run_plan(
+    net: &BayesianNetwork,
+    clf: &ThresholdClassifier,
+    plan: &EliminationPlan,
+    max_table: usize,
+) -> Result<Vec<[f64; 2]>, BayesError> {
+    let program = build_program(net, clf, plan, max_table)?;
+    let len = usize::try_from(plan.instantiations)
+        .map_err(|_| BayesError::query("too many instantiations"))?;
+    let mut weights = vec![[0.0f64; 2]; len];
+    let run = Run {
+        p: &program,
+        positive: match plan.class {
+            ClassMode::Kept => clf.positive_state,
+            ClassMode::Fixed(_) | ClassMode::Without(_) => 0,
+        },
+    };
+    if program.depths.is_empty() {
+        let mut bufs = run.buffers();
+        weights[0] = run.finish(&mut bufs);
+    } else {
+        let c0 = program.depths[0].0;
+        weights
+            .par_chunks_mut(len / c0)
+            .enumerate()
+            .for_each(|(s0, out)| {
+                let mut bufs = run.buffers();
+                if run.step(0, s0, &mut bufs) {
+                    run.descend(1, &mut bufs, out);
+                }
+            });
+    }
+    Ok(weights)
+}
+
 /// Runs stage one and turns the plan's steps into per-depth programs.
 fn build_program(
     net: &BayesianNetwork,
@@ -572,8 +783,7 @@ fn build_program(
     plan: &EliminationPlan,
     max_table: usize,
 ) -> Result<Program, BayesError> {
-    let (vars, _) = relevant(net, clf);
-    let mut factors: Vec<Factor> = vars.iter().map(|&v| net.factor(v)).collect();
+    let (mut factors, _) = problem(net, clf, plan.class);
     for &v in &plan.order {
         let (with, without): (Vec<Factor>, Vec<Factor>) =
             factors.into_iter().partition(|f| f.vars().contains(&v));
@@ -753,7 +963,10 @@ fn build_program(
         local_sizes,
         depths,
         finals,
-        k: net.cardinality(clf.class),
+        k: match plan.class {
+            ClassMode::Kept => net.cardinality(clf.class),
+            ClassMode::Fixed(_) | ClassMode::Without(_) => 1,
+        },
     })
 }
 

@@ -357,6 +357,9 @@ pub struct JointAgreement {
     total: f64,
     threshold: f64,
     cache: std::sync::Mutex<Cache>,
+    /// `I(D; X_i)` of every feature, computed once (one pass over `base`) and shared by the
+    /// models of every threshold (it does not depend on the threshold)
+    information: std::sync::Arc<std::sync::OnceLock<Vec<f64>>>,
 }
 
 #[derive(Debug, Default)]
@@ -375,6 +378,7 @@ impl Clone for JointAgreement {
             total: self.total,
             threshold: self.threshold,
             cache: std::sync::Mutex::default(),
+            information: std::sync::Arc::clone(&self.information),
         }
     }
 }
@@ -438,6 +442,7 @@ impl JointAgreement {
             total: compiled.total,
             threshold: clf.threshold,
             cache: std::sync::Mutex::default(),
+            information: std::sync::Arc::default(),
         })
     }
 
@@ -457,6 +462,7 @@ impl JointAgreement {
             total: self.total,
             threshold,
             cache: std::sync::Mutex::default(),
+            information: std::sync::Arc::clone(&self.information),
         })
     }
 
@@ -610,6 +616,35 @@ impl JointAgreement {
         out
     }
 
+    /// `I(D; X_i)` of every feature from one pass over the base table: each single-feature
+    /// table accumulates its entries in increasing index order, as [`Self::marginalise`]
+    /// does, so every value has the same bits as the per-feature evaluation.
+    fn single_feature_information(&self) -> Vec<f64> {
+        let n = self.cards.len();
+        let cards: Vec<usize> = self.order.iter().map(|&f| self.cards[f]).collect();
+        let mut tables: Vec<Vec<YStat>> = self
+            .cards
+            .iter()
+            .map(|&c| vec![YStat::default(); c])
+            .collect();
+        let mut digits = vec![0usize; n];
+        for &[wd, wn] in self.base.iter() {
+            for (j, &f) in self.order.iter().enumerate() {
+                let s = &mut tables[f][digits[j]];
+                s.pos_class += wd;
+                s.neg_class += wn;
+            }
+            for j in (0..n).rev() {
+                digits[j] += 1;
+                if digits[j] < cards[j] {
+                    break;
+                }
+                digits[j] = 0;
+            }
+        }
+        tables.iter().map(|t| info_gain_of(t)).collect()
+    }
+
     /// The base table's statistics at this model's threshold.
     fn base_stats(&self) -> Vec<YStat> {
         let t = self.threshold;
@@ -649,6 +684,13 @@ impl AgreementModel for JointAgreement {
                 }
             })
             .collect()
+    }
+    fn feature_information(&self, i: usize) -> f64 {
+        self.information
+            .get_or_init(|| self.single_feature_information())
+            .get(i)
+            .copied()
+            .unwrap_or(0.0)
     }
     fn n_features(&self) -> usize {
         self.cards.len()
@@ -698,7 +740,12 @@ impl AgreementModel for JointAgreement {
                 self.marginalise(&self.order, &self.base, stat, subset, out);
             }
         }
-        if out.len() >= Self::CACHE_MIN && src.as_ref().is_none_or(|s| s.0 != subset) {
+        // the full set's table is the base itself (read directly, 16 instead of 24 bytes
+        // an entry): not cached
+        if out.len() >= Self::CACHE_MIN
+            && src.as_ref().is_none_or(|s| s.0 != subset)
+            && !(src.is_none() && subset == full)
+        {
             let mut c = self
                 .cache
                 .lock()

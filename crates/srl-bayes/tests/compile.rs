@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 use rand::{Rng as _, RngExt as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
-use srl_bayes::compile::{candidate_plans, compile, plan};
+use srl_bayes::compile::{
+    ClassMode, CompiledJoint, candidate_plans, compile, compile_planned, plan,
+};
 use srl_bayes::io::read_bif;
 use srl_bayes::{
     BayesError, BayesianNetwork, Cpt, ThresholdClassifier, Variable, VariableElimination,
@@ -61,9 +63,36 @@ fn random_network(rng: &mut ChaCha8Rng, n: usize) -> BayesianNetwork {
     BayesianNetwork::new(vars, cpts).expect("valid random network")
 }
 
-/// Compiled statistics against `VariableElimination::joint` over (features, class).
+/// Compiled statistics against `VariableElimination::joint` over (features, class): the
+/// chosen plan's, and those of the first plan, the last seeded one (class kept) and the
+/// class split (fixed to the positive state, with its complement).
 fn check_against_ve(net: &BayesianNetwork, clf: &ThresholdClassifier, what: &str) {
-    let c = compile(net, clf, 1 << 26).expect("compiles");
+    let chosen = compile(net, clf, 1 << 26).expect("compiles");
+    let plans = candidate_plans(net, clf, 1 << 26).expect("plans");
+    let split = plans.iter().rposition(|p| p.complement.is_some());
+    assert_eq!(
+        split,
+        Some(plans.len() - 1),
+        "{what}: the split is the last candidate"
+    );
+    let kept_last = plans.len() - 2;
+    assert_eq!(plans[kept_last].class, ClassMode::Kept);
+    assert!(matches!(plans[plans.len() - 1].class, ClassMode::Fixed(s) if s == clf.positive_state));
+    let mut runs = vec![("chosen", chosen)];
+    for (name, k) in [
+        ("first", 0),
+        ("seeded", kept_last),
+        ("split", plans.len() - 1),
+    ] {
+        let c = compile_planned(net, clf, plans[k].clone(), 1 << 26).expect("compiles");
+        runs.push((name, c));
+    }
+    for (name, c) in runs {
+        check_one(net, clf, &c, &format!("{what} ({name} plan)"));
+    }
+}
+
+fn check_one(net: &BayesianNetwork, clf: &ThresholdClassifier, c: &CompiledJoint, what: &str) {
     let mut scope = clf.features.clone();
     scope.push(clf.class);
     let f = VariableElimination {
@@ -127,7 +156,7 @@ fn plan_limits_are_checked_before_work() -> Result<(), BayesError> {
     };
     // every plan fits a generous limit; the chosen one is the cheapest that fits
     let p = plan(&net, &clf, 1 << 26)?;
-    let cheapest = candidate_plans(&net, &clf)?
+    let cheapest = candidate_plans(&net, &clf, 1 << 26)?
         .into_iter()
         .filter(|c| c.peak_entries <= 1 << 26)
         .map(|c| c.operations)
@@ -207,6 +236,22 @@ fn subset_lattice_equals_per_subset_evaluation() -> Result<(), BayesError> {
             threshold: 0.4,
         };
         let joint = JointAgreement::new(&net, &clf, &VariableElimination::default(), 1 << 20)?;
+        // the single-feature information of one pass, shared by every threshold's model,
+        // has the bits of the per-feature evaluation
+        let other = joint.with_threshold(0.7)?;
+        for i in 0..7 {
+            let one = joint.information_gain(1u64 << i);
+            assert_eq!(
+                joint.feature_information(i).to_bits(),
+                one.to_bits(),
+                "case {case}"
+            );
+            assert_eq!(
+                other.feature_information(i).to_bits(),
+                one.to_bits(),
+                "case {case}"
+            );
+        }
         let costs = [1.0; 7];
         let subsets = feasible_subsets(&costs, 3.0)?;
         let total = joint.total_weight();
