@@ -837,17 +837,6 @@ pub(crate) fn deliver_slots<T: Copy + Send + Sync>(mrf: &PairwiseMrf, sent: &[T]
         });
 }
 
-/// Bounds `0, R, 2R, …, n` of blocks of `R = 4096` consecutive variables, for the
-/// per-variable setup and final loops (plans, beliefs, normalisation) run in parallel with
-/// [`split_by`]: each variable's work is independent, so the result does not depend on the
-/// thread count.
-pub(crate) fn row_blocks(n: usize) -> Vec<usize> {
-    const ROWS: usize = 4096;
-    let mut b: Vec<usize> = (0..n).step_by(ROWS).collect();
-    b.push(n);
-    b
-}
-
 /// Splits `data` into the chunks `off[bounds[b]]..off[bounds[b+1]]`.
 pub(crate) fn split_by<'a, T>(
     data: &'a mut [T],

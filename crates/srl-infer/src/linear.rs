@@ -158,37 +158,19 @@ fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
     let n = mrf.num_nodes();
     let nk = mrf.kernels.off.len() - 1;
     let range: Vec<f64> = (0..nk).map(|q| kernel_range(mrf, q)).collect();
+    let mut kind = Vec::with_capacity(n);
     let mut unary_lin = vec![0.0; mrf.eff_unary.len()];
-    // Variables in parallel blocks (independent, so thread-count independent).
-    let bounds = crate::bp::row_blocks(n);
-    let chunks = split_by(&mut unary_lin, &bounds, &mrf.state_off);
-    let range = &range;
-    let kinds: Vec<Vec<Kind>> = bounds
-        .windows(2)
-        .zip(chunks)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|(w, chunk)| {
-            let base = mrf.state_off[w[0]];
-            (w[0]..w[1])
-                .map(|v| {
-                    let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
-                    crate::kernel::plan_variable(
-                        &mrf.eff_unary[a..b],
-                        mrf.evidence[v],
-                        binary,
-                        (mrf.in_off[v]..mrf.in_off[v + 1])
-                            .map(|s| range[mrf.in_kernel[s] as usize]),
-                        &mut chunk[a - base..b - base],
-                    )
-                })
-                .collect()
-        })
-        .collect();
-    Plan {
-        kind: kinds.concat(),
-        unary_lin,
+    for v in 0..n {
+        let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
+        kind.push(crate::kernel::plan_variable(
+            &mrf.eff_unary[a..b],
+            mrf.evidence[v],
+            binary,
+            (mrf.in_off[v]..mrf.in_off[v + 1]).map(|s| range[mrf.in_kernel[s] as usize]),
+            &mut unary_lin[a..b],
+        ));
     }
+    Plan { kind, unary_lin }
 }
 
 /// [`plan`] for the unit tests of other modules.
@@ -644,7 +626,6 @@ fn flooding_binary<S: Ratio>(
     let n = mrf.num_nodes();
     // Linear unary ratio u(1) / u(0) of each linear variable (0 elsewhere).
     let uratio: Vec<f64> = (0..n)
-        .into_par_iter()
         .map(|v| {
             if plan.kind[v] == Kind::Linear {
                 (mrf.eff_unary[2 * v + 1] - mrf.eff_unary[2 * v]).exp()
@@ -686,14 +667,15 @@ fn flooding_binary<S: Ratio>(
         std::mem::swap(&mut inc_old, &mut inc_new);
         convergence.record(residual, tol);
     }
-    let r: Vec<f64> = inc_old.into_par_iter().map(S::into_f64).collect();
+    let r: Vec<f64> = inc_old.into_iter().map(S::into_f64).collect();
     let mut bel = mrf.eff_unary.clone();
-    bel.par_chunks_mut(2).enumerate().for_each(|(v, b)| {
+    for v in 0..n {
         let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
-        let [x0, x1] = crate::kernel::binary_belief(plan.kind[v], [b[0], b[1]], &r[s0..s1]);
-        b[0] = x0;
-        b[1] = x1;
-    });
+        let u = [bel[2 * v], bel[2 * v + 1]];
+        let [x0, x1] = crate::kernel::binary_belief(plan.kind[v], u, &r[s0..s1]);
+        bel[2 * v] = x0;
+        bel[2 * v + 1] = x1;
+    }
     let msgs = if want_msgs {
         let mut m = vec![0.0; 2 * slots];
         for (p, &x) in r.iter().enumerate() {

@@ -2,9 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use rayon::prelude::*;
-
-use crate::bp::{row_blocks, split_by};
 use crate::mrf::PairwiseMrf;
 
 /// How an iterative algorithm ended. Non-convergence is reported here, never hidden and
@@ -64,24 +61,6 @@ pub(crate) fn fmax(a: f64, b: f64) -> f64 {
 #[inline]
 pub(crate) fn fmin(a: f64, b: f64) -> f64 {
     if b < a { b } else { a }
-}
-
-/// [`normalize_log`] on every row `off[r]..off[r + 1]` of `log`, rows in parallel blocks
-/// (each row's arithmetic is unchanged, so the result does not depend on the thread count).
-fn normalize_rows(log: &mut [f64], off: &[usize]) {
-    let bounds = row_blocks(off.len().saturating_sub(1));
-    let chunks = split_by(log, &bounds, off);
-    bounds
-        .windows(2)
-        .zip(chunks)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .for_each(|(w, chunk)| {
-            let base = off[w[0]];
-            for r in w[0]..w[1] {
-                normalize_log(&mut chunk[off[r] - base..off[r + 1] - base]);
-            }
-        });
 }
 
 /// Which beliefs an algorithm materialises.
@@ -156,14 +135,18 @@ impl Marginals {
         convergence: Convergence,
     ) -> Self {
         let node_off = mrf.state_off.clone();
-        normalize_rows(&mut node_log, &node_off);
-        let node_prob = node_log.par_iter().map(|x| x.exp()).collect();
+        for v in 0..mrf.num_nodes() {
+            normalize_log(&mut node_log[node_off[v]..node_off[v + 1]]);
+        }
+        let node_prob = node_log.iter().map(|x| x.exp()).collect();
         let (edge_off, edge_prob) = if edge_log.is_empty() {
             (Vec::new(), Vec::new())
         } else {
             let off = edge_offsets(mrf);
-            normalize_rows(&mut edge_log, &off);
-            let p = edge_log.par_iter().map(|x| x.exp()).collect();
+            for e in 0..mrf.num_edges() {
+                normalize_log(&mut edge_log[off[e]..off[e + 1]]);
+            }
+            let p = edge_log.iter().map(|x| x.exp()).collect();
             (off, p)
         };
         Self {
