@@ -701,19 +701,8 @@ pub fn compile_planned(
             .iter()
             .map(|f| c_strides[c_order.iter().position(|g| g == f).unwrap_or(0)])
             .collect();
-        let mut digits = vec![0usize; cards.len()];
-        let mut off = 0usize;
-        for w in &mut weights {
+        for (w, off) in weights.iter_mut().zip(odometer_offsets(&cards, &strides)) {
             w[1] = rest[off][0];
-            for j in (0..cards.len()).rev() {
-                digits[j] += 1;
-                off += strides[j];
-                if digits[j] < cards[j] {
-                    break;
-                }
-                off -= strides[j] * cards[j];
-                digits[j] = 0;
-            }
         }
     }
     let mut total = 0.0;

@@ -13,17 +13,16 @@
 
 #[path = "common/cpu.rs"]
 mod cpu;
+#[path = "common/powerlaw_model.rs"]
+mod powerlaw_model;
 
 use std::time::Instant;
 
 use cpu::cpu_seconds;
+use powerlaw_model::powerlaw_mrf;
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use srl_graph::barabasi_albert;
 use srl_infer::{
-    Beliefs, Gibbs, LoopyBp, MeanField, MessagePrecision, MrfParts, PairTable, PairwiseMrf,
-    Schedule, Sweep,
+    Beliefs, Gibbs, LoopyBp, MeanField, MessagePrecision, PairwiseMrf, Schedule, Sweep,
 };
 
 #[allow(clippy::print_stdout)]
@@ -57,17 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = args.first().copied().unwrap_or(100_000);
     let k = args.get(1).copied().unwrap_or(2);
     let iters = args.get(2).copied().unwrap_or(10);
-    let edges = barabasi_albert(n, 2, &mut ChaCha8Rng::seed_from_u64(42));
-    let m = edges.len();
-    let mut rng = ChaCha8Rng::seed_from_u64(42 ^ 0xABCD);
-    let mrf = PairwiseMrf::new(MrfParts {
-        num_states: vec![k; n],
-        unary: (0..n * k).map(|_| rng.random_range(-1.0..1.0)).collect(),
-        edges,
-        edge_tables: vec![0; m],
-        tables: vec![PairTable::potts(k, 0.5, 0.0)],
-        evidence: Vec::new(),
-    })?;
+    let (mrf, mut rng) = powerlaw_mrf(n, k, 42)?;
     let mrf = match uai {
         Some(path) => {
             if !path.exists() {

@@ -296,7 +296,8 @@ pub struct BinaryBlock<'a> {
     pub unary_log: &'a [f64],
     /// Kernel of the message into each slot (length `S`; the reverse uses `^ 1`).
     pub in_kernel: &'a [u32],
-    /// [`KernelTables::off`] (every kernel `2 × 2`).
+    /// [`KernelTables::off`] (every kernel `2 × 2`, so kernel `q` is entries `4q..4q + 4`
+    /// of `kernel_exp`; only the length is read, to check that).
     pub kernel_off: &'a [usize],
     /// [`KernelTables::exp`].
     pub kernel_exp: &'a [f64],
@@ -321,7 +322,8 @@ pub struct BinaryBlock<'a> {
 /// [`crate::linear`]).
 ///
 /// # Panics
-/// On an index out of bounds of the given slices.
+/// On an index out of bounds of the given slices, or when `kernel_exp` does not hold
+/// exactly four entries per kernel of `kernel_off`.
 #[inline]
 pub fn binary_pass(
     block: &BinaryBlock<'_>,

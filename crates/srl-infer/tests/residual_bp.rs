@@ -3,26 +3,15 @@
 //! deterministically, and its `converged` flag is exact.
 #![allow(clippy::unwrap_used)]
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use srl_graph::barabasi_albert;
-use srl_infer::{BpMode, LoopyBp, MrfParts, PairTable, PairwiseMrf, Schedule};
+#[path = "../examples/common/powerlaw_model.rs"]
+mod powerlaw_model;
 
-/// The `powerlaw_lbp` example's model: a Barabási–Albert graph (2 edges per new node),
-/// `k` states, random unary terms, one Potts table of strength 0.5.
+use srl_infer::{BpMode, LoopyBp, PairwiseMrf, Schedule};
+
+/// The `powerlaw_lbp` example's model (Barabási–Albert, 2 edges per new node, `k`
+/// states, random unary terms, one Potts table of strength 0.5).
 fn ba_model(n: usize, k: usize, seed: u64) -> PairwiseMrf {
-    let edges = barabasi_albert(n, 2, &mut ChaCha8Rng::seed_from_u64(seed));
-    let m = edges.len();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xABCD);
-    PairwiseMrf::new(MrfParts {
-        num_states: vec![k; n],
-        unary: (0..n * k).map(|_| rng.random_range(-1.0..1.0)).collect(),
-        edges,
-        edge_tables: vec![0; m],
-        tables: vec![PairTable::potts(k, 0.5, 0.0)],
-        evidence: Vec::new(),
-    })
-    .unwrap()
+    powerlaw_model::powerlaw_mrf(n, k, seed).unwrap().0
 }
 
 fn bp(schedule: Schedule, tol: f64) -> LoopyBp {
