@@ -32,8 +32,8 @@ use serde_json::json;
 use srl_eval::Summary;
 use srl_graph::{NodeId, RelationalGraph};
 use srl_learn::collective::{
-    CollectiveMethod, CollectiveSettings, CsBase, EvalSplit, LocalModel, LrPrior, Protocol,
-    ProtocolResult, check_validation_method, evaluate, evaluate_splits,
+    CollectiveMethod, CollectiveSettings, CsBase, LocalModel, LrPrior, Protocol, ProtocolResult,
+    check_validation_method, evaluate_with_validation,
 };
 
 use crate::ui::{Ui, check_outputs, write_to};
@@ -384,25 +384,17 @@ pub fn predictions(
     let (method, settings) = method_and_settings(a)?;
     let validation = validation_nodes(a, g, method)?;
     let tests = test_sets(a, g)?;
-    let res = match validation {
-        None => evaluate(&settings, &[method], g, tests, a.seed, 0)?,
-        // The split of the sparse-label protocol: the validation nodes hidden, the rest
-        // of the nodes outside the training mask tested; split stream 0, initialisation
-        // 0, as `evaluate` numbers the mask's single split.
-        Some(validation) => {
-            let hidden: HashSet<usize> = validation.iter().copied().collect();
-            let splits = tests
-                .into_iter()
-                .map(|t| EvalSplit {
-                    test: t.into_iter().filter(|v| !hidden.contains(v)).collect(),
-                    validation: validation.clone(),
-                    stream: 0,
-                    init: 0,
-                })
-                .collect();
-            evaluate_splits(&settings, &[method], g, splits, a.seed)?
-        }
-    };
+    // With validation nodes, the split of the sparse-label protocol: they are hidden and
+    // not scored.
+    let res = evaluate_with_validation(
+        &settings,
+        &[method],
+        g,
+        tests,
+        validation.as_deref().unwrap_or(&[]),
+        a.seed,
+        0,
+    )?;
     let k = g.num_labels();
     let mut out = Vec::new();
     for (f, split) in res.splits.iter().enumerate() {

@@ -1745,18 +1745,41 @@ pub fn evaluate(
     seed: u64,
     stream: u64,
 ) -> Result<ProtocolResult, LearnError> {
+    evaluate_with_validation(settings, methods, graph, tests, &[], seed, stream)
+}
+
+/// [`evaluate`] with the same validation nodes in every split (the early-stopping set of
+/// the neural methods under the sparse-label protocol, e.g. `srl classify
+/// --validation-mask`): they are hidden like the test nodes, taken out of every test set
+/// and not scored. Same split streams `64 · stream + split`, initialisation 0; an empty
+/// `validation` is [`evaluate`].
+///
+/// # Errors
+/// As [`evaluate`] (checked on the test sets as given); as [`evaluate_splits`] for
+/// validation nodes that are unlabelled, out of range or repeated, or a test set left
+/// empty.
+pub fn evaluate_with_validation(
+    settings: &CollectiveSettings,
+    methods: &[CollectiveMethod],
+    graph: &RelationalGraph,
+    tests: Vec<Vec<usize>>,
+    validation: &[usize],
+    seed: u64,
+    stream: u64,
+) -> Result<ProtocolResult, LearnError> {
     settings.validate()?;
     check_methods(methods)?;
     // The test sets' checks (and messages) of srl-eval's folds.
     Folds::new(graph.num_nodes(), tests.clone()).map_err(|e| LearnError::InvalidData {
         message: format!("test sets: {e}"),
     })?;
+    let hidden: std::collections::HashSet<usize> = validation.iter().copied().collect();
     let splits = tests
         .into_iter()
         .enumerate()
         .map(|(f, test)| EvalSplit {
-            test,
-            validation: Vec::new(),
+            test: test.into_iter().filter(|v| !hidden.contains(v)).collect(),
+            validation: validation.to_vec(),
             stream: stream * 64 + f as u64,
             init: 0,
         })
