@@ -605,10 +605,11 @@ struct Scratch {
     /// The incoming variable-to-factor messages of one factor or block, computed from
     /// the variables' belief sums.
     inbuf: Vec<f64>,
-    /// The linear kernel's incoming messages and sums (as many entries as the largest
-    /// factor's messages so far).
+    /// The linear kernel's incoming messages, then (a table with a moved row
+    /// variable) the incoming log-messages in the table's order (twice as many entries
+    /// as the largest factor's messages so far).
     lp: Vec<f64>,
-    /// See `lp`.
+    /// The linear kernel's sums, then the outgoing log-messages in the table's order.
     lo: Vec<f64>,
 }
 
@@ -849,7 +850,7 @@ fn factor_update(
     let a = lay.fedge[f + 1] - e0;
     let t = g.factors()[f].table as usize;
     if a <= LIN_MAX_ARITY
-        && let Some((lin, range)) = lt.table(t, g.tables()[t].len())
+        && let Some((lin, range, row)) = lt.table(t, g.tables()[t].len())
     {
         // each edge's cardinality from the message offsets (read in order, no lookup
         // of the variable)
@@ -861,15 +862,46 @@ fn factor_update(
         // cleared: the kernel writes `p` and zeroes `o` itself)
         let n = inc.len();
         let (mut hp, mut ho) = (std::mem::take(&mut sc.lp), std::mem::take(&mut sc.lo));
-        if hp.len() < n {
-            hp.resize(n, 0.0);
-            ho.resize(n, 0.0);
+        if hp.len() < 2 * n {
+            hp.resize(2 * n, 0.0);
+            ho.resize(2 * n, 0.0);
         }
-        let (p, o) = (&mut hp[..n], &mut ho[..n]);
-        let ok = if max {
-            linear_messages::<true>(lin, range, &cards[..a], inc, out, p, o)
+        let (p, pin) = hp.split_at_mut(n);
+        let (o, pout) = ho.split_at_mut(n);
+        let ok = if row == ROW_AS_IS {
+            if max {
+                linear_messages::<true>(lin, range, &cards[..a], inc, out, p, o)
+            } else {
+                linear_messages::<false>(lin, range, &cards[..a], inc, out, p, o)
+            }
         } else {
-            linear_messages::<false>(lin, range, &cards[..a], inc, out, p, o)
+            // the table stores scope position `r` last: the incoming messages in that
+            // order, the kernel, the outgoing ones back in the scope's order
+            let r = usize::from(row);
+            let (pin, pout) = (&mut pin[..n], &mut pout[..n]);
+            let (lo, hi) = (
+                lay.moff[e0 + r] - lay.moff[e0],
+                lay.moff[e0 + r + 1] - lay.moff[e0],
+            );
+            let tail = n - hi;
+            pin[..lo].copy_from_slice(&inc[..lo]);
+            pin[lo..lo + tail].copy_from_slice(&inc[hi..]);
+            pin[lo + tail..].copy_from_slice(&inc[lo..hi]);
+            let mut pc = [0usize; LIN_MAX_ARITY];
+            pc[..r].copy_from_slice(&cards[..r]);
+            pc[r..a - 1].copy_from_slice(&cards[r + 1..a]);
+            pc[a - 1] = cards[r];
+            let ok = if max {
+                linear_messages::<true>(lin, range, &pc[..a], pin, pout, p, o)
+            } else {
+                linear_messages::<false>(lin, range, &pc[..a], pin, pout, p, o)
+            };
+            if ok {
+                out[..lo].copy_from_slice(&pout[..lo]);
+                out[hi..].copy_from_slice(&pout[lo..lo + tail]);
+                out[lo..hi].copy_from_slice(&pout[lo + tail..]);
+            }
+            ok
         };
         (sc.lp, sc.lo) = (hp, ho);
         if ok {
@@ -905,15 +937,24 @@ const LIN_MAX_RANGE: f64 = 600.0;
 /// Each pooled table in the linear domain, `exp(θ − max θ)` (a hard zero stays 0), with
 /// its spread `max θ − min finite θ`; tables over [`LIN_MAX_ENTRIES`] entries, of a
 /// spread over [`LIN_MAX_RANGE`], without a finite entry or past [`LIN_MAX_TOTAL`]
-/// entries in all have none.
+/// entries in all have none. When one scope variable has more states than the last
+/// one (and every factor using the table has the same cardinalities), the linear table
+/// is stored with that variable moved last ([`LinearTables::row`]), so the kernel's rows
+/// run over the variable with the most states (e.g. pathfinder's 63-state `Fault`).
 struct LinearTables {
     /// Offset of each pooled table in `lin` (`usize::MAX`: none).
     off: Vec<usize>,
     /// The spread of each pooled table.
     range: Vec<f64>,
+    /// The scope position stored last in each pooled table's linear form
+    /// ([`ROW_AS_IS`]: the scope's own order).
+    row: Vec<u8>,
     /// The linear tables, one after the other.
     lin: Vec<f64>,
 }
+
+/// [`LinearTables::row`] of a table kept in its scope's order.
+const ROW_AS_IS: u8 = u8::MAX;
 
 impl LinearTables {
     /// The linear tables of `g`'s pool; none at all when their memory cannot be had
@@ -922,6 +963,7 @@ impl LinearTables {
         let tables = g.tables();
         let mut off = vec![usize::MAX; tables.len()];
         let mut range = vec![f64::INFINITY; tables.len()];
+        let mut row = vec![ROW_AS_IS; tables.len()];
         let bound: usize = tables
             .iter()
             .map(Vec::len)
@@ -930,8 +972,32 @@ impl LinearTables {
             .min(LIN_MAX_TOTAL);
         let mut lin = Vec::new();
         if lin.try_reserve_exact(bound).is_err() {
-            return Self { off, range, lin };
+            return Self {
+                off,
+                range,
+                row,
+                lin,
+            };
         }
+        // the cardinalities of the first factor using each table, and whether every
+        // factor using it has the same (only then can its rows be chosen per table)
+        let k = g.num_states();
+        let mut first = vec![usize::MAX; tables.len()];
+        let mut mixed = vec![false; tables.len()];
+        for (f, fac) in g.factors().iter().enumerate() {
+            let t = fac.table as usize;
+            if first[t] == usize::MAX {
+                first[t] = f;
+            } else if !mixed[t] {
+                let other = &g.factors()[first[t]].vars;
+                mixed[t] = other.len() != fac.vars.len()
+                    || other
+                        .iter()
+                        .zip(&fac.vars)
+                        .any(|(&a, &b)| k[a as usize] != k[b as usize]);
+            }
+        }
+        let mut cards = Vec::new();
         // one pass per table: its maximum and smallest finite entry, then (the table
         // still in cache) its linear form
         for (i, t) in tables.iter().enumerate() {
@@ -948,21 +1014,144 @@ impl LinearTables {
                     lo = x;
                 }
             }
-            if mx > f64::NEG_INFINITY && mx - lo <= LIN_MAX_RANGE {
-                off[i] = lin.len();
-                range[i] = mx - lo;
-                lin.extend(t.iter().map(|&x| (x - mx).exp()));
+            if !(mx > f64::NEG_INFINITY && mx - lo <= LIN_MAX_RANGE) {
+                continue;
+            }
+            off[i] = lin.len();
+            range[i] = mx - lo;
+            cards.clear();
+            if first[i] != usize::MAX && !mixed[i] {
+                cards.extend(g.factors()[first[i]].vars.iter().map(|&v| k[v as usize]));
+            }
+            // the first variable with the most states, if it has more than the last
+            let r = cards
+                .iter()
+                .enumerate()
+                .fold(None, |best: Option<(usize, usize)>, (j, &c)| match best {
+                    Some((_, bc)) if bc >= c => best,
+                    _ => Some((j, c)),
+                })
+                .filter(|&(j, c)| j + 1 < cards.len() && c > cards[cards.len() - 1])
+                .map(|(j, _)| j);
+            match r {
+                Some(r) if cards.len() <= LIN_MAX_ARITY => {
+                    row[i] = r as u8;
+                    // the scope's order with `r` moved last; an odometer over it reads
+                    // the original table at the matching offsets
+                    let strides = table_strides(&cards);
+                    let order: Vec<usize> = (0..cards.len())
+                        .filter(|&j| j != r)
+                        .chain(std::iter::once(r))
+                        .collect();
+                    let pc: Vec<usize> = order.iter().map(|&j| cards[j]).collect();
+                    let ps: Vec<usize> = order.iter().map(|&j| strides[j]).collect();
+                    let mut ctr = vec![0usize; pc.len()];
+                    for _ in 0..t.len() {
+                        let o: usize = ctr.iter().zip(&ps).map(|(&c, &s)| c * s).sum();
+                        lin.push((t[o] - mx).exp());
+                        odometer(&mut ctr, &pc);
+                    }
+                }
+                _ => lin.extend(t.iter().map(|&x| (x - mx).exp())),
             }
         }
-        Self { off, range, lin }
+        Self {
+            off,
+            range,
+            row,
+            lin,
+        }
     }
 
-    /// The linear table of pooled table `t` (of `len` entries) and its spread, if it
-    /// has one.
-    fn table(&self, t: usize, len: usize) -> Option<(&[f64], f64)> {
+    /// The linear table of pooled table `t` (of `len` entries), its spread and the
+    /// scope position stored last ([`ROW_AS_IS`]: none moved), if it has one.
+    fn table(&self, t: usize, len: usize) -> Option<(&[f64], f64, u8)> {
         let o = self.off[t];
-        (o != usize::MAX).then(|| (&self.lin[o..o + len], self.range[t]))
+        (o != usize::MAX).then(|| (&self.lin[o..o + len], self.range[t], self.row[t]))
     }
+}
+
+/// Row-major strides of a table over `cards` (last variable fastest).
+fn table_strides(cards: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; cards.len()];
+    for j in (0..cards.len().saturating_sub(1)).rev() {
+        s[j] = s[j + 1] * cards[j + 1];
+    }
+    s
+}
+
+/// One row of the linear kernel over the variable stored last: `o[s] ⊕= t[s] · pre`
+/// for each state `s` and the return value `⊕_s t[s] · q[s]` (`⊕`: `+`, or `max` for
+/// max-product). Rows of 8 or more entries accumulate the return value in four
+/// interleaved lanes (combined as `(l₀ ⊕ l₁) ⊕ (l₂ ⊕ l₃)`), so the compiler can
+/// vectorise both halves; shorter rows run one plain loop.
+#[inline(always)]
+fn kernel_row<const MAX: bool>(o: &mut [f64], t: &[f64], q: &[f64], pre: f64) -> f64 {
+    let op = |x: f64, y: f64| if MAX { x.max(y) } else { x + y };
+    let n = t.len();
+    let (o, q) = (&mut o[..n], &q[..n]);
+    if n < 8 {
+        let mut srow = 0.0;
+        for ((slot, &tv), &qv) in o.iter_mut().zip(t).zip(q) {
+            *slot = op(*slot, tv * pre);
+            srow = op(srow, tv * qv);
+        }
+        return srow;
+    }
+    for (slot, &tv) in o.iter_mut().zip(t) {
+        *slot = op(*slot, tv * pre);
+    }
+    let mut lane = [0.0f64; 4];
+    let (tc, tr) = t.split_at(n - n % 4);
+    let (qc, qr) = q.split_at(n - n % 4);
+    for (t4, q4) in tc.chunks_exact(4).zip(qc.chunks_exact(4)) {
+        for l in 0..4 {
+            lane[l] = op(lane[l], t4[l] * q4[l]);
+        }
+    }
+    for (l, (&tv, &qv)) in tr.iter().zip(qr).enumerate() {
+        lane[l] = op(lane[l], tv * qv);
+    }
+    op(op(lane[0], lane[1]), op(lane[2], lane[3]))
+}
+
+/// The unnormalised linear messages of a factor of three binary variables with linear
+/// table `t` and incoming linear messages `p0`, `p1`, `p2`: the products over the last
+/// variable are shared by the messages to the first two (`u`), the products of the first
+/// two messages by the message to the third (`w`).
+#[inline(always)]
+fn binary3_core<const MAX: bool>(
+    t: &[f64; 8],
+    p0: [f64; 2],
+    p1: [f64; 2],
+    p2: [f64; 2],
+) -> [[f64; 2]; 3] {
+    let op = |x: f64, y: f64| if MAX { x.max(y) } else { x + y };
+    // u[x0][x1] = Σ_x2 T(x0, x1, x2) p2(x2)
+    let u = [
+        [
+            op(t[0] * p2[0], t[1] * p2[1]),
+            op(t[2] * p2[0], t[3] * p2[1]),
+        ],
+        [
+            op(t[4] * p2[0], t[5] * p2[1]),
+            op(t[6] * p2[0], t[7] * p2[1]),
+        ],
+    ];
+    let o0 = [
+        op(u[0][0] * p1[0], u[0][1] * p1[1]),
+        op(u[1][0] * p1[0], u[1][1] * p1[1]),
+    ];
+    let o1 = [
+        op(p0[0] * u[0][0], p0[1] * u[1][0]),
+        op(p0[0] * u[0][1], p0[1] * u[1][1]),
+    ];
+    let w = [p0[0] * p1[0], p0[0] * p1[1], p0[1] * p1[0], p0[1] * p1[1]];
+    let o2 = [
+        op(op(w[0] * t[0], w[1] * t[2]), op(w[2] * t[4], w[3] * t[6])),
+        op(op(w[0] * t[1], w[1] * t[3]), op(w[2] * t[5], w[3] * t[7])),
+    ];
+    [o0, o1, o2]
 }
 
 /// [`linear_messages`] for a factor of three binary variables, unrolled: the products
@@ -992,31 +1181,7 @@ fn binary3<const MAX: bool>(lin: &[f64], table_range: f64, inc: &[f64], out: &mu
     if table_range + s0 + s1 + s2 > LIN_MAX_RANGE {
         return false;
     }
-    let op = |x: f64, y: f64| if MAX { x.max(y) } else { x + y };
-    // u[x0][x1] = Σ_x2 T(x0, x1, x2) p2(x2)
-    let u = [
-        [
-            op(t[0] * p2[0], t[1] * p2[1]),
-            op(t[2] * p2[0], t[3] * p2[1]),
-        ],
-        [
-            op(t[4] * p2[0], t[5] * p2[1]),
-            op(t[6] * p2[0], t[7] * p2[1]),
-        ],
-    ];
-    let o0 = [
-        op(u[0][0] * p1[0], u[0][1] * p1[1]),
-        op(u[1][0] * p1[0], u[1][1] * p1[1]),
-    ];
-    let o1 = [
-        op(p0[0] * u[0][0], p0[1] * u[1][0]),
-        op(p0[0] * u[0][1], p0[1] * u[1][1]),
-    ];
-    let w = [p0[0] * p1[0], p0[0] * p1[1], p0[1] * p1[0], p0[1] * p1[1]];
-    let o2 = [
-        op(op(w[0] * t[0], w[1] * t[2]), op(w[2] * t[4], w[3] * t[6])),
-        op(op(w[0] * t[1], w[1] * t[3]), op(w[2] * t[5], w[3] * t[7])),
-    ];
+    let [o0, o1, o2] = binary3_core::<MAX>(t, p0, p1, p2);
     for (j, o) in [o0, o1, o2].into_iter().enumerate() {
         let (a, b) = (o[0], o[1]);
         let (x, y) = if a >= b {
@@ -1094,6 +1259,22 @@ fn linear_messages<const MAX: bool>(
     if spread > LIN_MAX_RANGE {
         return false;
     }
+    linear_core::<MAX>(lin, cards, p, o);
+    write_log_messages(cards, o, out);
+    true
+}
+
+/// The unnormalised linear messages `o` (edge order) of a factor with linear table
+/// `lin` over `cards` from its incoming linear messages `p` (each with a maximum of 1):
+/// the message to `j` at `x_j` is `Σ_{x: x_j} T(x) Π_{i≠j} p_i(x_i)` (max-product: the
+/// maximum). Every non-zero product must stay a normal number (the callers' spread
+/// checks).
+fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut [f64]) {
+    if let ([2, 2, 2], Ok(t)) = (cards, <&[f64; 8]>::try_from(lin)) {
+        let m = binary3_core::<MAX>(t, [p[0], p[1]], [p[2], p[3]], [p[4], p[5]]);
+        o[..6].copy_from_slice(&[m[0][0], m[0][1], m[1][0], m[1][1], m[2][0], m[2][1]]);
+        return;
+    }
     o.fill(0.0);
     let acc = |slot: &mut f64, w: f64| {
         if MAX {
@@ -1114,11 +1295,7 @@ fn linear_messages<const MAX: bool>(
             let (p0, p1) = p[..c0 + c1].split_at(c0);
             let (o0, o1) = o[..c0 + c1].split_at_mut(c0);
             for ((slot0, &q0), row) in o0.iter_mut().zip(p0).zip(lin.chunks_exact(c1)) {
-                let mut srow = 0.0;
-                for ((slot, &t), &q) in o1.iter_mut().zip(row).zip(p1) {
-                    acc(slot, t * q0);
-                    acc(&mut srow, t * q);
-                }
+                let srow = kernel_row::<MAX>(o1, row, p1, q0);
                 acc(slot0, srow);
             }
         }
@@ -1131,12 +1308,7 @@ fn linear_messages<const MAX: bool>(
             for ((slot0, &q0), block) in o0.iter_mut().zip(p0).zip(lin.chunks_exact(c1 * c2)) {
                 let mut s0 = 0.0;
                 for ((slot1, &q1), row) in o1.iter_mut().zip(p1).zip(block.chunks_exact(c2)) {
-                    let pre = q0 * q1;
-                    let mut srow = 0.0;
-                    for ((slot, &t), &q) in o2.iter_mut().zip(row).zip(p2) {
-                        acc(slot, t * pre);
-                        acc(&mut srow, t * q);
-                    }
+                    let srow = kernel_row::<MAX>(o2, row, p2, q0 * q1);
                     acc(&mut s0, srow * q1);
                     acc(slot1, srow * q0);
                 }
@@ -1144,10 +1316,14 @@ fn linear_messages<const MAX: bool>(
             }
         }
         a => {
-            // rows over the last variable (odometer over the others): per row the
-            // products of the other variables' messages without each one (prefix ×
-            // suffix), the row's sum against the last variable's message, so an entry
-            // costs two products plus O(a / k_last)
+            // rows over the last variable, nested as the arity-3 kernel: `pre[l]` is
+            // the product of the messages of the variables before `l` at the current
+            // position, `sub[l]` the running sum (max) over the positions of `l` seen
+            // so far of `Σ T Π_{k ≥ l} p_k` below them. A finished row hands its sum
+            // `s` to the last other variable `l`: `o_l(x_l) ⊕= s · pre[l]`,
+            // `sub[l] ⊕= s · p_l(x_l)`; when `l`'s positions are exhausted, `sub[l]`
+            // is handed up the same way. An entry costs two products, a row O(1)
+            // amortised (three products per finished position).
             let last = a - 1;
             let kl = cards[last];
             let mut start = [0usize; LIN_MAX_ARITY];
@@ -1159,30 +1335,45 @@ fn linear_messages<const MAX: bool>(
             let (p_others, p_last) = p.split_at(start[last]);
             let (o_others, o_last) = o.split_at_mut(start[last]);
             let mut ctr = [0usize; LIN_MAX_ARITY];
-            let mut excl = [0.0f64; LIN_MAX_ARITY];
+            let mut pre = [1.0f64; LIN_MAX_ARITY];
+            let mut sub = [0.0f64; LIN_MAX_ARITY];
+            for l in 0..last {
+                pre[l + 1] = pre[l] * p_others[start[l]];
+            }
             for row in lin.chunks_exact(kl) {
-                let mut pre = 1.0;
-                for j in 0..last {
-                    excl[j] = pre;
-                    pre *= p_others[start[j] + ctr[j]];
+                let mut val = kernel_row::<MAX>(o_last, row, p_last, pre[last]);
+                if last == 0 {
+                    // one variable: the message is the table itself
+                    continue;
                 }
-                let mut suf = 1.0;
-                for j in (0..last).rev() {
-                    excl[j] *= suf;
-                    suf *= p_others[start[j] + ctr[j]];
+                // hand `val` up until a variable still has positions left
+                let mut l = last;
+                loop {
+                    l -= 1;
+                    let x = start[l] + ctr[l];
+                    acc(&mut o_others[x], val * pre[l]);
+                    acc(&mut sub[l], val * p_others[x]);
+                    ctr[l] += 1;
+                    if ctr[l] < cards[l] || l == 0 {
+                        break;
+                    }
+                    ctr[l] = 0;
+                    val = sub[l];
+                    sub[l] = 0.0;
                 }
-                let mut srow = 0.0;
-                for ((slot, &t), &q) in o_last.iter_mut().zip(row).zip(p_last) {
-                    acc(slot, t * pre);
-                    acc(&mut srow, t * q);
+                // the products below the variable that moved
+                for k in l..last {
+                    pre[k + 1] = pre[k] * p_others[start[k] + ctr[k].min(cards[k] - 1)];
                 }
-                for j in 0..last {
-                    acc(&mut o_others[start[j] + ctr[j]], srow * excl[j]);
-                }
-                odometer(&mut ctr[..last], &cards[..last]);
             }
         }
     }
+}
+
+/// The log-messages `out` (each with a maximum of 0; all `-∞` for a message without a
+/// positive entry) of the unnormalised linear messages `o` over `cards`: one `ln` per
+/// non-maximal entry.
+fn write_log_messages(cards: &[usize], o: &[f64], out: &mut [f64]) {
     let mut off = 0;
     for &c in cards {
         let os = &o[off..off + c];
@@ -1203,7 +1394,6 @@ fn linear_messages<const MAX: bool>(
         }
         off += c;
     }
-    true
 }
 
 /// The messages of a factor with table `table` and arity `a` from the incoming messages
