@@ -2,12 +2,14 @@
 //! prints a fingerprint of the marginals, so two builds (or thread counts) can be
 //! compared bit for bit:
 //!
-//! `cargo run -p srl-infer --release --example factor_bp_speed -- MODEL.uai SWEEPS [SCHEDULES] [RUNS]`
+//! `cargo run -p srl-infer --release --example factor_bp_speed -- MODEL.uai SWEEPS [SCHEDULES] [RUNS] [TOL]`
 //!
 //! `SCHEDULES` is a comma-separated subset of `flooding`, `sequential`, `residual`
-//! (default `flooding`); `RUNS` repeats each (default 3). Each run does exactly `SWEEPS`
-//! sweeps (`tolerance` 1e-300, as `benches/factor_graph.rs` and libDAI's `tol=1e-300`)
-//! on the rayon pool of `RAYON_NUM_THREADS` threads, setup and final marginals included.
+//! (default `flooding`); `RUNS` repeats each (default 3). Each run does `SWEEPS` sweeps
+//! (`tolerance` `TOL`, default 1e-300 as `benches/factor_graph.rs` and libDAI's
+//! `tol=1e-300`: every sweep unless one changes no message at all; with a larger `TOL`
+//! the run stops when converged, and the line says so) on the rayon pool of
+//! `RAYON_NUM_THREADS` threads, setup and final marginals included.
 //! A message is one factor-to-variable message, so the rate is
 //! `SWEEPS · Σ_f |scope(f)|` per second, per wall second and per CPU second
 //! (`/proc/self/stat`; the machine may be shared). The bench's model:
@@ -26,7 +28,9 @@ use srl_infer::factor_graph::{FactorBp, FactorSchedule};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: factor_bp_speed MODEL.uai SWEEPS [flooding,sequential,residual] [RUNS]");
+        eprintln!(
+            "usage: factor_bp_speed MODEL.uai SWEEPS [flooding,sequential,residual] [RUNS] [TOL]"
+        );
         std::process::exit(2);
     }
     let (g, kind, _) = match FactorGraph::read_uai(&args[1]) {
@@ -39,6 +43,7 @@ fn main() {
     let sweeps: usize = args[2].parse().unwrap_or(10).max(1);
     let schedules = args.get(3).map_or("flooding", String::as_str);
     let runs: usize = args.get(4).and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
+    let tolerance: f64 = args.get(5).and_then(|t| t.parse().ok()).unwrap_or(1e-300);
     let edges: usize = g.factors().iter().map(|f| f.vars.len()).sum();
     println!(
         "{}: {kind:?}, {} variables, {} factors, {edges} factor-variable edges, {} threads",
@@ -59,7 +64,7 @@ fn main() {
         };
         let bp = FactorBp {
             max_iters: sweeps,
-            tolerance: 1e-300,
+            tolerance,
             schedule,
             ..FactorBp::default()
         };
@@ -83,8 +88,13 @@ fn main() {
                 }
             }
             println!(
-                "{name}: {} sweeps, {:.3} s wall, {:.3} s CPU, {:.3e} messages/s wall, {:.3e} per CPU second, fingerprint {h:016x}",
+                "{name}: {} sweeps{}, {:.3} s wall, {:.3} s CPU, {:.3e} messages/s wall, {:.3e} per CPU second, fingerprint {h:016x}",
                 m.convergence().iterations,
+                if m.convergence().converged {
+                    " (converged)"
+                } else {
+                    ""
+                },
                 wall,
                 cpu,
                 msgs / wall,

@@ -1031,7 +1031,7 @@ fn finish(out: &mut [f64], old: &[f64], damping: f64) -> f64 {
 /// A residual as a queue key: NaN (from `-∞` entries) becomes `∞`, so the message is
 /// recomputed rather than lost in the order.
 #[inline]
-fn priority(r: f64) -> f64 {
+pub(crate) fn priority(r: f64) -> f64 {
     if r.is_nan() { f64::INFINITY } else { r }
 }
 
@@ -1042,7 +1042,7 @@ fn priority(r: f64) -> f64 {
 /// message is a positive combination of the cavity's exponentials), and normalisation
 /// moves an entry by at most the range.
 #[inline]
-fn change_range(new: &[f64], old: &[f64]) -> f64 {
+pub(crate) fn change_range(new: &[f64], old: &[f64]) -> f64 {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for (&a, &b) in new.iter().zip(old) {
         let d = if a == b { 0.0 } else { a - b };
@@ -1179,25 +1179,25 @@ fn commit_node(
 /// `r0 + |acc|`.
 #[derive(Copy, Clone, Debug)]
 #[repr(align(16))]
-struct NodeKey {
+pub(crate) struct NodeKey {
     /// The largest residual of the node's pending messages when last computed (or an
     /// estimate after a damped commit), plus, for a node with more than two states or on
     /// an extreme model, the change range of every message committed into it since.
-    r0: f64,
+    pub(crate) r0: f64,
     /// For a two-state node on an ordinary model: the change of its log-odds belief since
     /// its messages were last computed.
     /// Kept in `f32`: it only orders the queue.
-    acc: f32,
+    pub(crate) acc: f32,
     /// The node's bucket in [`BucketQueue`] (`NONE` when not queued).
-    at: u16,
+    pub(crate) at: u16,
     /// Whether nothing was committed into the node since its messages were computed.
-    fresh: bool,
+    pub(crate) fresh: bool,
 }
 
 impl NodeKey {
     /// The node's queue key (NaN read as `∞`).
     #[inline]
-    fn key(&self) -> f64 {
+    pub(crate) fn key(&self) -> f64 {
         if self.fresh {
             self.r0
         } else {
@@ -1214,12 +1214,12 @@ impl NodeKey {
 /// highest non-empty bucket whole, in increasing node order (memory order, so a bucket's
 /// nodes are visited like a partial sequential sweep); nodes raised meanwhile wait for
 /// their turn. Deterministic; within a factor 4 of the largest key.
-struct BucketQueue {
+pub(crate) struct BucketQueue {
     buckets: Vec<Vec<u32>>,
     /// The rest of the bucket being served, in decreasing node order (served from the end).
     batch: Vec<u32>,
     /// Per node: its residual record and its bucket (`at`).
-    node: Vec<NodeKey>,
+    pub(crate) node: Vec<NodeKey>,
     top: usize,
     entries: usize,
     tol: f64,
@@ -1231,7 +1231,7 @@ impl BucketQueue {
     const SHIFT: u32 = 54;
     const BUCKETS: usize = (0x7ff0_0000_0000_0000_u64 >> Self::SHIFT) as usize + 1;
 
-    fn new(n: usize, tol: f64) -> Self {
+    pub(crate) fn new(n: usize, tol: f64) -> Self {
         Self {
             buckets: vec![Vec::new(); Self::BUCKETS],
             batch: Vec::new(),
@@ -1262,7 +1262,7 @@ impl BucketQueue {
 
     /// Sets node `v`'s key (queues, moves or drops it).
     #[inline(always)]
-    fn set(&mut self, v: usize, key: f64) {
+    pub(crate) fn set(&mut self, v: usize, key: f64) {
         let b = self.bucket(key);
         if b == self.node[v].at {
             return;
@@ -1293,7 +1293,7 @@ impl BucketQueue {
     }
 
     /// Removes and returns a node of (about) the largest key, `None` if no key is queued.
-    fn pop(&mut self) -> Option<usize> {
+    pub(crate) fn pop(&mut self) -> Option<usize> {
         if let Some(v) = self.batch.pop() {
             return Some(v as usize);
         }
@@ -1322,93 +1322,8 @@ impl BucketQueue {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.batch.is_empty() && self.node.iter().all(|nk| nk.at == Self::NONE)
-    }
-}
-
-/// Indexed 4-ary max-heap over queue items (for residual BP), keys stored inline so a
-/// sift step reads one cache line of children. Order: larger key first, ties by smaller
-/// item (a total order, so the top does not depend on the heap's shape: deterministic).
-pub(crate) struct IndexedMaxHeap {
-    heap: Vec<(f64, u32)>,
-    pos: Vec<u32>,
-}
-
-impl IndexedMaxHeap {
-    const ARITY: usize = 4;
-
-    pub(crate) fn new(key: Vec<f64>) -> Self {
-        let n = key.len();
-        let mut h = Self {
-            heap: key.into_iter().zip(0..n as u32).collect(),
-            pos: (0..n as u32).collect(),
-        };
-        for i in (0..n.div_ceil(Self::ARITY)).rev() {
-            h.sift_down(i);
-        }
-        h
-    }
-
-    pub(crate) fn top(&self) -> (usize, f64) {
-        let (k, i) = self.heap[0];
-        (i as usize, k)
-    }
-
-    pub(crate) fn update(&mut self, item: usize, k: f64) {
-        let p = self.pos[item] as usize;
-        let old = self.heap[p].0;
-        self.heap[p].0 = k;
-        if k > old {
-            self.sift_up(p);
-        } else if k < old {
-            self.sift_down(p);
-        }
-    }
-
-    #[inline]
-    fn better(a: (f64, u32), b: (f64, u32)) -> bool {
-        a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
-    }
-
-    fn sift_up(&mut self, mut p: usize) {
-        let e = self.heap[p];
-        while p > 0 {
-            let parent = (p - 1) / Self::ARITY;
-            if !Self::better(e, self.heap[parent]) {
-                break;
-            }
-            self.heap[p] = self.heap[parent];
-            self.pos[self.heap[p].1 as usize] = p as u32;
-            p = parent;
-        }
-        self.heap[p] = e;
-        self.pos[e.1 as usize] = p as u32;
-    }
-
-    fn sift_down(&mut self, mut p: usize) {
-        let n = self.heap.len();
-        let e = self.heap[p];
-        loop {
-            let first = Self::ARITY * p + 1;
-            if first >= n {
-                break;
-            }
-            let mut best = first;
-            for c in first + 1..(first + Self::ARITY).min(n) {
-                if Self::better(self.heap[c], self.heap[best]) {
-                    best = c;
-                }
-            }
-            if !Self::better(self.heap[best], e) {
-                break;
-            }
-            self.heap[p] = self.heap[best];
-            self.pos[self.heap[p].1 as usize] = p as u32;
-            p = best;
-        }
-        self.heap[p] = e;
-        self.pos[e.1 as usize] = p as u32;
     }
 }
 

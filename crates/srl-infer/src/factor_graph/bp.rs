@@ -45,11 +45,22 @@ pub enum FactorSchedule {
     /// Factor by factor in index order, each from the latest messages (one thread;
     /// usually fewer sweeps, e.g. a chain in one forward sweep plus one backward).
     Sequential,
-    /// Residual BP (Elidan, McGraw & Koller 2006): always update the factor whose new
-    /// messages differ most from its current ones (a priority queue of pending residuals,
-    /// ties to the lower factor index; one thread). An iteration is as many updates as
-    /// there are factors; converged when the largest pending residual is below the
-    /// tolerance.
+    /// Residual BP (Elidan, McGraw & Koller 2006) with factor-level lazy residuals (the
+    /// residual estimates of Sutton & McCallum 2007, as [`crate::Schedule::Residual`]
+    /// for pairwise models): the factor whose messages would change most sends all of
+    /// them. Each factor carries a key: after its messages are computed, their largest
+    /// residual (exact); every message later committed into one of its variables by
+    /// another factor raises it by that message's change range `max Δ − min Δ` (an
+    /// upper bound: a cavity change of range `ρ` changes no normalised log-message by
+    /// more than `ρ`). Popping a factor computes its messages unless nothing reached it
+    /// since they were computed, commits them and raises its neighbours' keys in `O(1)`
+    /// each; no neighbour's messages are recomputed at a commit. Bucketed queue (a
+    /// bucket spans a factor of 4 of keys, served whole in factor order); the first
+    /// pass is a sequential sweep. Convergence is exact: when no key is at or above
+    /// the tolerance, every factor whose key is an estimate is recomputed, and the run
+    /// converges only if every pending residual is then below the tolerance. The
+    /// iterations count work (factor-to-variable messages computed, divided by the
+    /// number of edges) and `max_iters` caps it. One thread; deterministic.
     Residual,
 }
 
@@ -283,10 +294,12 @@ impl FactorBp {
         max: bool,
         conv: &mut Convergence,
     ) {
+        use crate::bp::{BucketQueue, change_range};
         let nf = g.factors().len();
+        let edges = lay.evar.len();
         sums.fill(lay, fv);
         // The pending (damped) new messages of every factor in one flat array laid out
-        // as `fv`, and each factor's pending residual: no allocation per update.
+        // as `fv`: no allocation per update.
         let mut sc = Scratch::default();
         let mut pend = fv.to_vec();
         let pending_of =
@@ -294,62 +307,142 @@ impl FactorBp {
                 let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
                 let out = &mut pend[r.clone()];
                 factor_from_sums(g, f, lay, lt, sums, fv, max, out, sc);
-                self.damp_fresh(out, &fv[r])
+                crate::bp::priority(self.damp_fresh(out, &fv[r]))
             };
-        let residuals: Vec<f64> = (0..nf)
-            .map(|f| pending_of(f, sums, fv, &mut pend, &mut sc))
-            .collect();
-        // an indexed max-heap of the pending residuals (ties to the lower factor index)
-        let mut heap = crate::bp::IndexedMaxHeap::new(residuals);
-        // factors sharing a variable with f (excluding f), each once
-        let mut neighbours: Vec<usize> = Vec::new();
-        let mut mark = vec![usize::MAX; nf];
-        let mut factor_of_edge = vec![0usize; lay.evar.len()];
-        for f in 0..nf {
-            factor_of_edge[lay.fedge[f]..lay.fedge[f + 1]].fill(f);
+        // each variable's factors, flat (CSR), in edge order
+        let mut vstart = vec![0usize; g.num_vars() + 1];
+        for &v in &lay.evar {
+            vstart[v as usize + 1] += 1;
         }
-        let budget = self.max_iters.saturating_mul(nf.max(1));
-        let mut updates = 0usize;
-        while nf > 0 && updates <= budget {
-            let (f, r) = heap.top();
-            if r < self.tolerance {
-                // every pending residual is below the tolerance
-                conv.iterations = updates.div_ceil(nf).max(1);
-                conv.max_residual = r;
-                conv.converged = true;
-                return;
-            }
-            if updates >= budget {
-                break;
-            }
-            updates += 1;
-            let rf = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
-            sums.commit(lay, f, fv, &pend[rf]);
-            // the factors sharing a variable with f
-            neighbours.clear();
+        for v in 0..g.num_vars() {
+            vstart[v + 1] += vstart[v];
+        }
+        let mut vfac = vec![0u32; edges];
+        let mut fill = vstart.clone();
+        for f in 0..nf {
             for e in lay.fedge[f]..lay.fedge[f + 1] {
                 let v = lay.evar[e] as usize;
-                for &e2 in &lay.vedges[v] {
-                    let f2 = factor_of_edge[e2];
-                    if f2 != f && mark[f2] != f {
-                        mark[f2] = f;
-                        neighbours.push(f2);
+                vfac[fill[v]] = f as u32;
+                fill[v] += 1;
+            }
+        }
+        drop(fill);
+        // Factor-level lazy residuals (see `FactorSchedule::Residual`).
+        let mut queue = BucketQueue::new(nf, self.tolerance);
+        let damping = self.damping;
+        // Commits factor `f`'s pending messages (largest residual `r`) and raises the
+        // key of every other factor on each variable whose message changed by the
+        // change's range.
+        let commit = |f: usize,
+                      r: f64,
+                      sums: &mut BeliefSums,
+                      fv: &mut [f64],
+                      pend: &[f64],
+                      queue: &mut BucketQueue| {
+            for e in lay.fedge[f]..lay.fedge[f + 1] {
+                let (lo, hi) = (lay.moff[e], lay.moff[e + 1]);
+                let d = change_range(&pend[lo..hi], &fv[lo..hi]);
+                if d <= 0.0 {
+                    continue;
+                }
+                let v = lay.evar[e] as usize;
+                for &f2 in &vfac[vstart[v]..vstart[v + 1]] {
+                    let f2 = f2 as usize;
+                    if f2 != f {
+                        let nk = &mut queue.node[f2];
+                        nk.r0 += d;
+                        nk.fresh = false;
+                        let key = nk.key();
+                        queue.set(f2, key);
                     }
                 }
             }
-            for &f2 in &neighbours {
-                mark[f2] = usize::MAX;
+            let rf = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
+            sums.commit(lay, f, fv, &pend[rf]);
+            let nk = &mut queue.node[f];
+            if damping > 0.0 {
+                // a damped commit is not the messages' fixed point: the next damped
+                // updates are pending, estimated by the change just committed
+                nk.fresh = r <= 0.0;
+                nk.r0 = r;
+            } else {
+                // its cavities did not change (its own messages left out): the pending
+                // messages are the ones just committed
+                nk.fresh = true;
+                nk.r0 = 0.0;
             }
-            // f itself: its own incoming messages did not change; it is now up to date
-            heap.update(f, 0.0);
-            for &f2 in &neighbours {
-                let r2 = pending_of(f2, sums, fv, &mut pend, &mut sc);
-                heap.update(f2, r2);
+            let key = nk.r0;
+            queue.set(f, key);
+        };
+        let cap = self.max_iters.saturating_mul(edges);
+        let started = edges > 0 && edges <= cap;
+        let mut computed = 0usize;
+        if started {
+            // a sequential sweep: each factor's messages are committed as they are
+            // computed, unless all change by less than the tolerance (then they stay
+            // pending, exact)
+            for f in 0..nf {
+                let r = pending_of(f, sums, fv, &mut pend, &mut sc);
+                if r < self.tolerance || r <= 0.0 {
+                    queue.node[f].r0 = r;
+                } else {
+                    commit(f, r, sums, fv, &pend, &mut queue);
+                }
             }
+            computed = edges;
         }
-        conv.iterations = updates.div_ceil(nf.max(1));
-        conv.max_residual = if nf > 0 { heap.top().1 } else { 0.0 };
-        conv.converged = conv.max_residual < self.tolerance;
+        let mut converged = nf == 0 || edges == 0;
+        while started && !converged {
+            let Some(f) = queue.pop() else {
+                // every key is below the tolerance: recompute every factor whose key is
+                // an estimate, then converged unless one is at or above the tolerance
+                let stale: usize = (0..nf)
+                    .filter(|&f| !queue.node[f].fresh)
+                    .map(|f| lay.fedge[f + 1] - lay.fedge[f])
+                    .sum();
+                if computed + stale > cap {
+                    break;
+                }
+                for f in 0..nf {
+                    if !queue.node[f].fresh {
+                        let r = pending_of(f, sums, fv, &mut pend, &mut sc);
+                        let nk = &mut queue.node[f];
+                        nk.r0 = r;
+                        nk.fresh = true;
+                        queue.set(f, r);
+                    }
+                }
+                computed += stale;
+                if queue.is_empty() {
+                    converged = queue.node.iter().all(|nk| nk.r0 < self.tolerance);
+                    break;
+                }
+                continue;
+            };
+            let a = lay.fedge[f + 1] - lay.fedge[f];
+            let mut r = queue.node[f].r0;
+            if !queue.node[f].fresh {
+                if computed + a > cap {
+                    let key = queue.node[f].key();
+                    queue.set(f, key);
+                    break;
+                }
+                r = pending_of(f, sums, fv, &mut pend, &mut sc);
+                computed += a;
+            }
+            commit(f, r, sums, fv, &pend, &mut queue);
+        }
+        conv.iterations = if edges == 0 {
+            0
+        } else {
+            computed.div_ceil(edges)
+        };
+        conv.max_residual = if started || edges == 0 {
+            queue.node.iter().map(|nk| nk.key()).fold(0.0, f64::max)
+        } else {
+            f64::INFINITY
+        };
+        conv.converged = converged;
     }
 
     /// Damps the fresh messages in `fresh` against `old` in place (`fresh` becomes the
