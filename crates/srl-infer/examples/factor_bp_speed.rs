@@ -88,7 +88,7 @@ fn main() {
                 }
             }
             println!(
-                "{name}: {} sweeps{}, {:.3} s wall, {:.3} s CPU, {:.3e} messages/s wall, {:.3e} per CPU second, fingerprint {h:016x}",
+                "{name}: {} sweeps{}, {:.6} s wall, {:.3} s CPU, {:.3e} messages/s wall, {:.3e} per CPU second, fingerprint {h:016x}",
                 m.convergence().iterations,
                 if m.convergence().converged {
                     " (converged)"
