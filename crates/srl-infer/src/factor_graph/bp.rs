@@ -420,6 +420,17 @@ impl FactorBp {
                 continue;
             };
             let a = lay.fedge[f + 1] - lay.fedge[f];
+            // Load the neighbours' records now (independent loads, overlapping each
+            // other and the message computation) rather than one dependent miss per
+            // raise in the commit.
+            let mut touch = 0u16;
+            for &v in &lay.evar[lay.fedge[f]..lay.fedge[f + 1]] {
+                let v = v as usize;
+                for &f2 in &vfac[vstart[v]..vstart[v + 1]] {
+                    touch ^= queue.node[f2 as usize].at;
+                }
+            }
+            std::hint::black_box(touch);
             let mut r = queue.node[f].r0;
             if !queue.node[f].fresh {
                 if computed + a > cap {
