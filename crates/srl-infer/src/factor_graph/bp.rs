@@ -280,9 +280,10 @@ impl FactorBp {
         })
     }
 
-    /// Residual BP: an indexed max-heap of the factors' pending residuals (ties to the
-    /// lower factor index). Committing a factor's messages changes its variables' belief
-    /// sums, so the pending messages of the factors sharing a variable are recomputed.
+    /// Residual BP with factor-level lazy residuals (see [`FactorSchedule::Residual`]):
+    /// a bucketed queue of the factors' keys; committing a factor's messages updates its
+    /// variables' belief sums and raises the keys of the factors sharing a variable by
+    /// the change range of the message, without recomputing their messages.
     #[allow(clippy::too_many_arguments)]
     fn residual_updates(
         &self,
