@@ -562,60 +562,6 @@ impl JointAgreement {
 }
 
 impl JointAgreement {
-    /// The subset lattice below `mask` (statistics over `feats`, radix order, last
-    /// fastest): `f` of every wanted subset's statistics. Children drop a feature at a
-    /// position `≥ from`, so each subset has one path from the root, and the features before
-    /// `from` stay; a child whose staying features are not themselves wanted is not visited
-    /// (with a downward-closed family, as feasible subsets are, nothing below it is wanted).
-    fn lattice(
-        &self,
-        mask: u64,
-        feats: &[usize],
-        table: &[YStat],
-        from: usize,
-        wanted: &std::collections::HashSet<u64>,
-        f: &(dyn Fn(&mut Vec<YStat>) -> f64 + Sync),
-    ) -> Vec<(u64, f64)> {
-        let mut out = Vec::new();
-        if wanted.contains(&mask) {
-            let mut buf = table.to_vec();
-            out.push((mask, f(&mut buf)));
-        }
-        let children = |p: usize| {
-            let staying = feats[..p].iter().fold(0u64, |m, &g| m | 1u64 << g);
-            if !wanted.contains(&staying) {
-                return Vec::new();
-            }
-            let c = self.cards[feats[p]];
-            let inner: usize = feats[p + 1..].iter().map(|&g| self.cards[g]).product();
-            let mut child = vec![YStat::default(); table.len() / c];
-            for (o, block) in table.chunks(c * inner).enumerate() {
-                let dst = &mut child[o * inner..(o + 1) * inner];
-                for run in block.chunks(inner) {
-                    for (d, x) in dst.iter_mut().zip(run) {
-                        d.pos_class += x.pos_class;
-                        d.neg_class += x.neg_class;
-                        d.agree_pos += x.agree_pos;
-                    }
-                }
-            }
-            let mut rest = feats.to_vec();
-            rest.remove(p);
-            self.lattice(mask & !(1u64 << feats[p]), &rest, &child, p, wanted, f)
-        };
-        // the large top of the lattice in parallel, the rest sequentially
-        if table.len() >= 1 << 16 {
-            let parts: Vec<Vec<(u64, f64)>> =
-                (from..feats.len()).into_par_iter().map(children).collect();
-            out.extend(parts.into_iter().flatten());
-        } else {
-            for p in from..feats.len() {
-                out.extend(children(p));
-            }
-        }
-        out
-    }
-
     /// `I(D; X_i)` of every feature from one pass over the base table: each single-feature
     /// table accumulates its entries in increasing index order, as [`Self::marginalise`]
     /// does, so every value has the same bits as the per-feature evaluation.
@@ -644,18 +590,415 @@ impl JointAgreement {
         }
         tables.iter().map(|t| info_gain_of(t)).collect()
     }
+}
 
-    /// The base table's statistics at this model's threshold.
-    fn base_stats(&self) -> Vec<YStat> {
-        let t = self.threshold;
-        self.base
+/// The optima of [`JointAgreement::exhaustive_multi`]: one walk of the subset lattice
+/// evaluating every feasible subset's information gain and its MAA at each of several
+/// original thresholds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExhaustiveOptima {
+    /// Number of feasible subsets evaluated (the empty set included).
+    pub subsets: u64,
+    /// The feasible subset (mask) of maximum `I(D; Y)` (ties to the smaller mask), and that
+    /// value in nats: [`information_gain_selection`]'s choice.
+    pub information_gain: (u64, f64),
+    /// Per threshold (in the order given): the feasible subset (mask) of maximum MAA (ties
+    /// to the smaller mask) and its normalised MAA as the lattice computed it:
+    /// [`exhaustive_maa`]'s choice on [`JointAgreement::with_threshold`] of that threshold.
+    pub maa: Vec<(u64, f64)>,
+}
+
+impl ExhaustiveOptima {
+    /// The [`Trimming`] of `subset` on `model` (its MAA and threshold computed by `model`,
+    /// as [`exhaustive_maa`] and [`information_gain_selection`] report their choice), with
+    /// [`ExhaustiveOptima::subsets`] criterion evaluations.
+    pub fn trimming<M: AgreementModel + ?Sized>(&self, model: &M, subset: u64) -> Trimming {
+        let a = model.maa(subset);
+        Trimming {
+            subset: mask_to_vec(subset),
+            threshold: a.threshold,
+            eca: a.value,
+            criterion_evaluations: self.subsets,
+            bound_evaluations: 0,
+            optimal: true,
+        }
+    }
+}
+
+/// The flat subset lattice (see [`JointAgreement::exhaustive_multi`]): each node's table is
+/// one `Vec<f64>` of `width = 2 + thresholds` values per instantiation, `Pr(y, d)`,
+/// `Pr(y, ¬d)` and `Pr(y)Q_k(y)` for each threshold `k`; each child sums its parent's
+/// entries in the order of [`JointAgreement::map_subsets`]'s lattice, so every value has
+/// the same bits.
+struct FlatLattice<'a> {
+    cards: &'a [usize],
+    base: &'a [[f64; 2]],
+    /// per base entry, bit `k` = the original classifier's decision at threshold `k`
+    decisions: Vec<u16>,
+    width: usize,
+    /// wanted subsets, ascending; the answers are indexed by position here
+    subsets: &'a [u64],
+    /// whether a subset is wanted (the family must be downward closed below the root's
+    /// descendants that are visited, as [`JointAgreement::map_subsets`] assumes)
+    wanted: &'a (dyn Fn(u64) -> bool + Sync),
+    /// values per wanted node, from its flat table (`nvalues` of them)
+    eval: &'a NodeEval<'a>,
+    nvalues: usize,
+    pools: std::sync::Mutex<Vec<Vec<Vec<f64>>>>,
+}
+
+/// The evaluation of a wanted lattice node: its values from its flat table.
+type NodeEval<'a> = dyn Fn(&[f64], &mut Scratch, &mut [f64]) + Sync + 'a;
+
+/// Per-task buffers of the flat lattice's evaluations.
+#[derive(Default)]
+struct Scratch {
+    stats: Vec<YStat>,
+    order: Vec<u32>,
+    post: Vec<f64>,
+}
+
+/// Answers of a lattice walk: subset positions and their `nvalues` values each.
+#[derive(Default)]
+struct Found {
+    index: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl FlatLattice<'_> {
+    /// The child of `src` (a table over `feats`, `width` values per entry; `None` = the
+    /// base) without the feature at position `p`, into `dst`.
+    fn child(&self, src: Option<&[f64]>, feats: &[usize], p: usize, dst: &mut Vec<f64>) {
+        let w = self.width;
+        let c = self.cards[feats[p]];
+        let inner: usize = feats[p + 1..].iter().map(|&g| self.cards[g]).product();
+        let len = match src {
+            Some(t) => t.len() / w,
+            None => self.base.len(),
+        };
+        dst.clear();
+        dst.resize(len / c * w, 0.0);
+        match src {
+            Some(t) => {
+                for (o, block) in t.chunks(c * inner * w).enumerate() {
+                    let d = &mut dst[o * inner * w..(o + 1) * inner * w];
+                    for run in block.chunks(inner * w) {
+                        for (a, x) in d.iter_mut().zip(run) {
+                            *a += *x;
+                        }
+                    }
+                }
+            }
+            None => {
+                let k = w - 2;
+                for (o, (block, bits)) in self
+                    .base
+                    .chunks(c * inner)
+                    .zip(self.decisions.chunks(c * inner))
+                    .enumerate()
+                {
+                    let d = &mut dst[o * inner * w..(o + 1) * inner * w];
+                    for (run, rbits) in block.chunks(inner).zip(bits.chunks(inner)) {
+                        for ((a, &[wd, wn]), &b) in d.chunks_mut(w).zip(run).zip(rbits) {
+                            a[0] += wd;
+                            a[1] += wn;
+                            for j in 0..k {
+                                a[2 + j] += if b >> j & 1 == 1 { wd + wn } else { 0.0 };
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn pool(&self) -> Vec<Vec<f64>> {
+        self.pools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    fn give_back(&self, pool: Vec<Vec<f64>>) {
+        self.pools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(pool);
+    }
+
+    /// The walk below `mask` (table `src` over `feats`, radix order; `from` as in
+    /// [`JointAgreement::map_subsets`]'s lattice: children drop a feature at a position
+    /// `≥ from`, and only while the features before it are wanted). `depth` (features
+    /// dropped so far) indexes `pool`, so a pool's buffer at a depth never outgrows that
+    /// depth's tables; the children of large tables run in parallel, each on a pool of its
+    /// own.
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &self,
+        mask: u64,
+        feats: &[usize],
+        src: Option<&[f64]>,
+        from: usize,
+        depth: usize,
+        pool: &mut Vec<Vec<f64>>,
+        scratch: &mut Scratch,
+        found: &mut Found,
+    ) {
+        if let Some(k) = (self.wanted)(mask)
+            .then(|| self.subsets.binary_search(&mask).ok())
+            .flatten()
+        {
+            let table: Vec<f64>;
+            let t = match src {
+                Some(t) => t,
+                None => {
+                    table = self.base_table();
+                    &table
+                }
+            };
+            let at = found.values.len();
+            found.values.resize(at + self.nvalues, 0.0);
+            (self.eval)(t, scratch, &mut found.values[at..]);
+            found.index.push(k as u32);
+        }
+        let len = src.map_or(self.base.len(), |t| t.len() / self.width);
+        let staying = |p: usize| feats[..p].iter().fold(0u64, |m, &g| m | 1u64 << g);
+        let ps: Vec<usize> = (from..feats.len())
+            .filter(|&p| (self.wanted)(staying(p)))
+            .collect();
+        if len >= 1 << 16 && ps.len() > 1 {
+            let parts: Vec<Found> = ps
+                .par_iter()
+                .map(|&p| {
+                    let mut pool = self.pool();
+                    let mut scratch = Scratch::default();
+                    let mut f = Found::default();
+                    self.visit_child(mask, feats, src, p, depth, &mut pool, &mut scratch, &mut f);
+                    self.give_back(pool);
+                    f
+                })
+                .collect();
+            for f in parts {
+                found.index.extend(f.index);
+                found.values.extend(f.values);
+            }
+        } else {
+            for p in ps {
+                self.visit_child(mask, feats, src, p, depth, pool, scratch, found);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn visit_child(
+        &self,
+        mask: u64,
+        feats: &[usize],
+        src: Option<&[f64]>,
+        p: usize,
+        depth: usize,
+        pool: &mut Vec<Vec<f64>>,
+        scratch: &mut Scratch,
+        found: &mut Found,
+    ) {
+        if pool.len() <= depth {
+            pool.resize_with(depth + 1, Vec::new);
+        }
+        let mut buf = std::mem::take(&mut pool[depth]);
+        self.child(src, feats, p, &mut buf);
+        let mut rest = feats.to_vec();
+        rest.remove(p);
+        self.walk(
+            mask & !(1u64 << feats[p]),
+            &rest,
+            Some(&buf),
+            p,
+            depth + 1,
+            pool,
+            scratch,
+            found,
+        );
+        pool[depth] = buf;
+    }
+
+    /// The base as a flat table (only when the full set itself is wanted).
+    fn base_table(&self) -> Vec<f64> {
+        let w = self.width;
+        let mut t = vec![0.0; self.base.len() * w];
+        for ((a, &[wd, wn]), &b) in t.chunks_mut(w).zip(self.base).zip(&self.decisions) {
+            a[0] = wd;
+            a[1] = wn;
+            for j in 0..w - 2 {
+                a[2 + j] = if b >> j & 1 == 1 { wd + wn } else { 0.0 };
+            }
+        }
+        t
+    }
+}
+
+impl JointAgreement {
+    /// The flat lattice walk behind [`Self::exhaustive_multi`] and [`Self::map_subsets`]:
+    /// `eval`'s `nvalues` values of every subset of `subsets` (ascending) that the lattice
+    /// reaches (all of them when `wanted` is downward closed), by position.
+    fn flat_lattice(
+        &self,
+        thresholds: &[f64],
+        subsets: &[u64],
+        wanted: &(dyn Fn(u64) -> bool + Sync),
+        nvalues: usize,
+        eval: &NodeEval<'_>,
+    ) -> (Vec<bool>, Vec<f64>) {
+        let decisions: Vec<u16> = self
+            .base
             .par_iter()
-            .map(|&[wd, wn]| YStat {
-                pos_class: wd,
-                neg_class: wn,
-                agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+            .map(|&[wd, wn]| {
+                thresholds
+                    .iter()
+                    .enumerate()
+                    .fold(0u16, |b, (j, &t)| b | u16::from(decide(wd, wn, t)) << j)
             })
-            .collect()
+            .collect();
+        let lat = FlatLattice {
+            cards: &self.cards,
+            base: &self.base,
+            decisions,
+            width: 2 + thresholds.len(),
+            subsets,
+            wanted,
+            eval,
+            nvalues,
+            pools: std::sync::Mutex::default(),
+        };
+        let n = self.cards.len();
+        let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let mut found = Found::default();
+        lat.walk(
+            full,
+            &self.order,
+            None,
+            0,
+            0,
+            &mut Vec::new(),
+            &mut Scratch::default(),
+            &mut found,
+        );
+        // each subset's values at its position (NaN where the lattice did not reach it)
+        let mut values = vec![f64::NAN; subsets.len() * nvalues];
+        let mut reached = vec![false; subsets.len()];
+        for (j, &k) in found.index.iter().enumerate() {
+            let k = k as usize;
+            reached[k] = true;
+            values[k * nvalues..(k + 1) * nvalues]
+                .copy_from_slice(&found.values[j * nvalues..(j + 1) * nvalues]);
+        }
+        (reached, values)
+    }
+
+    /// Exhaustive search at several thresholds at once: one walk of the subset lattice
+    /// (as [`AgreementModel::map_subsets`]) in which each table carries `Pr(y, d)`,
+    /// `Pr(y, ¬d)` and `Pr(y)Q(y)` at every threshold of `thresholds`, so each feasible
+    /// subset's marginal is built once and gives its information gain and its MAA at each
+    /// threshold. Every value has the bits of the separate searches
+    /// ([`information_gain_selection`] on this model, [`exhaustive_maa`] on
+    /// [`Self::with_threshold`] of each threshold), so the same subsets are chosen, ties
+    /// included; [`ExhaustiveOptima::trimming`] turns a choice into their [`Trimming`].
+    ///
+    /// # Arguments
+    /// - `costs[i] > 0` per feature, `budget ≥ 0` (as [`feasible_subsets`]);
+    /// - `thresholds`: at most 16 original thresholds in `[0, 1]`.
+    ///
+    /// # Errors
+    /// As [`feasible_subsets`]; [`BayesError::InvalidQuery`] for a threshold outside
+    /// `[0, 1]` or more than 16 thresholds.
+    ///
+    /// # Complexity
+    /// The lattice's work (the sum of its nodes' parents' sizes) times `2 + thresholds`
+    /// values per entry, instead of `3` values per entry once per search; memory: one table
+    /// per lattice depth and thread.
+    pub fn exhaustive_multi(
+        &self,
+        costs: &[f64],
+        budget: f64,
+        thresholds: &[f64],
+    ) -> Result<ExhaustiveOptima, BayesError> {
+        check_costs(self.n_features(), costs, budget)?;
+        if thresholds.len() > 16 || thresholds.iter().any(|t| !(0.0..=1.0).contains(t)) {
+            return Err(BayesError::query("at most 16 thresholds, each in [0, 1]"));
+        }
+        let subsets = feasible_subsets(costs, budget)?;
+        let n = costs.len();
+        let wanted = |m: u64| {
+            let c: f64 = (0..n).filter(|&i| m >> i & 1 == 1).map(|i| costs[i]).sum();
+            c <= budget + COST_EPS
+        };
+        let k = thresholds.len();
+        let w = 2 + k;
+        let total = self.total;
+        let eval = |t: &[f64], s: &mut Scratch, out: &mut [f64]| {
+            s.stats.clear();
+            s.stats.extend(t.chunks(w).map(|e| YStat {
+                pos_class: e[0],
+                neg_class: e[1],
+                agree_pos: 0.0,
+            }));
+            out[0] = info_gain_of(&s.stats);
+            // the order of `sweep`'s (stable) sort, shared by every threshold
+            s.post.clear();
+            s.post.extend(s.stats.iter().map(|s| {
+                let m = s.pos_class + s.neg_class;
+                if m > 0.0 { s.pos_class / m } else { 0.0 }
+            }));
+            s.order.clear();
+            s.order.extend(0..s.stats.len() as u32);
+            let post = &s.post;
+            s.order
+                .sort_by(|&a, &b| post[a as usize].total_cmp(&post[b as usize]));
+            for j in 0..k {
+                for (d, &i) in s.stats.iter_mut().zip(&s.order) {
+                    let e = &t[i as usize * w..(i as usize + 1) * w];
+                    *d = YStat {
+                        pos_class: e[0],
+                        neg_class: e[1],
+                        agree_pos: e[2 + j],
+                    };
+                }
+                // already in sweep's order: its stable sort leaves it so
+                out[1 + j] = sweep(&mut s.stats).0 / total;
+            }
+        };
+        let (reached, values) = self.flat_lattice(thresholds, &subsets, &wanted, 1 + k, &eval);
+        let mut optima = ExhaustiveOptima {
+            subsets: subsets.len() as u64,
+            information_gain: (0, f64::NEG_INFINITY),
+            maa: vec![(0, f64::NEG_INFINITY); k],
+        };
+        let mut buf = Vec::new();
+        for (j, &m) in subsets.iter().enumerate() {
+            let v = if reached[j] {
+                values[j * (1 + k)..(j + 1) * (1 + k)].to_vec()
+            } else {
+                // not reached (cannot happen for a downward-closed family): one evaluation
+                let mut v = vec![self.information_gain(m)];
+                for &t in thresholds {
+                    let model = self.with_threshold(t)?;
+                    model.subset_stats(m, &mut buf);
+                    v.push(sweep(&mut buf).0 / total);
+                }
+                v
+            };
+            // ties to the smaller mask: masks ascend, so only a larger value replaces
+            let better = |b: &(u64, f64), x: f64| x > b.1 || (x == b.1 && m < b.0);
+            if better(&optima.information_gain, v[0]) {
+                optima.information_gain = (m, v[0]);
+            }
+            for (o, &x) in optima.maa.iter_mut().zip(&v[1..]) {
+                if better(o, x) {
+                    *o = (m, x);
+                }
+            }
+        }
+        Ok(optima)
     }
 }
 
@@ -667,20 +1010,30 @@ impl AgreementModel for JointAgreement {
     ) -> Vec<f64> {
         let n = self.cards.len();
         let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let wanted: std::collections::HashSet<u64> = subsets.iter().map(|&m| m & full).collect();
-        let root = self.base_stats();
-        let found: std::collections::HashMap<u64, f64> = self
-            .lattice(full, &self.order, &root, 0, &wanted, f)
-            .into_iter()
-            .collect();
-        drop(root);
+        let mut sorted: Vec<u64> = subsets.iter().map(|&m| m & full).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let set: std::collections::HashSet<u64> = sorted.iter().copied().collect();
+        let wanted = |m: u64| set.contains(&m);
+        let eval = |t: &[f64], s: &mut Scratch, out: &mut [f64]| {
+            s.stats.clear();
+            s.stats.extend(t.chunks(3).map(|e| YStat {
+                pos_class: e[0],
+                neg_class: e[1],
+                agree_pos: e[2],
+            }));
+            out[0] = f(&mut s.stats);
+        };
+        let (reached, values) = self.flat_lattice(&[self.threshold], &sorted, &wanted, 1, &eval);
         subsets
             .par_iter()
-            .map_init(Vec::new, |buf, &m| match found.get(&(m & full)) {
-                Some(&v) => v,
-                None => {
-                    self.subset_stats(m, buf);
-                    f(buf)
+            .map_init(Vec::new, |buf, &m| {
+                match sorted.binary_search(&(m & full)) {
+                    Ok(k) if reached[k] => values[k],
+                    _ => {
+                        self.subset_stats(m, buf);
+                        f(buf)
+                    }
                 }
             })
             .collect()
