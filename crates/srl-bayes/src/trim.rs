@@ -668,48 +668,68 @@ struct Found {
 impl FlatLattice<'_> {
     /// The child of `src` (a table over `feats`, `width` values per entry; `None` = the
     /// base) without the feature at position `p`, into `dst`.
-    fn child(&self, src: Option<&[f64]>, feats: &[usize], p: usize, dst: &mut Vec<f64>) {
+    /// Writes the child of `src` (a table over `feats`, `width` values per entry; `None` =
+    /// the base) without the feature at position `p` into `dst[..len]` and returns `len`
+    /// (`dst` grows when needed and is never cleared). Each value is
+    /// `((0 + x_0) + x_1) + …` over the dropped feature's states in order, in one pass.
+    fn child(&self, src: Option<&[f64]>, feats: &[usize], p: usize, dst: &mut Vec<f64>) -> usize {
         let w = self.width;
         let c = self.cards[feats[p]];
         let inner: usize = feats[p + 1..].iter().map(|&g| self.cards[g]).product();
-        let len = match src {
+        let rows = match src {
             Some(t) => t.len() / w,
             None => self.base.len(),
         };
-        dst.clear();
-        dst.resize(len / c * w, 0.0);
+        let len = rows / c * w;
+        if dst.len() < len {
+            dst.resize(len, 0.0);
+        }
+        let bw = inner * w;
         match src {
+            Some(t) if c == 2 => {
+                for (d, block) in dst[..len].chunks_mut(bw).zip(t.chunks(2 * bw)) {
+                    let (r0, r1) = block.split_at(bw);
+                    for ((a, &x), &y) in d.iter_mut().zip(r0).zip(r1) {
+                        *a = (0.0 + x) + y;
+                    }
+                }
+            }
             Some(t) => {
-                for (o, block) in t.chunks(c * inner * w).enumerate() {
-                    let d = &mut dst[o * inner * w..(o + 1) * inner * w];
-                    for run in block.chunks(inner * w) {
-                        for (a, x) in d.iter_mut().zip(run) {
-                            *a += *x;
+                for (d, block) in dst[..len].chunks_mut(bw).zip(t.chunks(c * bw)) {
+                    let mut runs = block.chunks(bw);
+                    for (a, &x) in d.iter_mut().zip(runs.next().unwrap_or_default()) {
+                        *a = 0.0 + x;
+                    }
+                    for run in runs {
+                        for (a, &x) in d.iter_mut().zip(run) {
+                            *a += x;
                         }
                     }
                 }
             }
             None => {
                 let k = w - 2;
-                for (o, (block, bits)) in self
-                    .base
-                    .chunks(c * inner)
+                for ((d, block), bits) in dst[..len]
+                    .chunks_mut(bw)
+                    .zip(self.base.chunks(c * inner))
                     .zip(self.decisions.chunks(c * inner))
-                    .enumerate()
                 {
-                    let d = &mut dst[o * inner * w..(o + 1) * inner * w];
-                    for (run, rbits) in block.chunks(inner).zip(bits.chunks(inner)) {
+                    for (s, (run, rbits)) in block.chunks(inner).zip(bits.chunks(inner)).enumerate()
+                    {
                         for ((a, &[wd, wn]), &b) in d.chunks_mut(w).zip(run).zip(rbits) {
-                            a[0] += wd;
-                            a[1] += wn;
+                            let first = s == 0;
+                            let add = |a: &mut f64, x: f64| *a = if first { 0.0 } else { *a } + x;
+                            add(&mut a[0], wd);
+                            add(&mut a[1], wn);
                             for j in 0..k {
-                                a[2 + j] += if b >> j & 1 == 1 { wd + wn } else { 0.0 };
+                                add(&mut a[2 + j], if b >> j & 1 == 1 { wd + wn } else { 0.0 });
                             }
                         }
                     }
                 }
             }
         }
+        len
     }
 
     fn pool(&self) -> Vec<Vec<f64>> {
@@ -806,13 +826,13 @@ impl FlatLattice<'_> {
             pool.resize_with(depth + 1, Vec::new);
         }
         let mut buf = std::mem::take(&mut pool[depth]);
-        self.child(src, feats, p, &mut buf);
+        let len = self.child(src, feats, p, &mut buf);
         let mut rest = feats.to_vec();
         rest.remove(p);
         self.walk(
             mask & !(1u64 << feats[p]),
             &rest,
-            Some(&buf),
+            Some(&buf[..len]),
             p,
             depth + 1,
             pool,
