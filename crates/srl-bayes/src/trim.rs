@@ -531,6 +531,26 @@ impl JointAgreement {
             return;
         }
         let cards: Vec<usize> = feats.iter().map(|&f| self.cards[f]).collect();
+        // The sums run over `src` in order, each into its entry of a table over the kept
+        // features in `src`'s radix order (so the writes move forward through it); when
+        // that order is not ascending, the table is then copied into `out`'s order (a
+        // permutation: every entry keeps its bits, and `out` is written once instead of
+        // once per source entry at scattered places).
+        let kept: Vec<usize> = (0..m).filter(|&k| stride[k] != 0).collect();
+        let ascending = kept.windows(2).all(|w| feats[w[0]] < feats[w[1]]);
+        let mut work_stride = vec![0usize; m];
+        let mut w = 1usize;
+        for &k in kept.iter().rev() {
+            work_stride[k] = w;
+            w *= cards[k];
+        }
+        let mut temp = Vec::new();
+        let acc: &mut [YStat] = if ascending {
+            out
+        } else {
+            temp.resize(size, YStat::default());
+            &mut temp
+        };
         // the fastest-varying run of summed-out features is a contiguous block
         let mut block = 1usize;
         let mut kk = m;
@@ -541,7 +561,7 @@ impl JointAgreement {
         let mut digits = vec![0usize; kk];
         let mut y = 0usize;
         for chunk in src.chunks(block) {
-            let s = &mut out[y];
+            let s = &mut acc[y];
             for x in chunk {
                 let x = stat(x);
                 s.pos_class += x.pos_class;
@@ -550,12 +570,30 @@ impl JointAgreement {
             }
             for k in (0..kk).rev() {
                 digits[k] += 1;
-                y += stride[k];
+                y += work_stride[k];
                 if digits[k] < cards[k] {
                     break;
                 }
-                y -= stride[k] * cards[k];
+                y -= work_stride[k] * cards[k];
                 digits[k] = 0;
+            }
+        }
+        if !ascending {
+            // temp in the kept features' radix order -> out in ascending feature order
+            let mut digits = vec![0usize; kept.len()];
+            let mut y = 0usize;
+            for t in &temp {
+                out[y] = *t;
+                for j in (0..kept.len()).rev() {
+                    let k = kept[j];
+                    digits[j] += 1;
+                    y += stride[k];
+                    if digits[j] < cards[k] {
+                        break;
+                    }
+                    y -= stride[k] * cards[k];
+                    digits[j] = 0;
+                }
             }
         }
     }

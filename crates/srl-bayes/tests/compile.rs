@@ -515,3 +515,88 @@ fn exhaustive_multi_equals_the_separate_searches_bit_for_bit() -> Result<(), Bay
     }
     Ok(())
 }
+
+/// `JointAgreement::subset_stats` from the compiled joint (in a radix order that is not
+/// ascending) has, entry by entry, the bits of the direct sum in that order: each
+/// instantiation's weights added in increasing index of the joint, written in ascending
+/// feature order (as before the sums went through a table in the joint's order).
+#[test]
+fn subset_stats_from_the_joint_sum_in_its_order() -> Result<(), BayesError> {
+    use srl_bayes::trim::{AgreementModel as _, JointAgreement, YStat, decide};
+    let mut rng = ChaCha8Rng::seed_from_u64(53);
+    let mut permuted = 0;
+    for case in 0..12 {
+        let net = random_network(&mut rng, 11);
+        let class = rng.random_range(0..3);
+        let features: Vec<usize> = (0..11).filter(|&v| v != class).take(7).collect();
+        let t = 0.3;
+        let clf = ThresholdClassifier {
+            class,
+            positive_state: 0,
+            features,
+            threshold: t,
+        };
+        let mut c = compile(&net, &clf, 1 << 24)?;
+        // the same weights read in a shuffled radix order (another joint, as good for the
+        // check), so that the orders of most subsets are not ascending
+        for j in (1..7).rev() {
+            let k = rng.random_range(0..=j);
+            c.order.swap(j, k);
+        }
+        let (base, order) = (c.weights.clone(), c.order.clone());
+        let cards: Vec<usize> = clf.features.iter().map(|&f| net.cardinality(f)).collect();
+        let joint = JointAgreement::from_compiled(&net, &clf, c)?;
+        for mask in 0u64..1 << 7 {
+            // the reference: odometer over the joint's digits, each entry added at its
+            // ascending-order position
+            let mut stride = vec![0usize; 7];
+            let mut size = 1usize;
+            for i in (0..7).rev() {
+                if mask >> i & 1 == 1 {
+                    stride[i] = size;
+                    size *= cards[i];
+                }
+            }
+            let mut want = vec![YStat::default(); size];
+            let mut digits = vec![0usize; 7];
+            for &[wd, wn] in &base {
+                let y: usize = order
+                    .iter()
+                    .zip(&digits)
+                    .map(|(&f, &d)| d * stride[f])
+                    .sum();
+                let s = &mut want[y];
+                s.pos_class += wd;
+                s.neg_class += wn;
+                s.agree_pos += if decide(wd, wn, t) { wd + wn } else { 0.0 };
+                for j in (0..7).rev() {
+                    digits[j] += 1;
+                    if digits[j] < cards[order[j]] {
+                        break;
+                    }
+                    digits[j] = 0;
+                }
+            }
+            let kept: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|&f| mask >> f & 1 == 1)
+                .collect();
+            permuted += usize::from(kept.windows(2).any(|w| w[0] > w[1]));
+            // a fresh model: the statistics come from the joint itself
+            let fresh = joint.with_threshold(t)?;
+            let mut got = Vec::new();
+            fresh.subset_stats(mask, &mut got);
+            assert_eq!(got.len(), want.len(), "case {case} {mask:#b}");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(
+                    [g.pos_class, g.neg_class, g.agree_pos].map(f64::to_bits),
+                    [w.pos_class, w.neg_class, w.agree_pos].map(f64::to_bits),
+                    "case {case} {mask:#b}"
+                );
+            }
+        }
+    }
+    assert!(permuted > 0, "no subset whose joint order is not ascending");
+    Ok(())
+}
