@@ -549,7 +549,7 @@ fn subset_stats_from_the_joint_sum_in_its_order() -> Result<(), BayesError> {
         for mask in 0u64..1 << 7 {
             // the reference: odometer over the joint's digits, each entry added at its
             // ascending-order position
-            let mut stride = vec![0usize; 7];
+            let mut stride = [0usize; 7];
             let mut size = 1usize;
             for i in (0..7).rev() {
                 if mask >> i & 1 == 1 {
