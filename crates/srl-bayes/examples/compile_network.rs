@@ -187,8 +187,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Err(e) => return Err(e.into()),
         };
+        // a checksum of every weight's bits (FNV-1a), to compare two builds' compilations
+        let digest = c
+            .weights
+            .iter()
+            .flatten()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |h, w| {
+                (h ^ w.to_bits()).wrapping_mul(0x0100_0000_01b3)
+            });
         println!(
-            "  compiled in {:.3} s; total weight {:.12}",
+            "  compiled in {:.3} s; total weight {:.12}; weights digest {digest:016x}",
             t.elapsed().as_secs_f64(),
             c.total
         );
