@@ -704,12 +704,12 @@ struct Found {
 }
 
 impl FlatLattice<'_> {
-    /// The child of `src` (a table over `feats`, `width` values per entry; `None` = the
-    /// base) without the feature at position `p`, into `dst`.
     /// Writes the child of `src` (a table over `feats`, `width` values per entry; `None` =
     /// the base) without the feature at position `p` into `dst[..len]` and returns `len`
     /// (`dst` grows when needed and is never cleared). Each value is
-    /// `((0 + x_0) + x_1) + …` over the dropped feature's states in order, in one pass.
+    /// `((0 + x_0) + x_1) + …` over the dropped feature's states in order, in one pass;
+    /// children of at least [`Self::PAR_VALUES`] values are written in parallel pieces
+    /// (each value is computed alone, so the bits do not depend on the split).
     fn child(&self, src: Option<&[f64]>, feats: &[usize], p: usize, dst: &mut Vec<f64>) -> usize {
         let w = self.width;
         let c = self.cards[feats[p]];
@@ -722,41 +722,64 @@ impl FlatLattice<'_> {
         if dst.len() < len {
             dst.resize(len, 0.0);
         }
+        if len >= Self::PAR_VALUES {
+            let piece = w << 12;
+            dst[..len]
+                .par_chunks_mut(piece)
+                .enumerate()
+                .for_each(|(j, d)| self.fill(src, c, inner, d, j * piece));
+        } else {
+            self.fill(src, c, inner, &mut dst[..len], 0);
+        }
+        len
+    }
+
+    /// Child values of at least this many are computed in parallel pieces.
+    const PAR_VALUES: usize = 1 << 20;
+
+    /// The child values `start..start + d.len()` of [`Self::child`] (`c` states of the
+    /// dropped feature, `inner` entries below it; `start` and `d.len()` whole entries).
+    fn fill(&self, src: Option<&[f64]>, c: usize, inner: usize, d: &mut [f64], start: usize) {
+        let w = self.width;
         let bw = inner * w;
-        match src {
-            Some(t) if c == 2 => {
-                for (d, block) in dst[..len].chunks_mut(bw).zip(t.chunks(2 * bw)) {
-                    let (r0, r1) = block.split_at(bw);
-                    for ((a, &x), &y) in d.iter_mut().zip(r0).zip(r1) {
-                        *a = (0.0 + x) + y;
-                    }
-                }
-            }
-            Some(t) => {
-                for (d, block) in dst[..len].chunks_mut(bw).zip(t.chunks(c * bw)) {
-                    let mut runs = block.chunks(bw);
-                    for (a, &x) in d.iter_mut().zip(runs.next().unwrap_or_default()) {
-                        *a = 0.0 + x;
-                    }
-                    for run in runs {
-                        for (a, &x) in d.iter_mut().zip(run) {
-                            *a += x;
+        let end = start + d.len();
+        let (mut q, mut off) = (start, 0);
+        while q < end {
+            // block o (one state of the slower features), offset i inside it: the sources
+            // are the runs of the c states, bw values apart
+            let (o, i) = (q / bw, q % bw);
+            let n = (bw - i).min(end - q);
+            let out = &mut d[off..off + n];
+            match src {
+                Some(t) => {
+                    let at = o * c * bw + i;
+                    if c == 2 {
+                        let (r0, r1) = (&t[at..at + n], &t[at + bw..at + bw + n]);
+                        for ((a, &x), &y) in out.iter_mut().zip(r0).zip(r1) {
+                            *a = (0.0 + x) + y;
+                        }
+                    } else {
+                        for (a, &x) in out.iter_mut().zip(&t[at..at + n]) {
+                            *a = 0.0 + x;
+                        }
+                        for st in 1..c {
+                            let r = &t[at + st * bw..at + st * bw + n];
+                            for (a, &x) in out.iter_mut().zip(r) {
+                                *a += x;
+                            }
                         }
                     }
                 }
-            }
-            None => {
-                let k = w - 2;
-                for ((d, block), bits) in dst[..len]
-                    .chunks_mut(bw)
-                    .zip(self.base.chunks(c * inner))
-                    .zip(self.decisions.chunks(c * inner))
-                {
-                    for (s, (run, rbits)) in block.chunks(inner).zip(bits.chunks(inner)).enumerate()
-                    {
-                        for ((a, &[wd, wn]), &b) in d.chunks_mut(w).zip(run).zip(rbits) {
-                            let first = s == 0;
-                            let add = |a: &mut f64, x: f64| *a = if first { 0.0 } else { *a } + x;
+                None => {
+                    let k = w - 2;
+                    let at = o * c * inner + i / w;
+                    let entries = n / w;
+                    for st in 0..c {
+                        let run = &self.base[at + st * inner..at + st * inner + entries];
+                        let bits = &self.decisions[at + st * inner..at + st * inner + entries];
+                        let first = st == 0;
+                        let add = |a: &mut f64, x: f64| *a = if first { 0.0 } else { *a } + x;
+                        for ((a, &[wd, wn]), &b) in out.chunks_mut(w).zip(run).zip(bits) {
                             add(&mut a[0], wd);
                             add(&mut a[1], wn);
                             for j in 0..k {
@@ -766,8 +789,9 @@ impl FlatLattice<'_> {
                     }
                 }
             }
+            q += n;
+            off += n;
         }
-        len
     }
 
     fn pool(&self) -> Vec<Vec<f64>> {
@@ -825,7 +849,11 @@ impl FlatLattice<'_> {
         let ps: Vec<usize> = (from..feats.len())
             .filter(|&p| (self.wanted)(staying(p)))
             .collect();
-        if len >= 1 << 16 && ps.len() > 1 {
+        // children in parallel below the largest tables only (2^20 entries): above, one
+        // chain of tables is alive and each child is written in parallel pieces
+        // ([`Self::child`]); in parallel there, every task in flight (stolen while another
+        // waits) would hold its own chain of the largest tables
+        if (1 << 16..1 << 20).contains(&len) && ps.len() > 1 {
             let parts: Vec<Found> = ps
                 .par_iter()
                 .map(|&p| {

@@ -479,6 +479,32 @@ fn exhaustive_multi_equals_the_separate_searches_bit_for_bit() -> Result<(), Bay
         let budget = f64::from(rng.random_range(2..7u32));
         check(&net, &clf, &costs, budget, &format!("random case {case}"))?;
     }
+    // 19 two-state features (a joint of 2^19 entries): the lattice's largest children are
+    // written in parallel pieces
+    let mut vars = vec![Variable::numbered("class", 2)];
+    let mut cpts = vec![Cpt {
+        parents: vec![],
+        probs: vec![0.3, 0.7],
+    }];
+    for i in 1..=19 {
+        vars.push(Variable::numbered(format!("f{i}"), 2));
+        let parents = if i % 3 == 0 { vec![0, i - 1] } else { vec![0] };
+        let rows = 1 << parents.len();
+        let mut probs = Vec::new();
+        for _ in 0..rows {
+            let a = f64::from(rng.random_range(1..100u32)) / 100.0;
+            probs.extend([a, 1.0 - a]);
+        }
+        cpts.push(Cpt { parents, probs });
+    }
+    let net = BayesianNetwork::new(vars, cpts)?;
+    let clf = ThresholdClassifier {
+        class: 0,
+        positive_state: 0,
+        features: (1..=19).collect(),
+        threshold: 0.5,
+    };
+    check(&net, &clf, &[1.0; 19], 2.0, "19 two-state features")?;
     for (name, classes) in [
         ("asia", &["smoke", "asia"][..]),
         ("alarm", &["INTUBATION", "LVFAILURE", "MINVOLSET"][..]),
