@@ -6,7 +6,8 @@
 //! cargo run --release -p srl-bayes --example compile_network -- NETWORK.bif[.gz] [MAX_TABLE]
 //! ```
 //! Without an argument it compiles a small built-in network. `SRL_CLASSES=a,b,c` names the
-//! classes instead (e.g. the ones the `trimming` experiment draws).
+//! classes instead (e.g. the ones the `trimming` experiment draws); `SRL_LEAVES=k` keeps the
+//! first `k` leaves as the features (a smaller problem of the same network, for timing).
 
 #![allow(clippy::print_stdout)]
 
@@ -18,38 +19,63 @@ use srl_bayes::trim::{BranchAndBound, JointAgreement, exhaustive_maa, informatio
 use srl_bayes::{BayesError, BayesianNetwork, Cpt, ThresholdClassifier, Variable};
 
 /// With `SRL_SEARCH` set: the `trimming` experiment's Figure 7 protocol on the compiled
-/// joint (unit costs, budget max(1, floor(n/3)), information gain once, then branch and
-/// bound and the exhaustive check at each threshold), timed.
+/// joint (unit costs, budget max(1, floor(n/3)), then at each threshold branch and bound and
+/// the exhaustive check), timed. `SRL_SEARCH=separate` runs information gain once and each
+/// threshold's exhaustive check as its own lattice walk (`information_gain_selection`,
+/// `exhaustive_maa`); otherwise one walk serves all (`JointAgreement::exhaustive_multi`),
+/// as the experiment does; `SRL_SEARCH=bnb` runs branch and bound alone.
 fn search(
     net: &BayesianNetwork,
     clf: &ThresholdClassifier,
     c: CompiledJoint,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    const THRESHOLDS: [f64; 5] = [0.1, 0.3, 0.5, 0.7, 0.9];
     let n = clf.features.len();
     let budget = (n / 3).max(1) as f64;
     let costs = vec![1.0; n];
     let joint = JointAgreement::from_compiled(net, clf, c)?;
+    let mode = std::env::var("SRL_SEARCH").unwrap_or_default();
     let t = Instant::now();
-    let ig = information_gain_selection(&joint, &costs, budget)?;
-    println!(
-        "  information gain {:?} in {:.3} s",
-        ig.subset,
-        t.elapsed().as_secs_f64()
-    );
-    for t in [0.1, 0.3, 0.5, 0.7, 0.9] {
+    let multi = if mode == "bnb" {
+        None
+    } else if mode == "separate" {
+        let ig = information_gain_selection(&joint, &costs, budget)?;
+        println!(
+            "  information gain {:?} in {:.3} s",
+            ig.subset,
+            t.elapsed().as_secs_f64()
+        );
+        None
+    } else {
+        let m = joint.exhaustive_multi(&costs, budget, &THRESHOLDS)?;
+        println!(
+            "  one lattice walk ({} subsets: information gain and MAA at {} thresholds) in {:.3} s; information gain {:?}",
+            m.subsets,
+            THRESHOLDS.len(),
+            t.elapsed().as_secs_f64(),
+            srl_bayes::trim::mask_to_vec(m.information_gain.0)
+        );
+        Some(m)
+    };
+    for (k, t) in THRESHOLDS.into_iter().enumerate() {
         let model = joint.with_threshold(t)?;
         let s = Instant::now();
         let bb = BranchAndBound::default().run(&model, &costs, budget)?;
         let bnb = s.elapsed().as_secs_f64();
         let s = Instant::now();
-        let ex = exhaustive_maa(&model, &costs, budget)?;
+        let ex = match &multi {
+            Some(m) => m.trimming(&model, m.maa[k].0),
+            None if mode == "bnb" => bb.clone(),
+            None => exhaustive_maa(&model, &costs, budget)?,
+        };
         println!(
-            "  T = {t}: bnb {:.3} s ({} evaluations, ECA {:.15}), exhaustive {:.3} s (ECA {:.15})",
+            "  T = {t}: bnb {:.3} s ({} evaluations, ECA {:.15}), exhaustive {:.3} s (ECA {:.15}, {:?})",
             bnb,
             bb.evaluations(),
             bb.eca,
             s.elapsed().as_secs_f64(),
-            ex.eca
+            ex.eca,
+            ex.subset
         );
     }
     Ok(())
@@ -85,7 +111,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(s) => s.parse()?,
         None => 1 << 26,
     };
-    let leaves = net.leaves();
+    let mut leaves = net.leaves();
+    if let Some(k) = std::env::var("SRL_LEAVES")
+        .ok()
+        .and_then(|k| k.parse().ok())
+    {
+        leaves.truncate(k);
+    }
     let classes: Vec<usize> = match std::env::var("SRL_CLASSES") {
         Ok(names) => names
             .split(',')
@@ -155,8 +187,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Err(e) => return Err(e.into()),
         };
+        // a checksum of every weight's bits (FNV-1a), to compare two builds' compilations
+        let digest = c
+            .weights
+            .iter()
+            .flatten()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |h, w| {
+                (h ^ w.to_bits()).wrapping_mul(0x0100_0000_01b3)
+            });
         println!(
-            "  compiled in {:.3} s; total weight {:.12}",
+            "  compiled in {:.3} s; total weight {:.12}; weights digest {digest:016x}",
             t.elapsed().as_secs_f64(),
             c.total
         );

@@ -983,7 +983,10 @@ fn odometer_offsets(cards: &[usize], strides: &[usize]) -> Vec<usize> {
 
 /// `out[i] = Σ_t Π_k tables[k][offset_k(i, t)]` over the mixed radix `cards` (the last
 /// digit `t` summed), `strides[k][j]` = table `k`'s stride of digit `j` (0 if absent);
-/// `offs` (one per table) and `digits` (one per digit) are zeroed scratch.
+/// `offs` (one per table) and `digits` (one per digit) are zeroed scratch. The fastest
+/// kept digit runs as an inner loop (each table's offset a multiple of its stride), the
+/// others by the odometer of [`sum_product_loop`]; every entry is the same sum of the same
+/// products, in the same order, as one odometer step per output.
 fn sum_product_kernel(
     tables: &[&[f64]],
     strides: &[&[usize]],
@@ -995,38 +998,50 @@ fn sum_product_kernel(
     let m = cards.len();
     let inner = cards[m - 1];
     let last = |k: usize| strides[k][m - 1];
+    // the stride of the fastest kept digit (none when only the summed digit is left)
+    let run = |k: usize| if m >= 2 { strides[k][m - 2] } else { 0 };
     match tables.len() {
         1 => {
-            let (a, sa) = (tables[0], last(0));
-            sum_product_loop(out, cards, strides, offs, digits, |o| {
-                (0..inner).map(|t| a[o[0] + t * sa]).sum()
+            let (a, sa, ra) = (tables[0], last(0), run(0));
+            sum_product_loop(out, cards, strides, offs, digits, |o, i| {
+                let oa = o[0] + i * ra;
+                (0..inner).map(|t| a[oa + t * sa]).sum()
             });
         }
         2 => {
-            let (a, sa, b, sb) = (tables[0], last(0), tables[1], last(1));
-            sum_product_loop(out, cards, strides, offs, digits, |o| {
-                (0..inner)
-                    .map(|t| a[o[0] + t * sa] * b[o[1] + t * sb])
-                    .sum()
+            let (a, sa, ra, b, sb, rb) = (tables[0], last(0), run(0), tables[1], last(1), run(1));
+            sum_product_loop(out, cards, strides, offs, digits, |o, i| {
+                let (oa, ob) = (o[0] + i * ra, o[1] + i * rb);
+                (0..inner).map(|t| a[oa + t * sa] * b[ob + t * sb]).sum()
             });
         }
         3 => {
-            let (a, sa, b, sb, c, sc) =
-                (tables[0], last(0), tables[1], last(1), tables[2], last(2));
-            sum_product_loop(out, cards, strides, offs, digits, |o| {
+            let (a, sa, ra, b, sb, rb, c, sc, rc) = (
+                tables[0],
+                last(0),
+                run(0),
+                tables[1],
+                last(1),
+                run(1),
+                tables[2],
+                last(2),
+                run(2),
+            );
+            sum_product_loop(out, cards, strides, offs, digits, |o, i| {
+                let (oa, ob, oc) = (o[0] + i * ra, o[1] + i * rb, o[2] + i * rc);
                 (0..inner)
-                    .map(|t| a[o[0] + t * sa] * b[o[1] + t * sb] * c[o[2] + t * sc])
+                    .map(|t| a[oa + t * sa] * b[ob + t * sb] * c[oc + t * sc])
                     .sum()
             });
         }
-        _ => sum_product_loop(out, cards, strides, offs, digits, |o| {
+        _ => sum_product_loop(out, cards, strides, offs, digits, |o, i| {
             (0..inner)
                 .map(|t| {
                     tables
                         .iter()
                         .zip(o)
                         .enumerate()
-                        .map(|(k, (tab, &off))| tab[off + t * last(k)])
+                        .map(|(k, (tab, &off))| tab[off + i * run(k) + t * last(k)])
                         .product::<f64>()
                 })
                 .sum()
@@ -1034,20 +1049,30 @@ fn sum_product_kernel(
     }
 }
 
-/// The odometer of [`sum_product_kernel`]: `out[i] = entry(offsets of i)`, the offsets
-/// advanced by each table's digit strides (all digits but the summed last one).
+/// The loops of [`sum_product_kernel`]: `out[i] = entry(offsets, r)` with `r` the fastest
+/// kept digit (an inner loop) and the offsets of the slower digits advanced by each
+/// table's strides (an odometer per run of that digit).
 fn sum_product_loop(
     out: &mut [f64],
     cards: &[usize],
     strides: &[&[usize]],
     offs: &mut [usize],
     digits: &mut [usize],
-    entry: impl Fn(&[usize]) -> f64,
+    entry: impl Fn(&[usize], usize) -> f64,
 ) {
     let m = cards.len();
-    for o in out.iter_mut() {
-        *o = entry(offs);
-        for j in (0..m - 1).rev() {
+    if m < 2 {
+        for o in out.iter_mut() {
+            *o = entry(offs, 0);
+        }
+        return;
+    }
+    let runs = cards[m - 2];
+    for chunk in out.chunks_mut(runs) {
+        for (r, o) in chunk.iter_mut().enumerate() {
+            *o = entry(offs, r);
+        }
+        for j in (0..m - 2).rev() {
             digits[j] += 1;
             for (off, st) in offs.iter_mut().zip(strides) {
                 *off += st[j];

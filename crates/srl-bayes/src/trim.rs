@@ -531,6 +531,26 @@ impl JointAgreement {
             return;
         }
         let cards: Vec<usize> = feats.iter().map(|&f| self.cards[f]).collect();
+        // The sums run over `src` in order, each into its entry of a table over the kept
+        // features in `src`'s radix order (so the writes move forward through it); when
+        // that order is not ascending, the table is then copied into `out`'s order (a
+        // permutation: every entry keeps its bits, and `out` is written once instead of
+        // once per source entry at scattered places).
+        let kept: Vec<usize> = (0..m).filter(|&k| stride[k] != 0).collect();
+        let ascending = kept.windows(2).all(|w| feats[w[0]] < feats[w[1]]);
+        let mut work_stride = vec![0usize; m];
+        let mut w = 1usize;
+        for &k in kept.iter().rev() {
+            work_stride[k] = w;
+            w *= cards[k];
+        }
+        let mut temp = Vec::new();
+        let acc: &mut [YStat] = if ascending {
+            out
+        } else {
+            temp.resize(size, YStat::default());
+            &mut temp
+        };
         // the fastest-varying run of summed-out features is a contiguous block
         let mut block = 1usize;
         let mut kk = m;
@@ -541,7 +561,7 @@ impl JointAgreement {
         let mut digits = vec![0usize; kk];
         let mut y = 0usize;
         for chunk in src.chunks(block) {
-            let s = &mut out[y];
+            let s = &mut acc[y];
             for x in chunk {
                 let x = stat(x);
                 s.pos_class += x.pos_class;
@@ -550,72 +570,36 @@ impl JointAgreement {
             }
             for k in (0..kk).rev() {
                 digits[k] += 1;
-                y += stride[k];
+                y += work_stride[k];
                 if digits[k] < cards[k] {
                     break;
                 }
-                y -= stride[k] * cards[k];
+                y -= work_stride[k] * cards[k];
                 digits[k] = 0;
+            }
+        }
+        if !ascending {
+            // temp in the kept features' radix order -> out in ascending feature order
+            let mut digits = vec![0usize; kept.len()];
+            let mut y = 0usize;
+            for t in &temp {
+                out[y] = *t;
+                for j in (0..kept.len()).rev() {
+                    let k = kept[j];
+                    digits[j] += 1;
+                    y += stride[k];
+                    if digits[j] < cards[k] {
+                        break;
+                    }
+                    y -= stride[k] * cards[k];
+                    digits[j] = 0;
+                }
             }
         }
     }
 }
 
 impl JointAgreement {
-    /// The subset lattice below `mask` (statistics over `feats`, radix order, last
-    /// fastest): `f` of every wanted subset's statistics. Children drop a feature at a
-    /// position `≥ from`, so each subset has one path from the root, and the features before
-    /// `from` stay; a child whose staying features are not themselves wanted is not visited
-    /// (with a downward-closed family, as feasible subsets are, nothing below it is wanted).
-    fn lattice(
-        &self,
-        mask: u64,
-        feats: &[usize],
-        table: &[YStat],
-        from: usize,
-        wanted: &std::collections::HashSet<u64>,
-        f: &(dyn Fn(&mut Vec<YStat>) -> f64 + Sync),
-    ) -> Vec<(u64, f64)> {
-        let mut out = Vec::new();
-        if wanted.contains(&mask) {
-            let mut buf = table.to_vec();
-            out.push((mask, f(&mut buf)));
-        }
-        let children = |p: usize| {
-            let staying = feats[..p].iter().fold(0u64, |m, &g| m | 1u64 << g);
-            if !wanted.contains(&staying) {
-                return Vec::new();
-            }
-            let c = self.cards[feats[p]];
-            let inner: usize = feats[p + 1..].iter().map(|&g| self.cards[g]).product();
-            let mut child = vec![YStat::default(); table.len() / c];
-            for (o, block) in table.chunks(c * inner).enumerate() {
-                let dst = &mut child[o * inner..(o + 1) * inner];
-                for run in block.chunks(inner) {
-                    for (d, x) in dst.iter_mut().zip(run) {
-                        d.pos_class += x.pos_class;
-                        d.neg_class += x.neg_class;
-                        d.agree_pos += x.agree_pos;
-                    }
-                }
-            }
-            let mut rest = feats.to_vec();
-            rest.remove(p);
-            self.lattice(mask & !(1u64 << feats[p]), &rest, &child, p, wanted, f)
-        };
-        // the large top of the lattice in parallel, the rest sequentially
-        if table.len() >= 1 << 16 {
-            let parts: Vec<Vec<(u64, f64)>> =
-                (from..feats.len()).into_par_iter().map(children).collect();
-            out.extend(parts.into_iter().flatten());
-        } else {
-            for p in from..feats.len() {
-                out.extend(children(p));
-            }
-        }
-        out
-    }
-
     /// `I(D; X_i)` of every feature from one pass over the base table: each single-feature
     /// table accumulates its entries in increasing index order, as [`Self::marginalise`]
     /// does, so every value has the same bits as the per-feature evaluation.
@@ -644,18 +628,463 @@ impl JointAgreement {
         }
         tables.iter().map(|t| info_gain_of(t)).collect()
     }
+}
 
-    /// The base table's statistics at this model's threshold.
-    fn base_stats(&self) -> Vec<YStat> {
-        let t = self.threshold;
-        self.base
+/// The optima of [`JointAgreement::exhaustive_multi`]: one walk of the subset lattice
+/// evaluating every feasible subset's information gain and its MAA at each of several
+/// original thresholds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExhaustiveOptima {
+    /// Number of feasible subsets evaluated (the empty set included).
+    pub subsets: u64,
+    /// The feasible subset (mask) of maximum `I(D; Y)` (ties to the smaller mask), and that
+    /// value in nats: [`information_gain_selection`]'s choice.
+    pub information_gain: (u64, f64),
+    /// Per threshold (in the order given): the feasible subset (mask) of maximum MAA (ties
+    /// to the smaller mask) and its normalised MAA as the lattice computed it:
+    /// [`exhaustive_maa`]'s choice on [`JointAgreement::with_threshold`] of that threshold.
+    pub maa: Vec<(u64, f64)>,
+}
+
+impl ExhaustiveOptima {
+    /// The [`Trimming`] of `subset` on `model` (its MAA and threshold computed by `model`,
+    /// as [`exhaustive_maa`] and [`information_gain_selection`] report their choice), with
+    /// [`ExhaustiveOptima::subsets`] criterion evaluations.
+    pub fn trimming<M: AgreementModel + ?Sized>(&self, model: &M, subset: u64) -> Trimming {
+        let a = model.maa(subset);
+        Trimming {
+            subset: mask_to_vec(subset),
+            threshold: a.threshold,
+            eca: a.value,
+            criterion_evaluations: self.subsets,
+            bound_evaluations: 0,
+            optimal: true,
+        }
+    }
+}
+
+/// The flat subset lattice (see [`JointAgreement::exhaustive_multi`]): each node's table is
+/// one `Vec<f64>` of `width = 2 + thresholds` values per instantiation, `Pr(y, d)`,
+/// `Pr(y, ¬d)` and `Pr(y)Q_k(y)` for each threshold `k`; each child sums its parent's
+/// entries in the order of [`JointAgreement::map_subsets`]'s lattice, so every value has
+/// the same bits.
+struct FlatLattice<'a> {
+    cards: &'a [usize],
+    base: &'a [[f64; 2]],
+    /// per base entry, bit `k` = the original classifier's decision at threshold `k`
+    decisions: Vec<u16>,
+    width: usize,
+    /// wanted subsets, ascending; the answers are indexed by position here
+    subsets: &'a [u64],
+    /// whether a subset is wanted (the family must be downward closed below the root's
+    /// descendants that are visited, as [`JointAgreement::map_subsets`] assumes)
+    wanted: &'a (dyn Fn(u64) -> bool + Sync),
+    /// values per wanted node, from its flat table (`nvalues` of them)
+    eval: &'a NodeEval<'a>,
+    nvalues: usize,
+    pools: std::sync::Mutex<Vec<Vec<Vec<f64>>>>,
+}
+
+/// The evaluation of a wanted lattice node: its values from its flat table.
+type NodeEval<'a> = dyn Fn(&[f64], &mut Scratch, &mut [f64]) + Sync + 'a;
+
+/// Per-task buffers of the flat lattice's evaluations.
+#[derive(Default)]
+struct Scratch {
+    stats: Vec<YStat>,
+    order: Vec<u32>,
+    post: Vec<f64>,
+}
+
+/// Answers of a lattice walk: subset positions and their `nvalues` values each.
+#[derive(Default)]
+struct Found {
+    index: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl FlatLattice<'_> {
+    /// Writes the child of `src` (a table over `feats`, `width` values per entry; `None` =
+    /// the base) without the feature at position `p` into `dst[..len]` and returns `len`
+    /// (`dst` grows when needed and is never cleared). Each value is
+    /// `((0 + x_0) + x_1) + …` over the dropped feature's states in order, in one pass;
+    /// children of at least [`Self::PAR_VALUES`] values are written in parallel pieces
+    /// (each value is computed alone, so the bits do not depend on the split).
+    fn child(&self, src: Option<&[f64]>, feats: &[usize], p: usize, dst: &mut Vec<f64>) -> usize {
+        let w = self.width;
+        let c = self.cards[feats[p]];
+        let inner: usize = feats[p + 1..].iter().map(|&g| self.cards[g]).product();
+        let rows = match src {
+            Some(t) => t.len() / w,
+            None => self.base.len(),
+        };
+        let len = rows / c * w;
+        if dst.len() < len {
+            dst.resize(len, 0.0);
+        }
+        if len >= Self::PAR_VALUES {
+            let piece = w << 12;
+            dst[..len]
+                .par_chunks_mut(piece)
+                .enumerate()
+                .for_each(|(j, d)| self.fill(src, c, inner, d, j * piece));
+        } else {
+            self.fill(src, c, inner, &mut dst[..len], 0);
+        }
+        len
+    }
+
+    /// Child values of at least this many are computed in parallel pieces.
+    const PAR_VALUES: usize = 1 << 20;
+
+    /// The child values `start..start + d.len()` of [`Self::child`] (`c` states of the
+    /// dropped feature, `inner` entries below it; `start` and `d.len()` whole entries).
+    fn fill(&self, src: Option<&[f64]>, c: usize, inner: usize, d: &mut [f64], start: usize) {
+        let w = self.width;
+        let bw = inner * w;
+        let end = start + d.len();
+        let (mut q, mut off) = (start, 0);
+        while q < end {
+            // block o (one state of the slower features), offset i inside it: the sources
+            // are the runs of the c states, bw values apart
+            let (o, i) = (q / bw, q % bw);
+            let n = (bw - i).min(end - q);
+            let out = &mut d[off..off + n];
+            match src {
+                Some(t) => {
+                    let at = o * c * bw + i;
+                    if c == 2 {
+                        let (r0, r1) = (&t[at..at + n], &t[at + bw..at + bw + n]);
+                        for ((a, &x), &y) in out.iter_mut().zip(r0).zip(r1) {
+                            *a = (0.0 + x) + y;
+                        }
+                    } else {
+                        for (a, &x) in out.iter_mut().zip(&t[at..at + n]) {
+                            *a = 0.0 + x;
+                        }
+                        for st in 1..c {
+                            let r = &t[at + st * bw..at + st * bw + n];
+                            for (a, &x) in out.iter_mut().zip(r) {
+                                *a += x;
+                            }
+                        }
+                    }
+                }
+                None => {
+                    let k = w - 2;
+                    let at = o * c * inner + i / w;
+                    let entries = n / w;
+                    for st in 0..c {
+                        let run = &self.base[at + st * inner..at + st * inner + entries];
+                        let bits = &self.decisions[at + st * inner..at + st * inner + entries];
+                        let first = st == 0;
+                        let add = |a: &mut f64, x: f64| *a = if first { 0.0 } else { *a } + x;
+                        for ((a, &[wd, wn]), &b) in out.chunks_mut(w).zip(run).zip(bits) {
+                            add(&mut a[0], wd);
+                            add(&mut a[1], wn);
+                            for j in 0..k {
+                                add(&mut a[2 + j], if b >> j & 1 == 1 { wd + wn } else { 0.0 });
+                            }
+                        }
+                    }
+                }
+            }
+            q += n;
+            off += n;
+        }
+    }
+
+    fn pool(&self) -> Vec<Vec<f64>> {
+        self.pools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    fn give_back(&self, pool: Vec<Vec<f64>>) {
+        self.pools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(pool);
+    }
+
+    /// The walk below `mask` (table `src` over `feats`, radix order; `from` as in
+    /// [`JointAgreement::map_subsets`]'s lattice: children drop a feature at a position
+    /// `≥ from`, and only while the features before it are wanted). `depth` (features
+    /// dropped so far) indexes `pool`, so a pool's buffer at a depth never outgrows that
+    /// depth's tables; the children of large tables run in parallel, each on a pool of its
+    /// own.
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &self,
+        mask: u64,
+        feats: &[usize],
+        src: Option<&[f64]>,
+        from: usize,
+        depth: usize,
+        pool: &mut Vec<Vec<f64>>,
+        scratch: &mut Scratch,
+        found: &mut Found,
+    ) {
+        if let Some(k) = (self.wanted)(mask)
+            .then(|| self.subsets.binary_search(&mask).ok())
+            .flatten()
+        {
+            let table: Vec<f64>;
+            let t = match src {
+                Some(t) => t,
+                None => {
+                    table = self.base_table();
+                    &table
+                }
+            };
+            let at = found.values.len();
+            found.values.resize(at + self.nvalues, 0.0);
+            (self.eval)(t, scratch, &mut found.values[at..]);
+            found.index.push(k as u32);
+        }
+        let len = src.map_or(self.base.len(), |t| t.len() / self.width);
+        let staying = |p: usize| feats[..p].iter().fold(0u64, |m, &g| m | 1u64 << g);
+        let ps: Vec<usize> = (from..feats.len())
+            .filter(|&p| (self.wanted)(staying(p)))
+            .collect();
+        // children in parallel below the largest tables only (2^20 entries): above, one
+        // chain of tables is alive and each child is written in parallel pieces
+        // ([`Self::child`]); in parallel there, every task in flight (stolen while another
+        // waits) would hold its own chain of the largest tables
+        if (1 << 16..1 << 20).contains(&len) && ps.len() > 1 {
+            let parts: Vec<Found> = ps
+                .par_iter()
+                .map(|&p| {
+                    let mut pool = self.pool();
+                    let mut scratch = Scratch::default();
+                    let mut f = Found::default();
+                    self.visit_child(mask, feats, src, p, depth, &mut pool, &mut scratch, &mut f);
+                    self.give_back(pool);
+                    f
+                })
+                .collect();
+            for f in parts {
+                found.index.extend(f.index);
+                found.values.extend(f.values);
+            }
+        } else {
+            for p in ps {
+                self.visit_child(mask, feats, src, p, depth, pool, scratch, found);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn visit_child(
+        &self,
+        mask: u64,
+        feats: &[usize],
+        src: Option<&[f64]>,
+        p: usize,
+        depth: usize,
+        pool: &mut Vec<Vec<f64>>,
+        scratch: &mut Scratch,
+        found: &mut Found,
+    ) {
+        if pool.len() <= depth {
+            pool.resize_with(depth + 1, Vec::new);
+        }
+        let mut buf = std::mem::take(&mut pool[depth]);
+        let len = self.child(src, feats, p, &mut buf);
+        let mut rest = feats.to_vec();
+        rest.remove(p);
+        self.walk(
+            mask & !(1u64 << feats[p]),
+            &rest,
+            Some(&buf[..len]),
+            p,
+            depth + 1,
+            pool,
+            scratch,
+            found,
+        );
+        pool[depth] = buf;
+    }
+
+    /// The base as a flat table (only when the full set itself is wanted).
+    fn base_table(&self) -> Vec<f64> {
+        let w = self.width;
+        let mut t = vec![0.0; self.base.len() * w];
+        for ((a, &[wd, wn]), &b) in t.chunks_mut(w).zip(self.base).zip(&self.decisions) {
+            a[0] = wd;
+            a[1] = wn;
+            for j in 0..w - 2 {
+                a[2 + j] = if b >> j & 1 == 1 { wd + wn } else { 0.0 };
+            }
+        }
+        t
+    }
+}
+
+impl JointAgreement {
+    /// The flat lattice walk behind [`Self::exhaustive_multi`] and [`Self::map_subsets`]:
+    /// `eval`'s `nvalues` values of every subset of `subsets` (ascending) that the lattice
+    /// reaches (all of them when `wanted` is downward closed), by position.
+    fn flat_lattice(
+        &self,
+        thresholds: &[f64],
+        subsets: &[u64],
+        wanted: &(dyn Fn(u64) -> bool + Sync),
+        nvalues: usize,
+        eval: &NodeEval<'_>,
+    ) -> (Vec<bool>, Vec<f64>) {
+        let decisions: Vec<u16> = self
+            .base
             .par_iter()
-            .map(|&[wd, wn]| YStat {
-                pos_class: wd,
-                neg_class: wn,
-                agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+            .map(|&[wd, wn]| {
+                thresholds
+                    .iter()
+                    .enumerate()
+                    .fold(0u16, |b, (j, &t)| b | u16::from(decide(wd, wn, t)) << j)
             })
-            .collect()
+            .collect();
+        let lat = FlatLattice {
+            cards: &self.cards,
+            base: &self.base,
+            decisions,
+            width: 2 + thresholds.len(),
+            subsets,
+            wanted,
+            eval,
+            nvalues,
+            pools: std::sync::Mutex::default(),
+        };
+        let n = self.cards.len();
+        let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let mut found = Found::default();
+        lat.walk(
+            full,
+            &self.order,
+            None,
+            0,
+            0,
+            &mut Vec::new(),
+            &mut Scratch::default(),
+            &mut found,
+        );
+        // each subset's values at its position (NaN where the lattice did not reach it)
+        let mut values = vec![f64::NAN; subsets.len() * nvalues];
+        let mut reached = vec![false; subsets.len()];
+        for (j, &k) in found.index.iter().enumerate() {
+            let k = k as usize;
+            reached[k] = true;
+            values[k * nvalues..(k + 1) * nvalues]
+                .copy_from_slice(&found.values[j * nvalues..(j + 1) * nvalues]);
+        }
+        (reached, values)
+    }
+
+    /// Exhaustive search at several thresholds at once: one walk of the subset lattice
+    /// (as [`AgreementModel::map_subsets`]) in which each table carries `Pr(y, d)`,
+    /// `Pr(y, ¬d)` and `Pr(y)Q(y)` at every threshold of `thresholds`, so each feasible
+    /// subset's marginal is built once and gives its information gain and its MAA at each
+    /// threshold. Every value has the bits of the separate searches
+    /// ([`information_gain_selection`] on this model, [`exhaustive_maa`] on
+    /// [`Self::with_threshold`] of each threshold), so the same subsets are chosen, ties
+    /// included; [`ExhaustiveOptima::trimming`] turns a choice into their [`Trimming`].
+    ///
+    /// # Arguments
+    /// - `costs[i] > 0` per feature, `budget ≥ 0` (as [`feasible_subsets`]);
+    /// - `thresholds`: at most 16 original thresholds in `[0, 1]`.
+    ///
+    /// # Errors
+    /// As [`feasible_subsets`]; [`BayesError::InvalidQuery`] for a threshold outside
+    /// `[0, 1]` or more than 16 thresholds.
+    ///
+    /// # Complexity
+    /// The lattice's work (the sum of its nodes' parents' sizes) times `2 + thresholds`
+    /// values per entry, instead of `3` values per entry once per search; memory: one table
+    /// per lattice depth and thread.
+    pub fn exhaustive_multi(
+        &self,
+        costs: &[f64],
+        budget: f64,
+        thresholds: &[f64],
+    ) -> Result<ExhaustiveOptima, BayesError> {
+        check_costs(self.n_features(), costs, budget)?;
+        if thresholds.len() > 16 || thresholds.iter().any(|t| !(0.0..=1.0).contains(t)) {
+            return Err(BayesError::query("at most 16 thresholds, each in [0, 1]"));
+        }
+        let subsets = feasible_subsets(costs, budget)?;
+        let n = costs.len();
+        let wanted = |m: u64| {
+            let c: f64 = (0..n).filter(|&i| m >> i & 1 == 1).map(|i| costs[i]).sum();
+            c <= budget + COST_EPS
+        };
+        let k = thresholds.len();
+        let w = 2 + k;
+        let total = self.total;
+        let eval = |t: &[f64], s: &mut Scratch, out: &mut [f64]| {
+            s.stats.clear();
+            s.stats.extend(t.chunks(w).map(|e| YStat {
+                pos_class: e[0],
+                neg_class: e[1],
+                agree_pos: 0.0,
+            }));
+            out[0] = info_gain_of(&s.stats);
+            // the order of `sweep`'s (stable) sort, shared by every threshold
+            s.post.clear();
+            s.post.extend(s.stats.iter().map(|s| {
+                let m = s.pos_class + s.neg_class;
+                if m > 0.0 { s.pos_class / m } else { 0.0 }
+            }));
+            s.order.clear();
+            s.order.extend(0..s.stats.len() as u32);
+            let post = &s.post;
+            s.order
+                .sort_by(|&a, &b| post[a as usize].total_cmp(&post[b as usize]));
+            for j in 0..k {
+                for (d, &i) in s.stats.iter_mut().zip(&s.order) {
+                    let e = &t[i as usize * w..(i as usize + 1) * w];
+                    *d = YStat {
+                        pos_class: e[0],
+                        neg_class: e[1],
+                        agree_pos: e[2 + j],
+                    };
+                }
+                // already in sweep's order: its stable sort leaves it so
+                out[1 + j] = sweep(&mut s.stats).0 / total;
+            }
+        };
+        let (reached, values) = self.flat_lattice(thresholds, &subsets, &wanted, 1 + k, &eval);
+        let mut optima = ExhaustiveOptima {
+            subsets: subsets.len() as u64,
+            information_gain: (0, f64::NEG_INFINITY),
+            maa: vec![(0, f64::NEG_INFINITY); k],
+        };
+        let mut buf = Vec::new();
+        for (j, &m) in subsets.iter().enumerate() {
+            let v = if reached[j] {
+                values[j * (1 + k)..(j + 1) * (1 + k)].to_vec()
+            } else {
+                // not reached (cannot happen for a downward-closed family): one evaluation
+                let mut v = vec![self.information_gain(m)];
+                for &t in thresholds {
+                    let model = self.with_threshold(t)?;
+                    model.subset_stats(m, &mut buf);
+                    v.push(sweep(&mut buf).0 / total);
+                }
+                v
+            };
+            // ties to the smaller mask: masks ascend, so only a larger value replaces
+            let better = |b: &(u64, f64), x: f64| x > b.1 || (x == b.1 && m < b.0);
+            if better(&optima.information_gain, v[0]) {
+                optima.information_gain = (m, v[0]);
+            }
+            for (o, &x) in optima.maa.iter_mut().zip(&v[1..]) {
+                if better(o, x) {
+                    *o = (m, x);
+                }
+            }
+        }
+        Ok(optima)
     }
 }
 
@@ -667,20 +1096,30 @@ impl AgreementModel for JointAgreement {
     ) -> Vec<f64> {
         let n = self.cards.len();
         let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let wanted: std::collections::HashSet<u64> = subsets.iter().map(|&m| m & full).collect();
-        let root = self.base_stats();
-        let found: std::collections::HashMap<u64, f64> = self
-            .lattice(full, &self.order, &root, 0, &wanted, f)
-            .into_iter()
-            .collect();
-        drop(root);
+        let mut sorted: Vec<u64> = subsets.iter().map(|&m| m & full).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let set: std::collections::HashSet<u64> = sorted.iter().copied().collect();
+        let wanted = |m: u64| set.contains(&m);
+        let eval = |t: &[f64], s: &mut Scratch, out: &mut [f64]| {
+            s.stats.clear();
+            s.stats.extend(t.chunks(3).map(|e| YStat {
+                pos_class: e[0],
+                neg_class: e[1],
+                agree_pos: e[2],
+            }));
+            out[0] = f(&mut s.stats);
+        };
+        let (reached, values) = self.flat_lattice(&[self.threshold], &sorted, &wanted, 1, &eval);
         subsets
             .par_iter()
-            .map_init(Vec::new, |buf, &m| match found.get(&(m & full)) {
-                Some(&v) => v,
-                None => {
-                    self.subset_stats(m, buf);
-                    f(buf)
+            .map_init(Vec::new, |buf, &m| {
+                match sorted.binary_search(&(m & full)) {
+                    Ok(k) if reached[k] => values[k],
+                    _ => {
+                        self.subset_stats(m, buf);
+                        f(buf)
+                    }
                 }
             })
             .collect()

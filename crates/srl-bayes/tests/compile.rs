@@ -285,3 +285,344 @@ fn subset_lattice_equals_per_subset_evaluation() -> Result<(), BayesError> {
     }
     Ok(())
 }
+
+/// The subset lattice as `JointAgreement::map_subsets` walked it before the flat lattice
+/// (kept here as the reference): `f` of every wanted subset's statistics over the compiled
+/// joint `base` (radix order `order`) at threshold `t`.
+fn reference_lattice(
+    cards: &[usize],
+    base: &[[f64; 2]],
+    order: &[usize],
+    t: f64,
+    wanted: &std::collections::HashSet<u64>,
+    f: &dyn Fn(&mut Vec<srl_bayes::trim::YStat>) -> f64,
+) -> std::collections::HashMap<u64, f64> {
+    use srl_bayes::trim::{YStat, decide};
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        cards: &[usize],
+        mask: u64,
+        feats: &[usize],
+        table: &[YStat],
+        from: usize,
+        wanted: &std::collections::HashSet<u64>,
+        f: &dyn Fn(&mut Vec<YStat>) -> f64,
+        out: &mut std::collections::HashMap<u64, f64>,
+    ) {
+        if wanted.contains(&mask) {
+            let mut buf = table.to_vec();
+            out.insert(mask, f(&mut buf));
+        }
+        for p in from..feats.len() {
+            let staying = feats[..p].iter().fold(0u64, |m, &g| m | 1u64 << g);
+            if !wanted.contains(&staying) {
+                continue;
+            }
+            let c = cards[feats[p]];
+            let inner: usize = feats[p + 1..].iter().map(|&g| cards[g]).product();
+            let mut child = vec![YStat::default(); table.len() / c];
+            for (o, block) in table.chunks(c * inner).enumerate() {
+                let dst = &mut child[o * inner..(o + 1) * inner];
+                for run in block.chunks(inner) {
+                    for (d, x) in dst.iter_mut().zip(run) {
+                        d.pos_class += x.pos_class;
+                        d.neg_class += x.neg_class;
+                        d.agree_pos += x.agree_pos;
+                    }
+                }
+            }
+            let mut rest = feats.to_vec();
+            rest.remove(p);
+            walk(
+                cards,
+                mask & !(1u64 << feats[p]),
+                &rest,
+                &child,
+                p,
+                wanted,
+                f,
+                out,
+            );
+        }
+    }
+    let root: Vec<YStat> = base
+        .iter()
+        .map(|&[wd, wn]| YStat {
+            pos_class: wd,
+            neg_class: wn,
+            agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+        })
+        .collect();
+    let full = (1u64 << cards.len()) - 1;
+    let mut out = std::collections::HashMap::new();
+    walk(cards, full, order, &root, 0, wanted, f, &mut out);
+    out
+}
+
+/// One walk of the flat lattice (`JointAgreement::exhaustive_multi`) chooses, at every
+/// threshold, the subsets of the separate searches (`exhaustive_maa` on each threshold's
+/// model, `information_gain_selection`), ties included, with the bits of the lattice the
+/// searches used before it (`reference_lattice`), on random networks (multi-state
+/// features, zero entries, costs that are not unit) and on bnlearn networks.
+#[test]
+fn exhaustive_multi_equals_the_separate_searches_bit_for_bit() -> Result<(), BayesError> {
+    use srl_bayes::trim::{
+        AgreementModel as _, JointAgreement, exhaustive_maa, feasible_subsets,
+        information_gain_selection, sweep, vec_to_mask,
+    };
+    const THRESHOLDS: [f64; 6] = [0.1, 0.3, 0.5, 0.7, 0.9, 0.0];
+    let check = |net: &BayesianNetwork,
+                 clf: &ThresholdClassifier,
+                 costs: &[f64],
+                 budget: f64,
+                 what: &str|
+     -> Result<(), BayesError> {
+        let c = compile(net, clf, 1 << 24)?;
+        let (base, order) = (c.weights.clone(), c.order.clone());
+        let cards: Vec<usize> = clf.features.iter().map(|&f| net.cardinality(f)).collect();
+        let joint = JointAgreement::from_compiled(net, clf, c)?;
+        let multi = joint.exhaustive_multi(costs, budget, &THRESHOLDS)?;
+        let subsets = feasible_subsets(costs, budget)?;
+        assert_eq!(multi.subsets, subsets.len() as u64, "{what}");
+        let wanted: std::collections::HashSet<u64> = subsets.iter().copied().collect();
+        let total = joint.total_weight();
+        // the reference choice: the largest value, ties to the smaller mask
+        let best = |values: &std::collections::HashMap<u64, f64>| {
+            let mut b = (0u64, f64::NEG_INFINITY);
+            for &m in &subsets {
+                let v = values[&m];
+                if v > b.1 || (v == b.1 && m < b.0) {
+                    b = (m, v);
+                }
+            }
+            b
+        };
+        let info = |s: &mut Vec<srl_bayes::trim::YStat>| {
+            // I(D; Y) as the crate computes it (the model's own information gain of the
+            // table): entropy of the class minus the conditional entropy
+            let h = |a: f64, b: f64| {
+                let m = a + b;
+                if m <= 0.0 {
+                    return 0.0;
+                }
+                let mut e = 0.0;
+                for x in [a / m, b / m] {
+                    if x > 0.0 {
+                        e -= x * x.ln();
+                    }
+                }
+                e
+            };
+            let (mut wd, mut wn) = (0.0, 0.0);
+            for y in s.iter() {
+                wd += y.pos_class;
+                wn += y.neg_class;
+            }
+            let t = wd + wn;
+            if t <= 0.0 {
+                return 0.0;
+            }
+            let cond: f64 = s
+                .iter()
+                .map(|y| (y.pos_class + y.neg_class) / t * h(y.pos_class, y.neg_class))
+                .sum();
+            h(wd, wn) - cond
+        };
+        let ig_ref = best(&reference_lattice(
+            &cards, &base, &order, 0.5, &wanted, &info,
+        ));
+        assert_eq!(multi.information_gain.0, ig_ref.0, "{what}: IG subset");
+        assert_eq!(
+            multi.information_gain.1.to_bits(),
+            ig_ref.1.to_bits(),
+            "{what}: IG value"
+        );
+        let sel = information_gain_selection(&joint, costs, budget)?;
+        assert_eq!(vec_to_mask(&sel.subset), ig_ref.0, "{what}: IG selection");
+        for (k, &t) in THRESHOLDS.iter().enumerate() {
+            let maa_ref = best(&reference_lattice(
+                &cards,
+                &base,
+                &order,
+                t,
+                &wanted,
+                &|b| sweep(b).0 / total,
+            ));
+            assert_eq!(multi.maa[k].0, maa_ref.0, "{what} T={t}: subset");
+            assert_eq!(
+                multi.maa[k].1.to_bits(),
+                maa_ref.1.to_bits(),
+                "{what} T={t}: MAA"
+            );
+            // the separate search on a fresh model reports the same Trimming
+            let model = joint.with_threshold(t)?;
+            let ex = exhaustive_maa(&model, costs, budget)?;
+            let model = joint.with_threshold(t)?;
+            assert_eq!(multi.trimming(&model, multi.maa[k].0), ex, "{what} T={t}");
+        }
+        Ok(())
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(47);
+    for case in 0..12 {
+        let net = random_network(&mut rng, 11);
+        let class = rng.random_range(0..3);
+        let features: Vec<usize> = (0..11).filter(|&v| v != class).take(8).collect();
+        let clf = ThresholdClassifier {
+            class,
+            positive_state: 0,
+            features,
+            threshold: 0.5,
+        };
+        let costs: Vec<f64> = (0..8)
+            .map(|_| f64::from(rng.random_range(1..4u32)))
+            .collect();
+        let budget = f64::from(rng.random_range(2..7u32));
+        check(&net, &clf, &costs, budget, &format!("random case {case}"))?;
+    }
+    // 19 two-state features (a joint of 2^19 entries): the lattice's largest children are
+    // written in parallel pieces
+    let mut vars = vec![Variable::numbered("class", 2)];
+    let mut cpts = vec![Cpt {
+        parents: vec![],
+        probs: vec![0.3, 0.7],
+    }];
+    for i in 1..=19 {
+        vars.push(Variable::numbered(format!("f{i}"), 2));
+        let parents = if i % 3 == 0 { vec![0, i - 1] } else { vec![0] };
+        let rows = 1 << parents.len();
+        let mut probs = Vec::new();
+        for _ in 0..rows {
+            let a = f64::from(rng.random_range(1..100u32)) / 100.0;
+            probs.extend([a, 1.0 - a]);
+        }
+        cpts.push(Cpt { parents, probs });
+    }
+    let net = BayesianNetwork::new(vars, cpts)?;
+    let clf = ThresholdClassifier {
+        class: 0,
+        positive_state: 0,
+        features: (1..=19).collect(),
+        threshold: 0.5,
+    };
+    check(&net, &clf, &[1.0; 19], 2.0, "19 two-state features")?;
+    for (name, classes) in [
+        ("asia", &["smoke", "asia"][..]),
+        ("alarm", &["INTUBATION", "LVFAILURE", "MINVOLSET"][..]),
+        ("insurance", &["Age"][..]),
+        ("win95pts", &["PrtPaper", "PrntrAccptsTrtyp"][..]),
+        ("water", &["C_NI_12_00"][..]),
+        ("sachs", &["PKC"][..]),
+    ] {
+        let Some(path) = data(name) else {
+            eprintln!("skipping {name}: SRL_DATA_DIR/bnlearn_bif/{name}.bif.gz not found");
+            continue;
+        };
+        let net = read_bif(&path)?;
+        let leaves = net.leaves();
+        for cname in classes {
+            let class = (0..net.len())
+                .find(|&v| net.variable(v).name == *cname)
+                .expect("class in the network");
+            let n = leaves.len();
+            let clf = ThresholdClassifier {
+                class,
+                positive_state: 0,
+                features: leaves.clone(),
+                threshold: 0.5,
+            };
+            check(
+                &net,
+                &clf,
+                &vec![1.0; n],
+                (n / 3).max(1) as f64,
+                &format!("{name}/{cname}"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `JointAgreement::subset_stats` from the compiled joint (in a radix order that is not
+/// ascending) has, entry by entry, the bits of the direct sum in that order: each
+/// instantiation's weights added in increasing index of the joint, written in ascending
+/// feature order (as before the sums went through a table in the joint's order).
+#[test]
+fn subset_stats_from_the_joint_sum_in_its_order() -> Result<(), BayesError> {
+    use srl_bayes::trim::{AgreementModel as _, JointAgreement, YStat, decide};
+    let mut rng = ChaCha8Rng::seed_from_u64(53);
+    let mut permuted = 0;
+    for case in 0..12 {
+        let net = random_network(&mut rng, 11);
+        let class = rng.random_range(0..3);
+        let features: Vec<usize> = (0..11).filter(|&v| v != class).take(7).collect();
+        let t = 0.3;
+        let clf = ThresholdClassifier {
+            class,
+            positive_state: 0,
+            features,
+            threshold: t,
+        };
+        let mut c = compile(&net, &clf, 1 << 24)?;
+        // the same weights read in a shuffled radix order (another joint, as good for the
+        // check), so that the orders of most subsets are not ascending
+        for j in (1..7).rev() {
+            let k = rng.random_range(0..=j);
+            c.order.swap(j, k);
+        }
+        let (base, order) = (c.weights.clone(), c.order.clone());
+        let cards: Vec<usize> = clf.features.iter().map(|&f| net.cardinality(f)).collect();
+        let joint = JointAgreement::from_compiled(&net, &clf, c)?;
+        for mask in 0u64..1 << 7 {
+            // the reference: odometer over the joint's digits, each entry added at its
+            // ascending-order position
+            let mut stride = [0usize; 7];
+            let mut size = 1usize;
+            for i in (0..7).rev() {
+                if mask >> i & 1 == 1 {
+                    stride[i] = size;
+                    size *= cards[i];
+                }
+            }
+            let mut want = vec![YStat::default(); size];
+            let mut digits = vec![0usize; 7];
+            for &[wd, wn] in &base {
+                let y: usize = order
+                    .iter()
+                    .zip(&digits)
+                    .map(|(&f, &d)| d * stride[f])
+                    .sum();
+                let s = &mut want[y];
+                s.pos_class += wd;
+                s.neg_class += wn;
+                s.agree_pos += if decide(wd, wn, t) { wd + wn } else { 0.0 };
+                for j in (0..7).rev() {
+                    digits[j] += 1;
+                    if digits[j] < cards[order[j]] {
+                        break;
+                    }
+                    digits[j] = 0;
+                }
+            }
+            let kept: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|&f| mask >> f & 1 == 1)
+                .collect();
+            permuted += usize::from(kept.windows(2).any(|w| w[0] > w[1]));
+            // a fresh model: the statistics come from the joint itself
+            let fresh = joint.with_threshold(t)?;
+            let mut got = Vec::new();
+            fresh.subset_stats(mask, &mut got);
+            assert_eq!(got.len(), want.len(), "case {case} {mask:#b}");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(
+                    [g.pos_class, g.neg_class, g.agree_pos].map(f64::to_bits),
+                    [w.pos_class, w.neg_class, w.agree_pos].map(f64::to_bits),
+                    "case {case} {mask:#b}"
+                );
+            }
+        }
+    }
+    assert!(permuted > 0, "no subset whose joint order is not ascending");
+    Ok(())
+}
