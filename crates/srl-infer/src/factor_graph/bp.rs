@@ -1197,7 +1197,6 @@ fn table_strides(cards: &[usize]) -> Vec<usize> {
 fn kernel_row<const MAX: bool>(o: &mut [f64], t: &[f64], q: &[f64], pre: f64) -> f64 {
     let op = |x: f64, y: f64| if MAX { x.max(y) } else { x + y };
     let n = t.len();
-    let (o, q) = (&mut o[..n], &q[..n]);
     if n < 8 {
         let mut srow = 0.0;
         for ((slot, &tv), &qv) in o.iter_mut().zip(t).zip(q) {
@@ -1206,6 +1205,7 @@ fn kernel_row<const MAX: bool>(o: &mut [f64], t: &[f64], q: &[f64], pre: f64) ->
         }
         return srow;
     }
+    let (o, q) = (&mut o[..n], &q[..n]);
     for (slot, &tv) in o.iter_mut().zip(t) {
         *slot = op(*slot, tv * pre);
     }
@@ -1333,6 +1333,7 @@ fn binary3<const MAX: bool>(lin: &[f64], table_range: f64, inc: &[f64], out: &mu
 /// Returns false (nothing usable in `out`) when a variable's incoming message has no
 /// possible state or the spread of table and messages exceeds [`LIN_MAX_RANGE`] (then a
 /// product could underflow); the caller takes the log-domain kernel.
+#[inline(always)]
 fn linear_messages<const MAX: bool>(
     lin: &[f64],
     table_range: f64,
