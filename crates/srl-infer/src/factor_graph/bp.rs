@@ -1084,41 +1084,25 @@ impl LinearTables {
                 lin,
             };
         }
-        // the first factor using each table; the scope position to store last (the
-        // first variable with the most states, if it has more than the last) from that
-        // factor's cardinalities, kept only if every factor using the table has the same
+        // the cardinalities of the first factor using each table, and whether every
+        // factor using it has the same (only then can its rows be chosen per table)
         let k = g.num_states();
         let mut first = vec![usize::MAX; tables.len()];
+        let mut mixed = vec![false; tables.len()];
         for (f, fac) in g.factors().iter().enumerate() {
             let t = fac.table as usize;
             if first[t] == usize::MAX {
                 first[t] = f;
+            } else if !mixed[t] {
+                let other = &g.factors()[first[t]].vars;
+                mixed[t] = other.len() != fac.vars.len()
+                    || other
+                        .iter()
+                        .zip(&fac.vars)
+                        .any(|(&a, &b)| k[a as usize] != k[b as usize]);
             }
         }
-        let cards_of = |f: usize| g.factors()[f].vars.iter().map(|&v| k[v as usize]);
-        for (t, &f) in first.iter().enumerate() {
-            if f == usize::MAX || g.factors()[f].vars.len() > LIN_MAX_ARITY {
-                continue;
-            }
-            let (mut best, mut bc, mut last) = (0usize, 0usize, 0usize);
-            for (j, c) in cards_of(f).enumerate() {
-                if c > bc {
-                    (best, bc) = (j, c);
-                }
-                last = c;
-            }
-            if bc > last {
-                row[t] = best as u8;
-            }
-        }
-        if row.iter().any(|&r| r != ROW_AS_IS) {
-            for (f, fac) in g.factors().iter().enumerate() {
-                let t = fac.table as usize;
-                if row[t] != ROW_AS_IS && first[t] != f && !cards_of(first[t]).eq(cards_of(f)) {
-                    row[t] = ROW_AS_IS;
-                }
-            }
-        }
+        let mut cards = Vec::new();
         // one pass per table: its maximum and smallest finite entry, then (the table
         // still in cache) its linear form
         for (i, t) in tables.iter().enumerate() {
@@ -1140,10 +1124,23 @@ impl LinearTables {
             }
             off[i] = lin.len();
             range[i] = mx - lo;
-            let r = (row[i] != ROW_AS_IS).then_some(usize::from(row[i]));
+            cards.clear();
+            if first[i] != usize::MAX && !mixed[i] {
+                cards.extend(g.factors()[first[i]].vars.iter().map(|&v| k[v as usize]));
+            }
+            // the first variable with the most states, if it has more than the last
+            let r = cards
+                .iter()
+                .enumerate()
+                .fold(None, |best: Option<(usize, usize)>, (j, &c)| match best {
+                    Some((_, bc)) if bc >= c => best,
+                    _ => Some((j, c)),
+                })
+                .filter(|&(j, c)| j + 1 < cards.len() && c > cards[cards.len() - 1])
+                .map(|(j, _)| j);
             match r {
-                Some(r) => {
-                    let cards: Vec<usize> = cards_of(first[i]).collect();
+                Some(r) if cards.len() <= LIN_MAX_ARITY => {
+                    row[i] = r as u8;
                     // the scope's order with `r` moved last; an odometer over it reads
                     // the original table at the matching offsets
                     let strides = table_strides(&cards);
