@@ -1135,44 +1135,30 @@ fn commit_node(
         for (m, &x) in msgs[to..to + (o1 - o0)].iter_mut().zip(new) {
             *m = x;
         }
-        let nk = &mut queue.node[t];
         if o1 - o0 == 2 && !mrf.extreme {
             // Two states: the change of `t`'s belief since its messages were
             // computed is one number, the change of its log-odds.
             if new[0] == old[0] && new[1] == old[1] {
                 continue;
             }
+            let nk = &mut queue.node[t];
             nk.acc += ((new[1] - old[1]) - (new[0] - old[0])) as f32;
+            nk.fresh = false;
+            let key = nk.key();
+            queue.set(t, key);
         } else {
             let d = change_range(new, old);
-            if d <= 0.0 {
-                continue;
+            if d > 0.0 {
+                queue.raise(t, d);
             }
-            nk.r0 += d;
         }
-        nk.fresh = false;
-        let key = nk.key();
-        queue.set(t, key);
     }
     let (o0, o1) = (mrf.out_off[mrf.in_off[j]], mrf.out_off[mrf.in_off[j + 1]]);
     // An element loop: the blocks are short, a `memcpy` call costs more.
     for (x, &c) in sent[o0..o1].iter_mut().zip(&cand[o0..o1]) {
         *x = c;
     }
-    let nk = &mut queue.node[j];
-    nk.acc = 0.0;
-    if damping > 0.0 {
-        // A damped commit is not the messages' fixed point: their next damped
-        // updates are pending, estimated by the largest change just committed.
-        nk.fresh = r <= 0.0;
-        nk.r0 = r;
-    } else {
-        // The pending messages are the ones just committed: residual 0, exactly.
-        nk.fresh = true;
-        nk.r0 = 0.0;
-    }
-    let r = nk.r0;
-    queue.set(j, r);
+    queue.committed(j, r, damping);
 }
 
 /// Residual BP's record of a node (16 bytes, so one cache line holds four). Its key is
@@ -1320,6 +1306,36 @@ impl BucketQueue {
             }
             self.top -= 1;
         }
+    }
+
+    /// Raises node `v`'s key by `d` (the change range of a message committed into it:
+    /// its key becomes an estimate).
+    #[inline]
+    pub(crate) fn raise(&mut self, v: usize, d: f64) {
+        let nk = &mut self.node[v];
+        nk.r0 += d;
+        nk.fresh = false;
+        let key = nk.key();
+        self.set(v, key);
+    }
+
+    /// Node `v`'s key after its pending messages (largest residual `r`) were committed:
+    /// 0, exactly, as the pending messages are the ones just committed; with damping
+    /// `r` (a damped commit is not the messages' fixed point: their next damped updates
+    /// are pending, estimated by the largest change just committed).
+    #[inline]
+    pub(crate) fn committed(&mut self, v: usize, r: f64, damping: f64) {
+        let nk = &mut self.node[v];
+        nk.acc = 0.0;
+        if damping > 0.0 {
+            nk.fresh = r <= 0.0;
+            nk.r0 = r;
+        } else {
+            nk.fresh = true;
+            nk.r0 = 0.0;
+        }
+        let key = nk.r0;
+        self.set(v, key);
     }
 
     pub(crate) fn is_empty(&self) -> bool {

@@ -350,30 +350,14 @@ impl FactorBp {
                 for &f2 in &vfac[vstart[v]..vstart[v + 1]] {
                     let f2 = f2 as usize;
                     if f2 != f {
-                        let nk = &mut queue.node[f2];
-                        nk.r0 += d;
-                        nk.fresh = false;
-                        let key = nk.key();
-                        queue.set(f2, key);
+                        queue.raise(f2, d);
                     }
                 }
             }
             let rf = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
             sums.commit(lay, f, fv, &pend[rf]);
-            let nk = &mut queue.node[f];
-            if damping > 0.0 {
-                // a damped commit is not the messages' fixed point: the next damped
-                // updates are pending, estimated by the change just committed
-                nk.fresh = r <= 0.0;
-                nk.r0 = r;
-            } else {
-                // its cavities did not change (its own messages left out): the pending
-                // messages are the ones just committed
-                nk.fresh = true;
-                nk.r0 = 0.0;
-            }
-            let key = nk.r0;
-            queue.set(f, key);
+            // its cavities did not change (its own messages are left out of them)
+            queue.committed(f, r, damping);
         };
         let cap = self.max_iters.saturating_mul(edges);
         let started = edges > 0 && edges <= cap;
