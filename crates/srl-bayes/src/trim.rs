@@ -298,8 +298,11 @@ pub fn sweep(stats: &mut [YStat]) -> (f64, f64) {
     (best, best_t)
 }
 
-/// `I(D; Y)` from the weights `(Pr(y, d), Pr(y, ¬d))` of each instantiation `y`.
-fn info_gain_of(stats: &[YStat]) -> f64 {
+/// The information gain `I(D; Y) = H(D) − H(D | Y)` in nats (Choi & Van den Broeck 2018,
+/// Section 6.3's baseline) from the unnormalised weights `(Pr(y, d), Pr(y, ¬d))` of each
+/// instantiation `y` of a feature subset (any order; weights ≥ 0). 0 for an empty or
+/// all-zero table; no errors or panics.
+pub fn info_gain_of(stats: &[YStat]) -> f64 {
     let h = |a: f64, b: f64| {
         let m = a + b;
         if m <= 0.0 {

@@ -397,37 +397,8 @@ fn exhaustive_multi_equals_the_separate_searches_bit_for_bit() -> Result<(), Bay
             }
             b
         };
-        let info = |s: &mut Vec<srl_bayes::trim::YStat>| {
-            // I(D; Y) as the crate computes it (the model's own information gain of the
-            // table): entropy of the class minus the conditional entropy
-            let h = |a: f64, b: f64| {
-                let m = a + b;
-                if m <= 0.0 {
-                    return 0.0;
-                }
-                let mut e = 0.0;
-                for x in [a / m, b / m] {
-                    if x > 0.0 {
-                        e -= x * x.ln();
-                    }
-                }
-                e
-            };
-            let (mut wd, mut wn) = (0.0, 0.0);
-            for y in s.iter() {
-                wd += y.pos_class;
-                wn += y.neg_class;
-            }
-            let t = wd + wn;
-            if t <= 0.0 {
-                return 0.0;
-            }
-            let cond: f64 = s
-                .iter()
-                .map(|y| (y.pos_class + y.neg_class) / t * h(y.pos_class, y.neg_class))
-                .sum();
-            h(wd, wn) - cond
-        };
+        // I(D; Y) as the crate computes it (the model's own information gain of a table)
+        let info = |s: &mut Vec<srl_bayes::trim::YStat>| srl_bayes::trim::info_gain_of(s);
         let ig_ref = best(&reference_lattice(
             &cards, &base, &order, 0.5, &wanted, &info,
         ));
