@@ -1358,13 +1358,8 @@ fn linear_messages<const MAX: bool>(
 /// `lin` over `cards` from its incoming linear messages `p` (each with a maximum of 1):
 /// the message to `j` at `x_j` is `Σ_{x: x_j} T(x) Π_{i≠j} p_i(x_i)` (max-product: the
 /// maximum). Every non-zero product must stay a normal number (the callers' spread
-/// checks).
+/// checks). Three binary variables take [`binary3`] instead.
 fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut [f64]) {
-    if let ([2, 2, 2], Ok(t)) = (cards, <&[f64; 8]>::try_from(lin)) {
-        let m = binary3_core::<MAX>(t, [p[0], p[1]], [p[2], p[3]], [p[4], p[5]]);
-        o[..6].copy_from_slice(&[m[0][0], m[0][1], m[1][0], m[1][1], m[2][0], m[2][1]]);
-        return;
-    }
     o.fill(0.0);
     let acc = |slot: &mut f64, w: f64| {
         if MAX {
