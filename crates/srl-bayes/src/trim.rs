@@ -561,17 +561,60 @@ impl JointAgreement {
             kk -= 1;
             block *= cards[kk];
         }
-        let mut digits = vec![0usize; kk];
-        let mut y = 0usize;
-        for chunk in src.chunks(block) {
-            let s = &mut acc[y];
-            for x in chunk {
-                let x = stat(x);
-                s.pos_class += x.pos_class;
-                s.neg_class += x.neg_class;
-                s.agree_pos += x.agree_pos;
+        // above it, the fastest run of kept features: `run` consecutive entries of `acc`
+        // (the fastest kept digits of the work order), each fed `block` source entries
+        let mut jj = kk;
+        let mut run = 1usize;
+        while jj > 0 && stride[jj - 1] != 0 {
+            jj -= 1;
+            run *= cards[jj];
+        }
+        let add = |s: &mut YStat, x: &T| {
+            let x = stat(x);
+            s.pos_class += x.pos_class;
+            s.neg_class += x.neg_class;
+            s.agree_pos += x.agree_pos;
+        };
+        // with kept features last (no block), the run of summed-out features above them:
+        // `drop` source runs of `run` entries each feed the same `run` entries of `acc`,
+        // which are walked in tiles so that a tile stays in cache across the runs
+        let mut top = jj;
+        let mut drop = 1usize;
+        if block == 1 {
+            while top > 0 && stride[top - 1] == 0 {
+                top -= 1;
+                drop *= cards[top];
             }
-            for k in (0..kk).rev() {
+        }
+        /// Entries of `acc` per tile (72 KiB of statistics).
+        const TILE: usize = 3072;
+        // every entry of `acc` receives its source entries one at a time in increasing
+        // source order, as a plain pass over `src` would add them
+        let mut digits = vec![0usize; top];
+        let mut y = 0usize;
+        for chunk in src.chunks(drop * run * block) {
+            let a = &mut acc[y..y + run];
+            if block > 1 {
+                for (s, xs) in a.iter_mut().zip(chunk.chunks_exact(block)) {
+                    for x in xs {
+                        add(s, x);
+                    }
+                }
+            } else if drop == 1 {
+                for (s, x) in a.iter_mut().zip(chunk) {
+                    add(s, x);
+                }
+            } else {
+                for t0 in (0..run).step_by(TILE) {
+                    let t1 = (t0 + TILE).min(run);
+                    for part in chunk.chunks_exact(run) {
+                        for (s, x) in a[t0..t1].iter_mut().zip(&part[t0..t1]) {
+                            add(s, x);
+                        }
+                    }
+                }
+            }
+            for k in (0..top).rev() {
                 digits[k] += 1;
                 y += work_stride[k];
                 if digits[k] < cards[k] {
@@ -583,24 +626,186 @@ impl JointAgreement {
         }
         if !ascending {
             // temp in the kept features' radix order -> out in ascending feature order
-            let mut digits = vec![0usize; kept.len()];
-            let mut y = 0usize;
-            for t in &temp {
-                out[y] = *t;
-                for j in (0..kept.len()).rev() {
-                    let k = kept[j];
-                    digits[j] += 1;
-                    y += stride[k];
-                    if digits[j] < cards[k] {
-                        break;
-                    }
-                    y -= stride[k] * cards[k];
-                    digits[j] = 0;
-                }
+            let digits: Vec<(usize, usize, usize)> = kept
+                .iter()
+                .map(|&k| (cards[k], work_stride[k], stride[k]))
+                .collect();
+            permute(&temp, out, &digits);
+        }
+    }
+
+    /// `f` of a mutable copy of `subset`'s statistics.
+    fn with_stats_mut<R>(&self, subset: u64, f: impl FnOnce(&mut Vec<YStat>) -> R) -> R {
+        let mut buf = match self.stats_table(subset) {
+            Stats::Shared(t) => t.as_ref().clone(),
+            Stats::Owned(v) => v,
+        };
+        f(&mut buf)
+    }
+
+    /// `f` of `subset`'s statistics, read in place (a cached table is not copied).
+    fn with_stats<R>(&self, subset: u64, f: impl FnOnce(&[YStat]) -> R) -> R {
+        f(&self.stats_table(subset))
+    }
+
+    /// The statistics of `subset` ([`AgreementModel::subset_stats`]): marginalised from
+    /// the smallest cached superset, else from the base; a new table of at least
+    /// [`Self::CACHE_MIN`] entries (other than the full set's, which is the base itself,
+    /// read directly at 16 instead of 24 bytes an entry) enters the least-recently-used
+    /// cache, and is returned from there without a copy.
+    fn stats_table(&self, subset: u64) -> Stats {
+        let n = self.cards.len();
+        let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let subset = subset & full;
+        // the smallest cached superset, else the full table
+        let src = {
+            let mut c = self
+                .cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            c.clock += 1;
+            let now = c.clock;
+            let best = c
+                .entries
+                .iter_mut()
+                .filter(|e| e.0 & subset == subset)
+                .min_by_key(|e| e.1.len());
+            best.map(|e| {
+                e.2 = now;
+                (e.0, std::sync::Arc::clone(&e.1))
+            })
+        };
+        let mut out = Vec::new();
+        match &src {
+            Some((mask, table)) if *mask == subset => {
+                return Stats::Shared(std::sync::Arc::clone(table));
             }
+            Some((mask, table)) => {
+                self.marginalise(&mask_to_vec(*mask), table, |s| *s, subset, &mut out);
+            }
+            None => {
+                let t = self.threshold;
+                let stat = |&[wd, wn]: &[f64; 2]| YStat {
+                    pos_class: wd,
+                    neg_class: wn,
+                    agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+                };
+                self.marginalise(&self.order, &self.base, stat, subset, &mut out);
+            }
+        }
+        if out.len() < Self::CACHE_MIN || (src.is_none() && subset == full) {
+            return Stats::Owned(out);
+        }
+        let mut c = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if c.entries.iter().any(|e| e.0 == subset) {
+            return Stats::Owned(out);
+        }
+        let cap = 2 * self.base.len();
+        while c.size + out.len() > cap && !c.entries.is_empty() {
+            let (k, _) = c
+                .entries
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, e)| e.2)
+                .map(|(k, e)| (k, e.2))
+                .unwrap_or((0, 0));
+            let e = c.entries.swap_remove(k);
+            c.size -= e.1.len();
+        }
+        if c.size + out.len() > cap {
+            return Stats::Owned(out);
+        }
+        let now = c.clock;
+        c.size += out.len();
+        let table = std::sync::Arc::new(out);
+        c.entries.push((subset, std::sync::Arc::clone(&table), now));
+        Stats::Shared(table)
+    }
+}
+
+/// A table of [`JointAgreement::stats_table`]: in the cache, or owned.
+enum Stats {
+    Shared(std::sync::Arc<Vec<YStat>>),
+    Owned(Vec<YStat>),
+}
+
+impl std::ops::Deref for Stats {
+    type Target = [YStat];
+    fn deref(&self) -> &[YStat] {
+        match self {
+            Self::Shared(t) => t,
+            Self::Owned(t) => t,
         }
     }
 }
+
+/// Copies the table `src` into `dst` with its digits rearranged: digit `j` has
+/// `digits[j] = (cards, stride in src, stride in dst)` (both layouts dense). The copy runs
+/// in tiles of the digits fastest in either layout (up to [`PERMUTE_RUN`] entries of each),
+/// so that both the reads and the writes of a tile stay within a few cache lines per run.
+fn permute<T: Copy>(src: &[T], dst: &mut [T], digits: &[(usize, usize, usize)]) {
+    let mut by_dst: Vec<usize> = (0..digits.len()).collect();
+    by_dst.sort_unstable_by_key(|&j| std::cmp::Reverse(digits[j].2));
+    let mut by_src: Vec<usize> = (0..digits.len()).collect();
+    by_src.sort_unstable_by_key(|&j| std::cmp::Reverse(digits[j].1));
+    // the tile: the fastest digits of dst, then of src, each up to PERMUTE_RUN entries
+    let mut tile = vec![false; digits.len()];
+    for order in [&by_dst, &by_src] {
+        let mut size = 1usize;
+        for &j in order.iter().rev() {
+            if size >= PERMUTE_RUN {
+                break;
+            }
+            tile[j] = true;
+            size *= digits[j].0;
+        }
+    }
+    // the tile's entries in dst order: (dst offset, src offset)
+    let inner: Vec<usize> = by_dst.iter().copied().filter(|&j| tile[j]).collect();
+    let outer: Vec<usize> = by_dst.iter().copied().filter(|&j| !tile[j]).collect();
+    let offsets = |set: &[usize]| {
+        let mut offs = vec![(0usize, 0usize)];
+        for &j in set {
+            let (c, ss, ds) = digits[j];
+            offs = offs
+                .iter()
+                .flat_map(|&(d, s)| (0..c).map(move |t| (d + t * ds, s + t * ss)))
+                .collect();
+        }
+        offs
+    };
+    let within = offsets(&inner);
+    let mut ctr = vec![0usize; outer.len()];
+    let (mut d0, mut s0) = (0usize, 0usize);
+    loop {
+        for &(d, s) in &within {
+            dst[d0 + d] = src[s0 + s];
+        }
+        let mut k = outer.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            let (c, ss, ds) = digits[outer[k]];
+            ctr[k] += 1;
+            d0 += ds;
+            s0 += ss;
+            if ctr[k] < c {
+                break;
+            }
+            d0 -= ds * c;
+            s0 -= ss * c;
+            ctr[k] = 0;
+        }
+    }
+}
+
+/// Entries per run of the fastest digits in [`permute`]'s tiles.
+const PERMUTE_RUN: usize = 64;
 
 impl JointAgreement {
     /// `I(D; X_i)` of every feature from one pass over the base table: each single-feature
@@ -1127,6 +1332,22 @@ impl AgreementModel for JointAgreement {
             })
             .collect()
     }
+    fn mpa(&self, subset: u64) -> f64 {
+        self.with_stats(subset, mpa_of) / self.total
+    }
+    fn eca(&self, subset: u64, t: f64) -> f64 {
+        self.with_stats(subset, |b| eca_of(b, t)) / self.total
+    }
+    fn maa(&self, subset: u64) -> Agreement {
+        let (v, t) = self.with_stats_mut(subset, |b| sweep(b));
+        Agreement {
+            value: v / self.total,
+            threshold: t,
+        }
+    }
+    fn information_gain(&self, subset: u64) -> f64 {
+        self.with_stats(subset, info_gain_of)
+    }
     fn feature_information(&self, i: usize) -> f64 {
         self.information
             .get_or_init(|| self.single_feature_information())
@@ -1147,73 +1368,9 @@ impl AgreementModel for JointAgreement {
         false
     }
     fn subset_stats(&self, subset: u64, out: &mut Vec<YStat>) {
-        let n = self.cards.len();
-        let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let subset = subset & full;
-        // the smallest cached superset, else the full table
-        let src = {
-            let mut c = self
-                .cache
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            c.clock += 1;
-            let now = c.clock;
-            let best = c
-                .entries
-                .iter_mut()
-                .filter(|e| e.0 & subset == subset)
-                .min_by_key(|e| e.1.len());
-            best.map(|e| {
-                e.2 = now;
-                (e.0, std::sync::Arc::clone(&e.1))
-            })
-        };
-        match &src {
-            Some((mask, table)) => {
-                self.marginalise(&mask_to_vec(*mask), table, |s| *s, subset, out);
-            }
-            None => {
-                let t = self.threshold;
-                let stat = |&[wd, wn]: &[f64; 2]| YStat {
-                    pos_class: wd,
-                    neg_class: wn,
-                    agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
-                };
-                self.marginalise(&self.order, &self.base, stat, subset, out);
-            }
-        }
-        // the full set's table is the base itself (read directly, 16 instead of 24 bytes
-        // an entry): not cached
-        if out.len() >= Self::CACHE_MIN
-            && src.as_ref().is_none_or(|s| s.0 != subset)
-            && !(src.is_none() && subset == full)
-        {
-            let mut c = self
-                .cache
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if c.entries.iter().any(|e| e.0 == subset) {
-                return;
-            }
-            let cap = 2 * self.base.len();
-            while c.size + out.len() > cap && !c.entries.is_empty() {
-                let (k, _) = c
-                    .entries
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, e)| e.2)
-                    .map(|(k, e)| (k, e.2))
-                    .unwrap_or((0, 0));
-                let e = c.entries.swap_remove(k);
-                c.size -= e.1.len();
-            }
-            if c.size + out.len() <= cap {
-                let now = c.clock;
-                c.size += out.len();
-                c.entries
-                    .push((subset, std::sync::Arc::new(out.clone()), now));
-            }
-        }
+        let t = self.stats_table(subset);
+        out.clear();
+        out.extend_from_slice(&t);
     }
 }
 
@@ -2174,4 +2331,209 @@ pub fn information_gain_selection<M: AgreementModel + ?Sized>(
         bound_evaluations: 0,
         optimal: true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A model over `cards` (features `0..n`) whose base is `weights` in radix `order`.
+    fn model(cards: Vec<usize>, order: Vec<usize>, weights: Vec<[f64; 2]>) -> JointAgreement {
+        JointAgreement {
+            cards,
+            base: std::sync::Arc::new(weights),
+            order,
+            total: 1.0,
+            threshold: 0.4,
+            cache: std::sync::Mutex::default(),
+            information: std::sync::Arc::default(),
+        }
+    }
+
+    /// The definition of [`JointAgreement::marginalise`]'s bits: one pass over `src` in
+    /// order, each entry added into its destination entry (ascending features, last
+    /// fastest).
+    fn plain_pass<T>(
+        cards: &[usize],
+        feats: &[usize],
+        src: &[T],
+        stat: impl Fn(&T) -> YStat,
+        mask: u64,
+    ) -> Vec<YStat> {
+        let mut dst_stride = vec![0usize; cards.len()];
+        let mut size = 1usize;
+        for i in (0..cards.len()).rev() {
+            if mask >> i & 1 == 1 && feats.contains(&i) {
+                dst_stride[i] = size;
+                size *= cards[i];
+            }
+        }
+        let mut out = vec![YStat::default(); size];
+        for (x, e) in src.iter().enumerate() {
+            let (mut r, mut y) = (x, 0usize);
+            for &f in feats.iter().rev() {
+                y += (r % cards[f]) * dst_stride[f];
+                r /= cards[f];
+            }
+            let s = stat(e);
+            out[y].pos_class += s.pos_class;
+            out[y].neg_class += s.neg_class;
+            out[y].agree_pos += s.agree_pos;
+        }
+        out
+    }
+
+    fn bits(t: &[YStat]) -> Vec<[u64; 3]> {
+        t.iter()
+            .map(|s| {
+                [
+                    s.pos_class.to_bits(),
+                    s.neg_class.to_bits(),
+                    s.agree_pos.to_bits(),
+                ]
+            })
+            .collect()
+    }
+
+    /// Cardinalities (1-4 states, 1-7 features), a radix order, weights and two masks.
+    fn case() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<[f64; 2]>, u64, u64)> {
+        proptest::collection::vec(1usize..=4, 1..=7).prop_flat_map(|cards| {
+            let n = cards.len();
+            let len: usize = cards.iter().product();
+            (
+                Just(cards),
+                Just((0..n).collect::<Vec<usize>>()).prop_shuffle(),
+                proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0), len)
+                    .prop_map(|w| w.into_iter().map(|(a, b)| [a, b]).collect()),
+                0u64..1 << n,
+                0u64..1 << n,
+            )
+        })
+    }
+
+    /// Runs of kept entries longer than a tile (and summed-out runs above them, of more
+    /// than one feature) keep the plain pass's bits.
+    #[test]
+    fn long_runs_are_tiled_without_changing_bits() {
+        let cards = vec![3, 2, 2, 3500];
+        let len: usize = cards.iter().product();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let weights: Vec<[f64; 2]> = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                [
+                    (x >> 11) as f64 / (1u64 << 53) as f64,
+                    (x & 0xffff) as f64 / 65536.0,
+                ]
+            })
+            .collect();
+        for order in [vec![0, 1, 2, 3], vec![2, 1, 0, 3], vec![3, 0, 1, 2]] {
+            let m = model(cards.clone(), order.clone(), weights.clone());
+            let t = m.threshold;
+            let stat = |&[wd, wn]: &[f64; 2]| YStat {
+                pos_class: wd,
+                neg_class: wn,
+                agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+            };
+            for mask in [0b1000u64, 0b1001, 0b1010, 0b1100, 0b0001, 0b1111] {
+                let mut got = Vec::new();
+                m.marginalise(&order, &weights, stat, mask, &mut got);
+                let want = plain_pass(&cards, &order, &weights, stat, mask);
+                assert_eq!(bits(&got), bits(&want), "order {order:?}, mask {mask:#b}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Marginals from the base (any radix order) and from a cached superset table
+        /// (ascending order) have the bits of a plain pass, for every pattern of kept and
+        /// summed-out features (runs, blocks, tiles and the final permutation).
+        #[test]
+        fn marginalise_is_a_plain_pass_bit_for_bit(
+            (cards, order, weights, a, b) in case()
+        ) {
+            let m = model(cards.clone(), order.clone(), weights.clone());
+            let t = m.threshold;
+            let stat = |&[wd, wn]: &[f64; 2]| YStat {
+                pos_class: wd,
+                neg_class: wn,
+                agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+            };
+            let sup = a | b;
+            let mut got = Vec::new();
+            m.marginalise(&order, &weights, stat, sup, &mut got);
+            let want = plain_pass(&cards, &order, &weights, stat, sup);
+            prop_assert_eq!(bits(&got), bits(&want));
+            // from the superset's table (ascending features) down to `a`
+            let feats = mask_to_vec(sup);
+            let mut sub = Vec::new();
+            m.marginalise(&feats, &got, |s| *s, a, &mut sub);
+            let want = plain_pass(&cards, &feats, &got, |s| *s, a);
+            prop_assert_eq!(bits(&sub), bits(&want));
+        }
+
+        /// `subset_stats` through the cache (the smallest cached superset, tables returned
+        /// without a copy, buffers reused) equals a fresh model's evaluation of the same
+        /// subset from the same source, and the statistics' totals are the base's.
+        #[test]
+        fn cached_statistics_equal_the_marginals_of_their_source(
+            (cards, order, weights, a, b) in case()
+        ) {
+            let m = model(cards.clone(), order.clone(), weights.clone());
+            let mut first = Vec::new();
+            m.subset_stats(a | b, &mut first);
+            let mut second = Vec::new();
+            m.subset_stats(a, &mut second);
+            let fresh = model(cards, order, weights);
+            let mut want = Vec::new();
+            let cached = m.cache_stats().0 > 0;
+            if cached {
+                fresh.marginalise(&mask_to_vec(a | b), &first, |s| *s, a, &mut want);
+            } else {
+                fresh.subset_stats(a, &mut want);
+            }
+            prop_assert_eq!(bits(&second), bits(&want));
+            let total = |t: &[YStat]| t.iter().map(|s| s.pos_class + s.neg_class).sum::<f64>();
+            prop_assert!((total(&second) - total(&first)).abs() < 1e-9);
+            // evaluating again (from the cache or the pool) changes nothing
+            let again = m.mpa(a);
+            prop_assert_eq!(again.to_bits(), (mpa_of(&second) / m.total).to_bits());
+        }
+
+        /// [`permute`] is the index map it describes.
+        #[test]
+        fn permute_is_the_index_map(
+            cards in proptest::collection::vec(1usize..=5, 1..=6),
+            shuffle in Just((0..6).collect::<Vec<usize>>()).prop_shuffle(),
+        ) {
+            let n = cards.len();
+            let rank: Vec<usize> = shuffle.into_iter().filter(|&j| j < n).collect();
+            // src: digits in index order; dst: digits in `rank` order (last fastest)
+            let mut ss = vec![0usize; n];
+            let mut ds = vec![0usize; n];
+            let mut s = 1;
+            for j in (0..n).rev() {
+                ss[j] = s;
+                s *= cards[j];
+            }
+            let mut d = 1;
+            for &j in rank.iter().rev() {
+                ds[j] = d;
+                d *= cards[j];
+            }
+            let digits: Vec<(usize, usize, usize)> = (0..n).map(|j| (cards[j], ss[j], ds[j])).collect();
+            let src: Vec<usize> = (0..s).collect();
+            let mut dst = vec![usize::MAX; s];
+            permute(&src, &mut dst, &digits);
+            for (x, &v) in src.iter().enumerate() {
+                let y: usize = (0..n).map(|j| (x / ss[j] % cards[j]) * ds[j]).sum();
+                prop_assert_eq!(dst[y], v);
+            }
+        }
+    }
 }
