@@ -15,7 +15,8 @@
 //!    everything first", the features-constrained-last order of a compiled jointree, down to
 //!    tables of 16 entries) are planned, and the plan with the fewest estimated operations
 //!    whose largest table fits the limit is kept, among them [`RANDOM_PLANS`] seeded
-//!    perturbations per limit; [`plan`] reports it (peak table, operations), so a caller can
+//!    perturbations per limit ([`EXTRA_RANDOM_PLANS`] more under the best limit when the
+//!    best still needs over [`EXTRA_PLANS_ABOVE`] operations); [`plan`] reports it (peak table, operations), so a caller can
 //!    refuse early with the estimate. **Class split** ([`ClassMode`]): the class kept to the
 //!    end multiplies every table holding it by its number of states; the alternative is two
 //!    class-free runs, `Pr(x, d)` with the class fixed to `d` (evidence) and `Pr(x, ¬d)` with
@@ -419,12 +420,24 @@ fn problem(
 /// heuristics cycle through [`OrderHeuristic::ALL`]).
 pub const RANDOM_PLANS: u64 = 12;
 
-/// The plans of one run: each heuristic under each context limit, then [`RANDOM_PLANS`]
-/// seeded perturbations of them per limit.
+/// Seeded plans that [`candidate_plans`] adds to each form (class kept, fixed, complement)
+/// under the context limit of that form's cheapest plan when the cheapest plan of the
+/// first round still needs more than [`EXTRA_PLANS_ABOVE`] operations (a compilation of
+/// tens of seconds, against about a second of planning).
+pub const EXTRA_RANDOM_PLANS: u64 = 244;
+
+/// The estimated operations above which [`candidate_plans`] tries [`EXTRA_RANDOM_PLANS`].
+pub const EXTRA_PLANS_ABOVE: u128 = 20_000_000_000;
+
+/// The plans of one run: with `heuristics`, each heuristic under each context limit
+/// first; then the seeded perturbations `seeds` of them under each of `limits`. Planned
+/// in parallel, returned in this order.
 fn run_plans(
     net: &BayesianNetwork,
     clf: &ThresholdClassifier,
     mode: ClassMode,
+    (seeds, limits): (std::ops::Range<u64>, &[Option<u128>]),
+    heuristics: bool,
 ) -> Vec<EliminationPlan> {
     let (factors, eliminate) = problem(net, clf, mode);
     let cards = net.cardinalities();
@@ -433,61 +446,72 @@ fn run_plans(
         ClassMode::Kept => net.cardinality(clf.class),
         ClassMode::Fixed(_) | ClassMode::Without(_) => 1,
     };
-    let mut out = Vec::new();
-    let mut with = |h: OrderHeuristic, limit: Option<u128>, seed: Option<u64>| {
-        let mut p = plan_with(
-            &scopes,
-            &cards,
-            &eliminate,
-            &clf.features,
-            k,
-            (h, limit, seed),
-        );
-        p.class = mode;
-        out.push(p);
-    };
-    for limit in CONTEXT_LIMITS {
-        for h in OrderHeuristic::ALL {
-            with(h, limit, None);
-        }
-    }
-    for seed in 0..RANDOM_PLANS {
+    let mut jobs = Vec::new();
+    if heuristics {
         for limit in CONTEXT_LIMITS {
-            with(OrderHeuristic::ALL[(seed % 3) as usize], limit, Some(seed));
+            for h in OrderHeuristic::ALL {
+                jobs.push((h, limit, None));
+            }
         }
     }
-    out
+    for seed in seeds {
+        for &limit in limits {
+            jobs.push((OrderHeuristic::ALL[(seed % 3) as usize], limit, Some(seed)));
+        }
+    }
+    jobs.into_par_iter()
+        .map(|job| {
+            let mut p = plan_with(&scopes, &cards, &eliminate, &clf.features, k, job);
+            p.class = mode;
+            p
+        })
+        .collect()
 }
 
 /// The cheapest of `plans` whose peak fits `max_table` (ties: the earlier), else the one
 /// with the smallest peak.
-fn cheapest(plans: Vec<EliminationPlan>, max_table: u128) -> Option<EliminationPlan> {
-    let mut fitting: Option<EliminationPlan> = None;
-    let mut smallest: Option<EliminationPlan> = None;
+fn cheapest(plans: &[EliminationPlan], max_table: u128) -> Option<EliminationPlan> {
+    let mut fitting: Option<&EliminationPlan> = None;
+    let mut smallest: Option<&EliminationPlan> = None;
     for p in plans {
-        if p.peak_entries <= max_table
-            && fitting.as_ref().is_none_or(|b| p.operations < b.operations)
-        {
-            fitting = Some(p.clone());
+        if p.peak_entries <= max_table && fitting.is_none_or(|b| p.operations < b.operations) {
+            fitting = Some(p);
         }
-        if smallest
-            .as_ref()
-            .is_none_or(|b| p.peak_entries < b.peak_entries)
-        {
+        if smallest.is_none_or(|b| p.peak_entries < b.peak_entries) {
             smallest = Some(p);
         }
     }
-    fitting.or(smallest)
+    fitting.or(smallest).cloned()
+}
+
+/// The class-split candidate: the cheapest plan for `Pr(x, d)` with the cheapest plan for
+/// `Pr(x, ¬d)` as its complement.
+fn split(
+    fixed: &[EliminationPlan],
+    rest: &[EliminationPlan],
+    limit: u128,
+) -> Option<EliminationPlan> {
+    let (mut a, b) = (cheapest(fixed, limit)?, cheapest(rest, limit)?);
+    a.peak_entries = a.peak_entries.max(b.peak_entries);
+    a.operations = a.operations.saturating_add(b.operations);
+    a.complement = Some(Box::new(b));
+    Some(a)
 }
 
 /// Every candidate plan for compiling `clf`'s features and class with tables of at most
 /// `max_table` entries. With the class kept ([`ClassMode::Kept`]): each [`OrderHeuristic`]
 /// under each context limit (from `None`, sum everything first, down to 16 entries), in
-/// that order (limits outer), then [`RANDOM_PLANS`] seeded perturbations per limit. Last,
+/// that order (limits outer), then [`RANDOM_PLANS`] seeded perturbations per limit. Then
 /// the class split: the cheapest plan with the class fixed to the positive state (`Pr(x,
 /// d)`) whose complement is the cheapest plan for `Pr(x, ¬d)` (the class fixed to the
 /// other state if it has two, else summed without the positive state); for a class of many
-/// states the split removes a factor `|D|` from every table holding the class.
+/// states the split removes a factor `|D|` from every table holding the class. Last, when
+/// the cheapest of these needs more than [`EXTRA_PLANS_ABOVE`] operations,
+/// [`EXTRA_RANDOM_PLANS`] more seeded perturbations of each form under the context limit
+/// of its cheapest plan (kept, and a new split from all plans), so a compilation of
+/// minutes gets a wider search (andes: 7.3·10^10 → 2.9·10^10 estimated operations for
+/// one class). Deterministic: the seeds are
+/// fixed and the plans are listed in this order for any number of threads.
 ///
 /// # Errors
 /// As [`ThresholdClassifier::validate`].
@@ -497,22 +521,32 @@ pub fn candidate_plans(
     max_table: usize,
 ) -> Result<Vec<EliminationPlan>, BayesError> {
     clf.validate(net)?;
-    let mut out = run_plans(net, clf, ClassMode::Kept);
     let d = clf.positive_state;
-    let rest = if net.cardinality(clf.class) == 2 {
+    let rest_mode = if net.cardinality(clf.class) == 2 {
         ClassMode::Fixed(1 - d)
     } else {
         ClassMode::Without(d)
     };
     let limit = max_table as u128;
-    if let (Some(mut a), Some(b)) = (
-        cheapest(run_plans(net, clf, ClassMode::Fixed(d)), limit),
-        cheapest(run_plans(net, clf, rest), limit),
-    ) {
-        a.peak_entries = a.peak_entries.max(b.peak_entries);
-        a.operations = a.operations.saturating_add(b.operations);
-        a.complement = Some(Box::new(b));
-        out.push(a);
+    let first = (0..RANDOM_PLANS, &CONTEXT_LIMITS[..]);
+    let mut out = run_plans(net, clf, ClassMode::Kept, first.clone(), true);
+    let mut fixed = run_plans(net, clf, ClassMode::Fixed(d), first.clone(), true);
+    let mut rest = run_plans(net, clf, rest_mode, first, true);
+    out.extend(split(&fixed, &rest, limit));
+    if cheapest(&out, limit).is_some_and(|p| p.operations > EXTRA_PLANS_ABOVE) {
+        // more seeds for each form, under the context limit of its cheapest plan so far
+        let more = |plans: &[EliminationPlan], mode: ClassMode| {
+            let best = cheapest(plans, limit).and_then(|p| p.context_limit);
+            let seeds = RANDOM_PLANS..RANDOM_PLANS + EXTRA_RANDOM_PLANS;
+            run_plans(net, clf, mode, (seeds, &[best]), false)
+        };
+        let kept = more(&out[..out.len() - 1], ClassMode::Kept);
+        let f = more(&fixed, ClassMode::Fixed(d));
+        let r = more(&rest, rest_mode);
+        out.extend(kept);
+        fixed.extend(f);
+        rest.extend(r);
+        out.extend(split(&fixed, &rest, limit));
     }
     Ok(out)
 }
@@ -528,7 +562,7 @@ pub fn plan(
     clf: &ThresholdClassifier,
     max_table: usize,
 ) -> Result<EliminationPlan, BayesError> {
-    cheapest(candidate_plans(net, clf, max_table)?, max_table as u128)
+    cheapest(&candidate_plans(net, clf, max_table)?, max_table as u128)
         .ok_or_else(|| BayesError::query("no plan (internal)"))
 }
 
