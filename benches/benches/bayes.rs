@@ -1,7 +1,7 @@
 //! Criterion benches for srl-bayes: branch-and-bound trimming of the seven TrimBN naive
 //! Bayes models (T = 0.5, unit costs, budget floor(n/3)), with the three branching orders;
 //! hepatitis at Table 6's settings (each threshold); Figure 7's largest network (win95pts,
-//! 16 leaves); the
+//! 16 leaves) and its largest joint (hailfinder, 6.1·10^7 instantiations); the
 //! two naive-Bayes MPA algorithms on hepatitis; the general (joint-table) path and
 //! variable elimination on seeded random networks.
 //!
@@ -186,8 +186,10 @@ fn general(c: &mut Criterion) {
 
 /// Figure 7 on win95pts (76 variables, 16 leaves as features, budget 5), with the classes
 /// the `trimming` experiment draws: the joint compiled once (`srl_bayes::compile`), then
-/// branch and bound from an empty cache at each threshold; and compiling water (8 leaves,
-/// 27648 instantiations, a peak table of 7·10^6 entries) for one class.
+/// branch and bound from an empty cache at each threshold; branch and bound on hailfinder
+/// (13 leaves, budget 4, class LLIW at T = 0.3: 19 evaluations, bounds over 12 leaves from
+/// the 6.1·10^7-entry joint); and compiling water (8 leaves, 27648 instantiations, a peak
+/// table of 7·10^6 entries) for one class.
 fn figure7(c: &mut Criterion) {
     let path = data_dir().join("bnlearn_bif/win95pts.bif.gz");
     let Ok(net) = srl_bayes::io::read_bif(&path) else {
@@ -233,6 +235,40 @@ fn figure7(c: &mut Criterion) {
                 BenchmarkId::new(
                     "bnb/win95pts",
                     format!("{class_name}/features={f}/budget={budget}/T={t}"),
+                ),
+                |b| {
+                    b.iter_batched(
+                        || model.clone(),
+                        |m| BranchAndBound::default().run(&m, &costs, budget),
+                        BatchSize::LargeInput,
+                    );
+                },
+            );
+        }
+    }
+    // hailfinder (13 leaves, 6.1·10^7 instantiations): branch and bound's bounds
+    // marginalise the whole joint into tables of 10^7 entries
+    let hailfinder = data_dir().join("bnlearn_bif/hailfinder.bif.gz");
+    if let Ok(net) = srl_bayes::io::read_bif(&hailfinder)
+        && let Ok(class) = net.id("LLIW")
+    {
+        let features = net.leaves();
+        let f = features.len();
+        let clf = ThresholdClassifier {
+            class,
+            positive_state: 0,
+            features,
+            threshold: 0.3,
+        };
+        let costs = vec![1.0; f];
+        let budget = (f / 3) as f64;
+        if let Ok(model) = srl_bayes::compile::compile(&net, &clf, 1 << 26)
+            .and_then(|c| JointAgreement::from_compiled(&net, &clf, c))
+        {
+            g.bench_function(
+                BenchmarkId::new(
+                    "bnb/hailfinder",
+                    format!("LLIW/features={f}/budget={budget}/T=0.3"),
                 ),
                 |b| {
                     b.iter_batched(

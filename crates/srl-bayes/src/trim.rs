@@ -634,6 +634,17 @@ impl JointAgreement {
         }
     }
 
+    /// The statistics of one base entry `[Pr(x, d), Pr(x, ¬d)]`: its two weights and
+    /// `Pr(x)·α(x)` (the weight where the original classifier decides `d`).
+    fn base_stat(&self) -> impl Fn(&[f64; 2]) -> YStat + Copy + use<> {
+        let t = self.threshold;
+        move |&[wd, wn]: &[f64; 2]| YStat {
+            pos_class: wd,
+            neg_class: wn,
+            agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
+        }
+    }
+
     /// `f` of a mutable copy of `subset`'s statistics.
     fn with_stats_mut<R>(&self, subset: u64, f: impl FnOnce(&mut Vec<YStat>) -> R) -> R {
         let mut buf = match self.stats_table(subset) {
@@ -684,12 +695,7 @@ impl JointAgreement {
                 self.marginalise(&mask_to_vec(*mask), table, |s| *s, subset, &mut out);
             }
             None => {
-                let t = self.threshold;
-                let stat = |&[wd, wn]: &[f64; 2]| YStat {
-                    pos_class: wd,
-                    neg_class: wn,
-                    agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
-                };
+                let stat = self.base_stat();
                 self.marginalise(&self.order, &self.base, stat, subset, &mut out);
             }
         }
@@ -2432,12 +2438,7 @@ mod tests {
             .collect();
         for order in [vec![0, 1, 2, 3], vec![2, 1, 0, 3], vec![3, 0, 1, 2]] {
             let m = model(cards.clone(), order.clone(), weights.clone());
-            let t = m.threshold;
-            let stat = |&[wd, wn]: &[f64; 2]| YStat {
-                pos_class: wd,
-                neg_class: wn,
-                agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
-            };
+            let stat = m.base_stat();
             for mask in [0b1000u64, 0b1001, 0b1010, 0b1100, 0b0001, 0b1111] {
                 let mut got = Vec::new();
                 m.marginalise(&order, &weights, stat, mask, &mut got);
@@ -2458,12 +2459,7 @@ mod tests {
             (cards, order, weights, a, b) in case()
         ) {
             let m = model(cards.clone(), order.clone(), weights.clone());
-            let t = m.threshold;
-            let stat = |&[wd, wn]: &[f64; 2]| YStat {
-                pos_class: wd,
-                neg_class: wn,
-                agree_pos: if decide(wd, wn, t) { wd + wn } else { 0.0 },
-            };
+            let stat = m.base_stat();
             let sup = a | b;
             let mut got = Vec::new();
             m.marginalise(&order, &weights, stat, sup, &mut got);
