@@ -16,12 +16,13 @@
 //!    tables of 16 entries) are planned, and the plan with the fewest estimated operations
 //!    whose largest table fits the limit is kept, among them [`RANDOM_PLANS`] seeded
 //!    perturbations per limit ([`EXTRA_RANDOM_PLANS`] more under the best limit when the
-//!    best still needs over [`EXTRA_PLANS_ABOVE`] operations); [`plan`] reports it (peak table, operations), so a caller can
-//!    refuse early with the estimate. **Class split** ([`ClassMode`]): the class kept to the
-//!    end multiplies every table holding it by its number of states; the alternative is two
-//!    class-free runs, `Pr(x, d)` with the class fixed to `d` (evidence) and `Pr(x, ¬d)` with
-//!    it fixed to the other state (two states) or summed with `d`'s CPT entries zeroed, and
-//!    the cheaper of the two forms (total estimated operations) is kept.
+//!    best still needs over [`EXTRA_PLANS_ABOVE`] operations); [`plan`] reports it (peak
+//!    table, operations), so a caller can refuse early with the estimate. **Class split**
+//!    ([`ClassMode`]): the class kept to the end multiplies every table holding it by its
+//!    number of states; the alternative is two class-free runs, `Pr(x, d)` with the class
+//!    fixed to `d` (evidence) and `Pr(x, ¬d)` with it fixed to the other state (two
+//!    states) or summed with `d`'s CPT entries zeroed, and the cheaper of the two forms
+//!    (total estimated operations) is kept.
 //! 2. **Stage one**: the sums before the first branch run once, on ordinary tables.
 //! 3. **Enumeration**: the branches form a depth-first search over the feature
 //!    instantiations in the plan's branch order (its first feature slowest); at each depth
@@ -510,8 +511,8 @@ fn split(
 /// [`EXTRA_RANDOM_PLANS`] more seeded perturbations of each form under the context limit
 /// of its cheapest plan (kept, and a new split from all plans), so a compilation of
 /// minutes gets a wider search (andes: 7.3·10^10 → 2.9·10^10 estimated operations for
-/// one class). Deterministic: the seeds are
-/// fixed and the plans are listed in this order for any number of threads.
+/// one class). Deterministic: the seeds are fixed and the plans are listed in this order
+/// for any number of threads.
 ///
 /// # Errors
 /// As [`ThresholdClassifier::validate`].
@@ -530,6 +531,7 @@ pub fn candidate_plans(
     let limit = max_table as u128;
     let first = (0..RANDOM_PLANS, &CONTEXT_LIMITS[..]);
     let mut out = run_plans(net, clf, ClassMode::Kept, first.clone(), true);
+    let kept_len = out.len();
     let mut fixed = run_plans(net, clf, ClassMode::Fixed(d), first.clone(), true);
     let mut rest = run_plans(net, clf, rest_mode, first, true);
     out.extend(split(&fixed, &rest, limit));
@@ -540,7 +542,7 @@ pub fn candidate_plans(
             let seeds = RANDOM_PLANS..RANDOM_PLANS + EXTRA_RANDOM_PLANS;
             run_plans(net, clf, mode, (seeds, &[best]), false)
         };
-        let kept = more(&out[..out.len() - 1], ClassMode::Kept);
+        let kept = more(&out[..kept_len], ClassMode::Kept);
         let f = more(&fixed, ClassMode::Fixed(d));
         let r = more(&rest, rest_mode);
         out.extend(kept);

@@ -600,10 +600,6 @@ impl JointAgreement {
                         add(s, x);
                     }
                 }
-            } else if drop == 1 {
-                for (s, x) in a.iter_mut().zip(chunk) {
-                    add(s, x);
-                }
             } else {
                 for t0 in (0..run).step_by(TILE) {
                     let t1 = (t0 + TILE).min(run);
@@ -647,24 +643,29 @@ impl JointAgreement {
 
     /// `f` of a mutable copy of `subset`'s statistics.
     fn with_stats_mut<R>(&self, subset: u64, f: impl FnOnce(&mut Vec<YStat>) -> R) -> R {
-        let mut buf = match self.stats_table(subset) {
-            Stats::Shared(t) => t.as_ref().clone(),
-            Stats::Owned(v) => v,
-        };
+        let mut buf = Vec::new();
+        if let Some(t) = self.stats_table(subset, &mut buf) {
+            buf.extend_from_slice(&t);
+        }
         f(&mut buf)
     }
 
     /// `f` of `subset`'s statistics, read in place (a cached table is not copied).
     fn with_stats<R>(&self, subset: u64, f: impl FnOnce(&[YStat]) -> R) -> R {
-        f(&self.stats_table(subset))
+        let mut buf = Vec::new();
+        match self.stats_table(subset, &mut buf) {
+            Some(t) => f(&t),
+            None => f(&buf),
+        }
     }
 
     /// The statistics of `subset` ([`AgreementModel::subset_stats`]): marginalised from
-    /// the smallest cached superset, else from the base; a new table of at least
-    /// [`Self::CACHE_MIN`] entries (other than the full set's, which is the base itself,
-    /// read directly at 16 instead of 24 bytes an entry) enters the least-recently-used
-    /// cache, and is returned from there without a copy.
-    fn stats_table(&self, subset: u64) -> Stats {
+    /// the smallest cached superset, else from the base, into `out` (cleared first). A new
+    /// table of at least [`Self::CACHE_MIN`] entries (other than the full set's, which is
+    /// the base itself, read directly at 16 instead of 24 bytes an entry) moves from `out`
+    /// into the least-recently-used cache and is returned from there (`out` left empty);
+    /// so is a cached table of exactly `subset`. `None`: the statistics are in `out`.
+    fn stats_table(&self, subset: u64, out: &mut Vec<YStat>) -> Option<std::sync::Arc<Vec<YStat>>> {
         let n = self.cards.len();
         let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let subset = subset & full;
@@ -686,28 +687,28 @@ impl JointAgreement {
                 (e.0, std::sync::Arc::clone(&e.1))
             })
         };
-        let mut out = Vec::new();
         match &src {
             Some((mask, table)) if *mask == subset => {
-                return Stats::Shared(std::sync::Arc::clone(table));
+                out.clear();
+                return Some(std::sync::Arc::clone(table));
             }
             Some((mask, table)) => {
-                self.marginalise(&mask_to_vec(*mask), table, |s| *s, subset, &mut out);
+                self.marginalise(&mask_to_vec(*mask), table, |s| *s, subset, out);
             }
             None => {
                 let stat = self.base_stat();
-                self.marginalise(&self.order, &self.base, stat, subset, &mut out);
+                self.marginalise(&self.order, &self.base, stat, subset, out);
             }
         }
         if out.len() < Self::CACHE_MIN || (src.is_none() && subset == full) {
-            return Stats::Owned(out);
+            return None;
         }
         let mut c = self
             .cache
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if c.entries.iter().any(|e| e.0 == subset) {
-            return Stats::Owned(out);
+            return None;
         }
         let cap = 2 * self.base.len();
         while c.size + out.len() > cap && !c.entries.is_empty() {
@@ -722,29 +723,13 @@ impl JointAgreement {
             c.size -= e.1.len();
         }
         if c.size + out.len() > cap {
-            return Stats::Owned(out);
+            return None;
         }
         let now = c.clock;
         c.size += out.len();
-        let table = std::sync::Arc::new(out);
+        let table = std::sync::Arc::new(std::mem::take(out));
         c.entries.push((subset, std::sync::Arc::clone(&table), now));
-        Stats::Shared(table)
-    }
-}
-
-/// A table of [`JointAgreement::stats_table`]: in the cache, or owned.
-enum Stats {
-    Shared(std::sync::Arc<Vec<YStat>>),
-    Owned(Vec<YStat>),
-}
-
-impl std::ops::Deref for Stats {
-    type Target = [YStat];
-    fn deref(&self) -> &[YStat] {
-        match self {
-            Self::Shared(t) => t,
-            Self::Owned(t) => t,
-        }
+        Some(table)
     }
 }
 
@@ -1374,9 +1359,9 @@ impl AgreementModel for JointAgreement {
         false
     }
     fn subset_stats(&self, subset: u64, out: &mut Vec<YStat>) {
-        let t = self.stats_table(subset);
-        out.clear();
-        out.extend_from_slice(&t);
+        if let Some(t) = self.stats_table(subset, out) {
+            out.extend_from_slice(&t);
+        }
     }
 }
 
