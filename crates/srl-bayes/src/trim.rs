@@ -298,6 +298,13 @@ pub fn sweep(stats: &mut [YStat]) -> (f64, f64) {
     (best, best_t)
 }
 
+/// A key whose unsigned order is [`f64::total_cmp`]'s (sign-magnitude to two's
+/// complement order, offset so negatives come first).
+fn total_order_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 { !b } else { b | 1 << 63 }
+}
+
 /// The information gain `I(D; Y) = H(D) − H(D | Y)` in nats (Choi & Van den Broeck 2018,
 /// Section 6.3's baseline) from the unnormalised weights `(Pr(y, d), Pr(y, ¬d))` of each
 /// instantiation `y` of a feature subset (any order; weights ≥ 0). 0 for an empty or
@@ -881,6 +888,10 @@ struct FlatLattice<'a> {
     /// values per wanted node, from its flat table (`nvalues` of them)
     eval: &'a NodeEval<'a>,
     nvalues: usize,
+    /// whether `wanted` is downward closed (every subset of a wanted set is wanted): then a
+    /// child whose kept features admit no further feature is summed straight down to its
+    /// one wanted descendant ([`FlatLattice::direct`])
+    closed: bool,
     pools: std::sync::Mutex<Vec<Vec<Vec<f64>>>>,
 }
 
@@ -891,8 +902,11 @@ type NodeEval<'a> = dyn Fn(&[f64], &mut Scratch, &mut [f64]) + Sync + 'a;
 #[derive(Default)]
 struct Scratch {
     stats: Vec<YStat>,
-    order: Vec<u32>,
-    post: Vec<f64>,
+    /// sort keys: a posterior's [`total_order_key`] above the entry's position
+    order: Vec<u128>,
+    /// [`FlatLattice::direct`]'s target table and the block it reduces
+    target: Vec<f64>,
+    block: Vec<f64>,
 }
 
 /// Answers of a lattice walk: subset positions and their `nvalues` values each.
@@ -1087,6 +1101,10 @@ impl FlatLattice<'_> {
         scratch: &mut Scratch,
         found: &mut Found,
     ) {
+        if self.closed && self.ends_here(feats, p) {
+            self.direct(mask, feats, src, p, scratch, found);
+            return;
+        }
         if pool.len() <= depth {
             pool.resize_with(depth + 1, Vec::new);
         }
@@ -1107,6 +1125,98 @@ impl FlatLattice<'_> {
         pool[depth] = buf;
     }
 
+    /// Whether the child without `feats[p]` has exactly one wanted descendant, its kept
+    /// features `feats[..p]` (the features after `p` all dropped): no feature after `p`
+    /// can join them (for a downward-closed `wanted`, then no node on the way is wanted
+    /// and the walk below the child is one chain of drops), and there is at least one to
+    /// drop.
+    fn ends_here(&self, feats: &[usize], p: usize) -> bool {
+        let staying = feats[..p].iter().fold(0u64, |m, &g| m | 1u64 << g);
+        p + 1 < feats.len()
+            && feats[p + 1..]
+                .iter()
+                .all(|&g| !(self.wanted)(staying | 1u64 << g))
+    }
+
+    /// The walk below the child without `feats[p]` when [`Self::ends_here`]: the one
+    /// wanted node, `feats[..p]`, summed in one pass per entry from `src` (`None` = the
+    /// base) instead of through the chain of tables between. Per target entry the
+    /// additions are the chain's, in its order: the dropped feature's runs
+    /// `((0 + x_0) + x_1) + …` as [`Self::child`], then each later feature, slowest
+    /// first, the same way over the entry's block (its states' sub-blocks added to the
+    /// first, in place). So every value has the chain's bits, and no table larger than
+    /// the target is written. Target entries are summed in parallel when the source is
+    /// large (each alone: the same bits for any split).
+    #[allow(clippy::too_many_arguments)]
+    fn direct(
+        &self,
+        mask: u64,
+        feats: &[usize],
+        src: Option<&[f64]>,
+        p: usize,
+        scratch: &mut Scratch,
+        found: &mut Found,
+    ) {
+        let dropped = feats[p..].iter().fold(0u64, |m, &g| m | 1u64 << g);
+        let target = mask & !dropped;
+        let Some(k) = (self.wanted)(target)
+            .then(|| self.subsets.binary_search(&target).ok())
+            .flatten()
+        else {
+            return;
+        };
+        let w = self.width;
+        let c = self.cards[feats[p]];
+        let block: usize = feats[p + 1..].iter().map(|&g| self.cards[g]).product();
+        let outer: usize = feats[..p].iter().map(|&g| self.cards[g]).product();
+        let mut out = std::mem::take(&mut scratch.target);
+        out.clear();
+        out.resize(outer * w, 0.0);
+        let one = |o: usize, tmp: &mut Vec<f64>, dst: &mut [f64]| {
+            tmp.clear();
+            tmp.resize(block * w, 0.0);
+            self.fill(src, c, block, tmp, o * block * w);
+            let mut len = block;
+            for &g in &feats[p + 1..] {
+                let cg = self.cards[g];
+                len /= cg;
+                let b = len * w;
+                if cg == 2 {
+                    let (lo, hi) = tmp.split_at_mut(b);
+                    for (a, &y) in lo.iter_mut().zip(&hi[..b]) {
+                        *a = (0.0 + *a) + y;
+                    }
+                } else {
+                    // the chain's `0 + x_0` (addition commutes bit for bit)
+                    for a in &mut tmp[..b] {
+                        *a += 0.0;
+                    }
+                    for st in 1..cg {
+                        let (lo, hi) = tmp.split_at_mut(st * b);
+                        for (a, &y) in lo[..b].iter_mut().zip(&hi[..b]) {
+                            *a += y;
+                        }
+                    }
+                }
+            }
+            dst.copy_from_slice(&tmp[..w]);
+        };
+        if outer > 1 && outer * c * block * w >= Self::PAR_VALUES {
+            out.par_chunks_mut(w)
+                .enumerate()
+                .for_each_init(Vec::new, |tmp, (o, d)| one(o, tmp, d));
+        } else {
+            for (o, d) in out.chunks_mut(w).enumerate() {
+                one(o, &mut scratch.block, d);
+            }
+        }
+        let at = found.values.len();
+        found.values.resize(at + self.nvalues, 0.0);
+        (self.eval)(&out, scratch, &mut found.values[at..]);
+        found.index.push(k as u32);
+        scratch.target = out;
+    }
+
     /// The base as a flat table (only when the full set itself is wanted).
     fn base_table(&self) -> Vec<f64> {
         let w = self.width;
@@ -1125,7 +1235,9 @@ impl FlatLattice<'_> {
 impl JointAgreement {
     /// The flat lattice walk behind [`Self::exhaustive_multi`] and [`Self::map_subsets`]:
     /// `eval`'s `nvalues` values of every subset of `subsets` (ascending) that the lattice
-    /// reaches (all of them when `wanted` is downward closed), by position.
+    /// reaches (all of them when `wanted` is downward closed), by position. `closed` says
+    /// that `wanted` is downward closed, which allows [`FlatLattice::direct`]'s shortcut
+    /// (the same bits either way).
     fn flat_lattice(
         &self,
         thresholds: &[f64],
@@ -1133,6 +1245,7 @@ impl JointAgreement {
         wanted: &(dyn Fn(u64) -> bool + Sync),
         nvalues: usize,
         eval: &NodeEval<'_>,
+        closed: bool,
     ) -> (Vec<bool>, Vec<f64>) {
         let decisions: Vec<u16> = self
             .base
@@ -1153,6 +1266,7 @@ impl JointAgreement {
             wanted,
             eval,
             nvalues,
+            closed,
             pools: std::sync::Mutex::default(),
         };
         let n = self.cards.len();
@@ -1228,20 +1342,20 @@ impl JointAgreement {
                 agree_pos: 0.0,
             }));
             out[0] = info_gain_of(&s.stats);
-            // the order of `sweep`'s (stable) sort, shared by every threshold
-            s.post.clear();
-            s.post.extend(s.stats.iter().map(|s| {
-                let m = s.pos_class + s.neg_class;
-                if m > 0.0 { s.pos_class / m } else { 0.0 }
-            }));
+            // the order of `sweep`'s (stable) sort by posterior, shared by every
+            // threshold: keys (the posterior's `total_cmp` rank, position) are distinct,
+            // so an unstable sort of them is that stable order
             s.order.clear();
-            s.order.extend(0..s.stats.len() as u32);
-            let post = &s.post;
-            s.order
-                .sort_by(|&a, &b| post[a as usize].total_cmp(&post[b as usize]));
+            s.order.extend(s.stats.iter().enumerate().map(|(i, s)| {
+                let m = s.pos_class + s.neg_class;
+                let post = if m > 0.0 { s.pos_class / m } else { 0.0 };
+                u128::from(total_order_key(post)) << 32 | i as u128
+            }));
+            s.order.sort_unstable();
             for j in 0..k {
-                for (d, &i) in s.stats.iter_mut().zip(&s.order) {
-                    let e = &t[i as usize * w..(i as usize + 1) * w];
+                for (d, &key) in s.stats.iter_mut().zip(&s.order) {
+                    let i = key as u32 as usize;
+                    let e = &t[i * w..(i + 1) * w];
                     *d = YStat {
                         pos_class: e[0],
                         neg_class: e[1],
@@ -1252,7 +1366,8 @@ impl JointAgreement {
                 out[1 + j] = sweep(&mut s.stats).0 / total;
             }
         };
-        let (reached, values) = self.flat_lattice(thresholds, &subsets, &wanted, 1 + k, &eval);
+        let (reached, values) =
+            self.flat_lattice(thresholds, &subsets, &wanted, 1 + k, &eval, true);
         let mut optima = ExhaustiveOptima {
             subsets: subsets.len() as u64,
             information_gain: (0, f64::NEG_INFINITY),
@@ -1309,7 +1424,14 @@ impl AgreementModel for JointAgreement {
             }));
             out[0] = f(&mut s.stats);
         };
-        let (reached, values) = self.flat_lattice(&[self.threshold], &sorted, &wanted, 1, &eval);
+        // downward closed: every subset without one of its features is asked for too
+        let closed = sorted.iter().all(|&m| {
+            (0..n)
+                .filter(|&i| m >> i & 1 == 1)
+                .all(|i| set.contains(&(m & !(1u64 << i))))
+        });
+        let (reached, values) =
+            self.flat_lattice(&[self.threshold], &sorted, &wanted, 1, &eval, closed);
         subsets
             .par_iter()
             .map_init(Vec::new, |buf, &m| {
@@ -2515,6 +2637,52 @@ mod tests {
                 let y: usize = (0..n).map(|j| (x / ss[j] % cards[j]) * ds[j]).sum();
                 prop_assert_eq!(dst[y], v);
             }
+        }
+
+        /// [`total_order_key`] orders as [`f64::total_cmp`] (signed zeros, infinities,
+        /// NaNs and subnormals included, as raw bit patterns).
+        #[test]
+        fn total_order_key_is_total_cmp(a in any::<u64>(), b in any::<u64>(), pick in 0usize..8) {
+            let special = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, 1e-310, 0.5];
+            let (x, y) = (f64::from_bits(a), if pick < 8 { special[pick] } else { 0.0 });
+            for (p, q) in [(x, y), (y, x), (x, f64::from_bits(b)), (x, x)] {
+                prop_assert_eq!(total_order_key(p).cmp(&total_order_key(q)), p.total_cmp(&q));
+            }
+        }
+
+        /// The flat lattice's shortcut for children with one wanted descendant
+        /// ([`FlatLattice::direct`]) gives every node's table the bits of the walk through
+        /// the chain of tables (any cardinalities, radix order, costs, budget and
+        /// thresholds): each reached table's entries, digested bit by bit.
+        #[test]
+        fn lattice_shortcut_keeps_every_tables_bits(
+            (cards, order, weights, _, _) in case(),
+            costs in proptest::collection::vec(1u32..=3, 7),
+            budget in 0u32..=9,
+            thresholds in proptest::collection::vec(0.0f64..=1.0, 1..=3),
+        ) {
+            let m = model(cards.clone(), order, weights);
+            let n = cards.len();
+            let costs: Vec<f64> = costs[..n].iter().map(|&c| f64::from(c)).collect();
+            let budget = f64::from(budget);
+            let subsets = feasible_subsets(&costs, budget).unwrap();
+            let wanted = |s: u64| {
+                (0..n).filter(|&i| s >> i & 1 == 1).map(|i| costs[i]).sum::<f64>() <= budget + COST_EPS
+            };
+            let eval = |t: &[f64], _: &mut Scratch, out: &mut [f64]| {
+                let digest = t.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, v| {
+                    (h ^ v.to_bits()).wrapping_mul(0x0100_0000_01b3)
+                });
+                out[0] = t.iter().sum();
+                out[1] = f64::from_bits(digest >> 12);
+                out[2] = t.len() as f64;
+            };
+            let fast = m.flat_lattice(&thresholds, &subsets, &wanted, 3, &eval, true);
+            let chain = m.flat_lattice(&thresholds, &subsets, &wanted, 3, &eval, false);
+            prop_assert_eq!(&fast.0, &chain.0);
+            prop_assert!(fast.0.iter().all(|&r| r));
+            let b = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+            prop_assert_eq!(b(&fast.1), b(&chain.1));
         }
     }
 }
