@@ -150,9 +150,13 @@ fn main() -> anyhow::Result<()> {
             list,
         } => {
             let registry = experiments::all();
+            let named_only = experiments::by_name_only();
             if list {
                 for e in &registry {
                     println!("{:28} {}", e.name, e.about);
+                }
+                for e in &named_only {
+                    println!("{:28} {} [run by name only, not by `all`]", e.name, e.about);
                 }
                 return Ok(());
             }
@@ -165,12 +169,13 @@ fn main() -> anyhow::Result<()> {
                 } else {
                     let mut v = Vec::new();
                     for n in &names {
-                        match registry.iter().find(|e| e.name == n) {
+                        match registry.iter().chain(&named_only).find(|e| e.name == n) {
                             Some(e) => v.push(e),
                             None => bail!(
                                 "unknown experiment {n:?}; known: {}",
                                 registry
                                     .iter()
+                                    .chain(&named_only)
                                     .map(|e| e.name)
                                     .collect::<Vec<_>>()
                                     .join(", ")

@@ -904,9 +904,9 @@ struct Scratch {
     stats: Vec<YStat>,
     /// sort keys: a posterior's [`total_order_key`] above the entry's position
     order: Vec<u128>,
-    /// [`FlatLattice::direct`]'s target table and the block it reduces
+    /// [`FlatLattice::direct`]'s rows and the block it reduces (with a copy of a part)
     target: Vec<f64>,
-    block: Vec<f64>,
+    block: (Vec<f64>, Vec<f64>),
 }
 
 /// Answers of a lattice walk: subset positions and their `nvalues` values each.
@@ -1125,28 +1125,35 @@ impl FlatLattice<'_> {
         pool[depth] = buf;
     }
 
-    /// Whether the child without `feats[p]` has exactly one wanted descendant, its kept
-    /// features `feats[..p]` (the features after `p` all dropped): no feature after `p`
-    /// can join them (for a downward-closed `wanted`, then no node on the way is wanted
-    /// and the walk below the child is one chain of drops), and there is at least one to
-    /// drop.
+    /// Whether the walk below the child without `feats[p]` reaches only its kept
+    /// features `feats[..p]` with at most one of the later features: no two features
+    /// after `p` can join them together (for a downward-closed `wanted`, then the wanted
+    /// nodes below the child are `feats[..p]` and `feats[..p]` with one later feature, and
+    /// each of its nodes sums within one block per instantiation of `feats[..p]`), and
+    /// there is at least one feature to drop after `p`.
     fn ends_here(&self, feats: &[usize], p: usize) -> bool {
         let staying = feats[..p].iter().fold(0u64, |m, &g| m | 1u64 << g);
-        p + 1 < feats.len()
-            && feats[p + 1..]
-                .iter()
-                .all(|&g| !(self.wanted)(staying | 1u64 << g))
+        let later = &feats[(p + 1).min(feats.len())..];
+        !later.is_empty()
+            && later.iter().enumerate().all(|(j, &g)| {
+                later[j + 1..]
+                    .iter()
+                    .all(|&h| !(self.wanted)(staying | 1u64 << g | 1u64 << h))
+            })
     }
 
-    /// The walk below the child without `feats[p]` when [`Self::ends_here`]: the one
-    /// wanted node, `feats[..p]`, summed in one pass per entry from `src` (`None` = the
-    /// base) instead of through the chain of tables between. Per target entry the
-    /// additions are the chain's, in its order: the dropped feature's runs
-    /// `((0 + x_0) + x_1) + …` as [`Self::child`], then each later feature, slowest
-    /// first, the same way over the entry's block (its states' sub-blocks added to the
-    /// first, in place). So every value has the chain's bits, and no table larger than
-    /// the target is written. Target entries are summed in parallel when the source is
-    /// large (each alone: the same bits for any split).
+    /// The walk below the child without `feats[p]` when [`Self::ends_here`], block by
+    /// block: for each instantiation `o` of the kept features `feats[..p]`, its block of
+    /// `src` (`None` = the base) is summed over `feats[p]` into a small buffer, then the
+    /// later features are dropped one after another, slowest first; before a feature `g`
+    /// is dropped, each of its states' sub-blocks is summed down (into a second buffer,
+    /// the features after `g` dropped the same way) to the entry `(o, state)` of the table of
+    /// `feats[..p]` with `g`; what remains is entry `o` of `feats[..p]`'s table. These are
+    /// the additions of the walk's chain of tables, in its order (`((0 + x_0) + x_1) + …`
+    /// per dropped feature, as [`Self::child`]), so every value has their bits, and no
+    /// table larger than the wanted ones is written: the child's subtree reads its
+    /// parent's block once. Blocks are summed in parallel when the source is large (each
+    /// alone: the same bits for any split).
     #[allow(clippy::too_many_arguments)]
     fn direct(
         &self,
@@ -1158,63 +1165,136 @@ impl FlatLattice<'_> {
         found: &mut Found,
     ) {
         let dropped = feats[p..].iter().fold(0u64, |m, &g| m | 1u64 << g);
-        let target = mask & !dropped;
-        let Some(k) = (self.wanted)(target)
-            .then(|| self.subsets.binary_search(&target).ok())
-            .flatten()
-        else {
-            return;
+        let staying = mask & !dropped;
+        let position = |m: u64| {
+            (self.wanted)(m)
+                .then(|| self.subsets.binary_search(&m).ok())
+                .flatten()
         };
+        let later = &feats[p + 1..];
+        // the wanted tables: (position in `subsets`, offset in a block's row, states of
+        // the later feature kept or 1 for `feats[..p]` alone)
+        let mut targets: Vec<(usize, usize, usize)> = Vec::new();
+        let mut row = 0;
+        let mut keeps = vec![None; later.len()];
+        for (j, &g) in later.iter().enumerate() {
+            if let Some(k) = position(staying | 1u64 << g) {
+                keeps[j] = Some(row);
+                targets.push((k, row, self.cards[g]));
+                row += self.cards[g] * self.width;
+            }
+        }
+        let alone = position(staying);
+        if let Some(k) = alone {
+            targets.push((k, row, 1));
+            row += self.width;
+        }
+        if targets.is_empty() {
+            return;
+        }
         let w = self.width;
         let c = self.cards[feats[p]];
-        let block: usize = feats[p + 1..].iter().map(|&g| self.cards[g]).product();
+        let block: usize = later.iter().map(|&g| self.cards[g]).product();
         let outer: usize = feats[..p].iter().map(|&g| self.cards[g]).product();
-        let mut out = std::mem::take(&mut scratch.target);
-        out.clear();
-        out.resize(outer * w, 0.0);
-        let one = |o: usize, tmp: &mut Vec<f64>, dst: &mut [f64]| {
-            tmp.clear();
-            tmp.resize(block * w, 0.0);
-            self.fill(src, c, block, tmp, o * block * w);
-            let mut len = block;
-            for &g in &feats[p + 1..] {
+        // sums `t[..len * w]` (features `gs`, slowest first) down to its first entry
+        let reduce = |t: &mut [f64], gs: &[usize], mut len: usize| {
+            for &g in gs {
                 let cg = self.cards[g];
                 len /= cg;
                 let b = len * w;
                 if cg == 2 {
-                    let (lo, hi) = tmp.split_at_mut(b);
+                    let (lo, hi) = t.split_at_mut(b);
                     for (a, &y) in lo.iter_mut().zip(&hi[..b]) {
                         *a = (0.0 + *a) + y;
                     }
                 } else {
                     // the chain's `0 + x_0` (addition commutes bit for bit)
-                    for a in &mut tmp[..b] {
+                    for a in &mut t[..b] {
                         *a += 0.0;
                     }
                     for st in 1..cg {
-                        let (lo, hi) = tmp.split_at_mut(st * b);
+                        let (lo, hi) = t.split_at_mut(st * b);
                         for (a, &y) in lo[..b].iter_mut().zip(&hi[..b]) {
                             *a += y;
                         }
                     }
                 }
             }
-            dst.copy_from_slice(&tmp[..w]);
         };
-        if outer > 1 && outer * c * block * w >= Self::PAR_VALUES {
-            out.par_chunks_mut(w)
-                .enumerate()
-                .for_each_init(Vec::new, |tmp, (o, d)| one(o, tmp, d));
-        } else {
-            for (o, d) in out.chunks_mut(w).enumerate() {
-                one(o, &mut scratch.block, d);
+        let one = |o: usize, bufs: &mut (Vec<f64>, Vec<f64>), out: &mut [f64]| {
+            let (tmp, sub) = bufs;
+            tmp.clear();
+            tmp.resize(block * w, 0.0);
+            self.fill(src, c, block, tmp, o * block * w);
+            let mut len = block;
+            for (j, &g) in later.iter().enumerate() {
+                let cg = self.cards[g];
+                let part = len / cg;
+                if let Some(at) = keeps[j] {
+                    for st in 0..cg {
+                        let from = &tmp[st * part * w..(st + 1) * part * w];
+                        let d = &mut out[at + st * w..at + (st + 1) * w];
+                        let Some((&h, rest)) = later[j + 1..].split_first() else {
+                            d.copy_from_slice(from);
+                            continue;
+                        };
+                        // the first drop out of the block, the others in place
+                        let (ch, half) = (self.cards[h], part / self.cards[h]);
+                        let b = half * w;
+                        sub.clear();
+                        if ch == 2 {
+                            sub.extend(
+                                from[..b]
+                                    .iter()
+                                    .zip(&from[b..])
+                                    .map(|(&x, &y)| (0.0 + x) + y),
+                            );
+                        } else {
+                            sub.extend(from[..b].iter().map(|&x| 0.0 + x));
+                            for r in from[b..].chunks(b) {
+                                for (a, &y) in sub.iter_mut().zip(r) {
+                                    *a += y;
+                                }
+                            }
+                        }
+                        reduce(sub, rest, half);
+                        d.copy_from_slice(&sub[..w]);
+                    }
+                }
+                reduce(&mut tmp[..], &later[j..=j], len);
+                len = part;
             }
+            if alone.is_some() {
+                out[row - w..row].copy_from_slice(&tmp[..w]);
+            }
+        };
+        let mut rows = std::mem::take(&mut scratch.target);
+        rows.clear();
+        rows.resize(outer * row, 0.0);
+        if outer > 1 && outer * c * block * w >= Self::PAR_VALUES {
+            rows.par_chunks_mut(row)
+                .enumerate()
+                .for_each_init(Default::default, |bufs, (o, d)| one(o, bufs, d));
+        } else {
+            let mut bufs = std::mem::take(&mut scratch.block);
+            for (o, d) in rows.chunks_mut(row).enumerate() {
+                one(o, &mut bufs, d);
+            }
+            scratch.block = bufs;
         }
-        let at = found.values.len();
-        found.values.resize(at + self.nvalues, 0.0);
-        (self.eval)(&out, scratch, &mut found.values[at..]);
-        found.index.push(k as u32);
-        scratch.target = out;
+        // each wanted table from the blocks' rows (entries `(o, state)`, `o` slowest)
+        let mut table = Vec::new();
+        for &(k, at, states) in &targets {
+            table.clear();
+            for r in rows.chunks(row) {
+                table.extend_from_slice(&r[at..at + states * w]);
+            }
+            let v = found.values.len();
+            found.values.resize(v + self.nvalues, 0.0);
+            (self.eval)(&table, scratch, &mut found.values[v..]);
+            found.index.push(k as u32);
+        }
+        scratch.target = rows;
     }
 
     /// The base as a flat table (only when the full set itself is wanted).

@@ -35,3 +35,8 @@ pub fn all() -> Vec<Experiment> {
         uknn::experiment(),
     ]
 }
+
+/// Experiments run only when named (too long for `all`), listed after the others.
+pub fn by_name_only() -> Vec<Experiment> {
+    vec![trimming::large()]
+}
