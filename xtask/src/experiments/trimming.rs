@@ -144,14 +144,7 @@ fn run(ctx: &Context) -> anyhow::Result<Report> {
     } else {
         BNLEARN.to_vec()
     };
-    let mut fig7 = Vec::new();
-    for name in bif {
-        match ctx.require(&format!("bnlearn_bif/{name}.bif.gz")) {
-            Ok(p) => figure7_rows(ctx, name, &p, &mut table, &mut fig7, Fig7Range::Main)?,
-            Err(e) => table.skipped.push(e),
-        }
-    }
-    plots.extend(figure7_summary(&mut table, &fig7)?);
+    plots.extend(figure7(ctx, &bif, Fig7Range::Main, &mut table)?);
     let mut report = Report::new(table);
     report.plots = plots;
     Ok(report)
@@ -175,18 +168,29 @@ fn run_large(ctx: &Context) -> anyhow::Result<Report> {
             .skipped
             .push("figure7 on the large classes: full runs only".into());
     } else {
-        let mut fig7 = Vec::new();
-        for name in BNLEARN {
-            match ctx.require(&format!("bnlearn_bif/{name}.bif.gz")) {
-                Ok(p) => figure7_rows(ctx, name, &p, &mut table, &mut fig7, Fig7Range::Large)?,
-                Err(e) => table.skipped.push(e),
-            }
-        }
-        plots.extend(figure7_summary(&mut table, &fig7)?);
+        plots.extend(figure7(ctx, &BNLEARN, Fig7Range::Large, &mut table)?);
     }
     let mut report = Report::new(table);
     report.plots = plots;
     Ok(report)
+}
+
+/// Figure 7 on the bnlearn networks `names` (a missing file is listed as skipped): the
+/// rows of [`figure7_rows`] for the classes in `range`, then the summary rows and plot.
+fn figure7(
+    ctx: &Context,
+    names: &[&str],
+    range: Fig7Range,
+    table: &mut srl_eval::ResultsTable,
+) -> anyhow::Result<Option<(String, String)>> {
+    let mut points = Vec::new();
+    for name in names {
+        match ctx.require(&format!("bnlearn_bif/{name}.bif.gz")) {
+            Ok(p) => figure7_rows(ctx, name, &p, table, &mut points, range)?,
+            Err(e) => table.skipped.push(e),
+        }
+    }
+    figure7_summary(table, &points)
 }
 
 /// `(eca, subset names)` of `reference_results.tsv` for `name`.
