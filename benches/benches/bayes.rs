@@ -12,7 +12,10 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BatchSize, BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main,
+};
 use rand::{RngExt as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
 use srl_bayes::io::read_trimbn_json;
@@ -108,6 +111,23 @@ fn trimbn(c: &mut Criterion) {
 
 /// A seeded random network: variable 0 binary root, the rest with up to two earlier
 /// parents, cardinality 2.
+/// Branch and bound (default order) on a fresh copy of `model`, its cache empty, per run.
+fn bench_bnb<M: AgreementModel + Clone>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    model: &M,
+    costs: &[f64],
+    budget: f64,
+) {
+    g.bench_function(id, |b| {
+        b.iter_batched(
+            || model.clone(),
+            |m| BranchAndBound::default().run(&m, costs, budget),
+            BatchSize::LargeInput,
+        );
+    });
+}
+
 fn random_network(n: usize, seed: u64) -> BayesianNetwork {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut vars = Vec::new();
@@ -169,16 +189,12 @@ fn general(c: &mut Criterion) {
             },
         );
         let costs = vec![1.0; f];
-        g.bench_function(
+        bench_bnb(
+            &mut g,
             BenchmarkId::new("bnb", format!("n={n}/features={f}/budget={}", f / 3)),
-            |b| {
-                // a fresh model (empty cache) per run
-                b.iter_batched(
-                    || model.clone(),
-                    |m| BranchAndBound::default().run(&m, &costs, (f / 3) as f64),
-                    BatchSize::LargeInput,
-                );
-            },
+            &model,
+            &costs,
+            (f / 3) as f64,
         );
     }
     g.finish();
@@ -231,18 +247,15 @@ fn figure7(c: &mut Criterion) {
             let Ok(model) = joint.with_threshold(t) else {
                 continue;
             };
-            g.bench_function(
+            bench_bnb(
+                &mut g,
                 BenchmarkId::new(
                     "bnb/win95pts",
                     format!("{class_name}/features={f}/budget={budget}/T={t}"),
                 ),
-                |b| {
-                    b.iter_batched(
-                        || model.clone(),
-                        |m| BranchAndBound::default().run(&m, &costs, budget),
-                        BatchSize::LargeInput,
-                    );
-                },
+                &model,
+                &costs,
+                budget,
             );
         }
     }
@@ -265,18 +278,15 @@ fn figure7(c: &mut Criterion) {
         if let Ok(model) = srl_bayes::compile::compile(&net, &clf, 1 << 26)
             .and_then(|c| JointAgreement::from_compiled(&net, &clf, c))
         {
-            g.bench_function(
+            bench_bnb(
+                &mut g,
                 BenchmarkId::new(
                     "bnb/hailfinder",
                     format!("LLIW/features={f}/budget={budget}/T=0.3"),
                 ),
-                |b| {
-                    b.iter_batched(
-                        || model.clone(),
-                        |m| BranchAndBound::default().run(&m, &costs, budget),
-                        BatchSize::LargeInput,
-                    );
-                },
+                &model,
+                &costs,
+                budget,
             );
         }
     }

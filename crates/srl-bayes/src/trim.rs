@@ -889,8 +889,8 @@ struct FlatLattice<'a> {
     eval: &'a NodeEval<'a>,
     nvalues: usize,
     /// whether `wanted` is downward closed (every subset of a wanted set is wanted): then a
-    /// child whose kept features admit no further feature is summed straight down to its
-    /// one wanted descendant ([`FlatLattice::direct`])
+    /// child whose kept features admit at most one more feature has its subtree summed
+    /// block by block from its parent ([`FlatLattice::direct`])
     closed: bool,
     pools: std::sync::Mutex<Vec<Vec<Vec<f64>>>>,
 }
@@ -904,9 +904,12 @@ struct Scratch {
     stats: Vec<YStat>,
     /// sort keys: a posterior's [`total_order_key`] above the entry's position
     order: Vec<u128>,
-    /// [`FlatLattice::direct`]'s rows and the block it reduces (with a copy of a part)
+    /// [`FlatLattice::direct`]'s rows (each wanted table's entries of one block), the block
+    /// it reduces with the buffer a kept feature's sub-block is summed in, and the wanted
+    /// table gathered from the rows
     target: Vec<f64>,
     block: (Vec<f64>, Vec<f64>),
+    table: Vec<f64>,
 }
 
 /// Answers of a lattice walk: subset positions and their `nvalues` values each.
@@ -1238,25 +1241,11 @@ impl FlatLattice<'_> {
                             d.copy_from_slice(from);
                             continue;
                         };
-                        // the first drop out of the block, the others in place
+                        // the first drop out of the block (as a child), the others in place
                         let (ch, half) = (self.cards[h], part / self.cards[h]);
-                        let b = half * w;
                         sub.clear();
-                        if ch == 2 {
-                            sub.extend(
-                                from[..b]
-                                    .iter()
-                                    .zip(&from[b..])
-                                    .map(|(&x, &y)| (0.0 + x) + y),
-                            );
-                        } else {
-                            sub.extend(from[..b].iter().map(|&x| 0.0 + x));
-                            for r in from[b..].chunks(b) {
-                                for (a, &y) in sub.iter_mut().zip(r) {
-                                    *a += y;
-                                }
-                            }
-                        }
+                        sub.resize(half * w, 0.0);
+                        self.fill(Some(from), ch, half, sub, 0);
                         reduce(sub, rest, half);
                         d.copy_from_slice(&sub[..w]);
                     }
@@ -1283,7 +1272,7 @@ impl FlatLattice<'_> {
             scratch.block = bufs;
         }
         // each wanted table from the blocks' rows (entries `(o, state)`, `o` slowest)
-        let mut table = Vec::new();
+        let mut table = std::mem::take(&mut scratch.table);
         for &(k, at, states) in &targets {
             table.clear();
             for r in rows.chunks(row) {
@@ -1295,6 +1284,7 @@ impl FlatLattice<'_> {
             found.index.push(k as u32);
         }
         scratch.target = rows;
+        scratch.table = table;
     }
 
     /// The base as a flat table (only when the full set itself is wanted).
@@ -2724,14 +2714,14 @@ mod tests {
         #[test]
         fn total_order_key_is_total_cmp(a in any::<u64>(), b in any::<u64>(), pick in 0usize..8) {
             let special = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, 1e-310, 0.5];
-            let (x, y) = (f64::from_bits(a), if pick < 8 { special[pick] } else { 0.0 });
+            let (x, y) = (f64::from_bits(a), special[pick]);
             for (p, q) in [(x, y), (y, x), (x, f64::from_bits(b)), (x, x)] {
                 prop_assert_eq!(total_order_key(p).cmp(&total_order_key(q)), p.total_cmp(&q));
             }
         }
 
-        /// The flat lattice's shortcut for children with one wanted descendant
-        /// ([`FlatLattice::direct`]) gives every node's table the bits of the walk through
+        /// The flat lattice's shortcut for children whose kept features admit at most one
+        /// more feature ([`FlatLattice::direct`]) gives every node's table the bits of the walk through
         /// the chain of tables (any cardinalities, radix order, costs, budget and
         /// thresholds): each reached table's entries, digested bit by bit.
         #[test]
