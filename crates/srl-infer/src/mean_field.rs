@@ -298,24 +298,42 @@ impl BinaryCoefs {
         Some(Self { per_kernel, shared })
     }
 
-    /// The neighbour part of `j`'s field from the `q(1)` array: `Σ_s q_src(1)` for a shared
-    /// kernel, `Σ_s (a_s + b_s q_src(1))` otherwise.
+    /// The neighbour parts of the fields of the variables `start..end` from the `q(1)`
+    /// array into `g`: `Σ_s q_src(1)` for a shared kernel, `Σ_s (a_s + b_s q_src(1))`
+    /// otherwise, each summed in slot order. The `q(1)`s of all the batch's slots are
+    /// first copied into `vals` in one loop whose length does not depend on the degrees:
+    /// those are the scattered loads, and a loop free of per-variable exits lets the
+    /// processor keep many of them in flight (a mispredicted exit per variable would
+    /// discard the loads issued past it); the sums then read `vals` in cache.
     #[inline]
-    fn gather(&self, mrf: &PairwiseMrf, q1: &[f64], j: usize) -> f64 {
-        let (lo, hi) = (mrf.in_off[j], mrf.in_off[j + 1]);
-        let src = &mrf.in_src[lo..hi];
-        let mut acc = 0.0;
-        if self.shared.is_some() {
-            for &i in src {
-                acc += q1[i as usize];
+    fn gather(
+        &self,
+        mrf: &PairwiseMrf,
+        q1: &[f64],
+        start: usize,
+        g: &mut [f64],
+        vals: &mut Vec<f64>,
+    ) {
+        let end = start + g.len();
+        let s0 = mrf.in_off[start];
+        let src = &mrf.in_src[s0..mrf.in_off[end]];
+        vals.clear();
+        vals.extend(src.iter().map(|&i| q1[i as usize]));
+        for (j, slot) in (start..end).zip(g.iter_mut()) {
+            let (lo, hi) = (mrf.in_off[j], mrf.in_off[j + 1]);
+            let mut acc = 0.0;
+            if self.shared.is_some() {
+                for &x in &vals[lo - s0..hi - s0] {
+                    acc += x;
+                }
+            } else {
+                for (&x, &q) in vals[lo - s0..hi - s0].iter().zip(&mrf.in_kernel[lo..hi]) {
+                    let (a, b) = self.per_kernel[q as usize];
+                    acc += a + b * x;
+                }
             }
-        } else {
-            for (&i, &q) in src.iter().zip(&mrf.in_kernel[lo..hi]) {
-                let (a, b) = self.per_kernel[q as usize];
-                acc += a + b * q1[i as usize];
-            }
+            *slot = acc;
         }
-        acc
     }
 
     /// The slope `b_s` of slot `s`.
@@ -327,13 +345,31 @@ impl BinaryCoefs {
         }
     }
 
-    /// The field difference `d_j` from [`BinaryCoefs::gather`]'s value `g`.
+    /// The part of every variable's field difference that does not depend on the
+    /// beliefs, computed once per run: `Δθ_j + deg_j · a` for a shared kernel, `Δθ_j`
+    /// otherwise (`Δθ_j = θ_j(1) − θ_j(0)`), `n` entries. Streaming this one array per
+    /// sweep instead of the unary pairs and the offsets keeps more of the `q(1)` array,
+    /// the one read at scattered places, in cache.
+    fn base(&self, mrf: &PairwiseMrf) -> Vec<f64> {
+        (0..mrf.num_nodes())
+            .map(|j| {
+                let du = mrf.eff_unary[2 * j + 1] - mrf.eff_unary[2 * j];
+                match self.shared {
+                    Some((a, _)) => du + (mrf.in_off[j + 1] - mrf.in_off[j]) as f64 * a,
+                    None => du,
+                }
+            })
+            .collect()
+    }
+
+    /// The field difference `d_j` from `j`'s entry `c` of [`BinaryCoefs::base`] and
+    /// [`BinaryCoefs::gather`]'s value `g`: `c + b · g` for a shared kernel, `c + g`
+    /// otherwise (the same operations in the same order as summing it all at once).
     #[inline]
-    fn field(&self, mrf: &PairwiseMrf, j: usize, g: f64) -> f64 {
-        let du = mrf.eff_unary[2 * j + 1] - mrf.eff_unary[2 * j];
+    fn field(&self, c: f64, g: f64) -> f64 {
         match self.shared {
-            Some((a, b)) => du + (mrf.in_off[j + 1] - mrf.in_off[j]) as f64 * a + b * g,
-            None => du + g,
+            Some((_, b)) => c + b * g,
+            None => c + g,
         }
     }
 }
@@ -373,19 +409,21 @@ fn damped(d: f64, old: (f64, f64), damping: f64) -> ((f64, f64), f64) {
     (new, (new.0 - old.0).abs().max((new.1 - old.1).abs()))
 }
 
-/// One Gauss–Seidel sweep in index order; returns the largest change. `q` holds the
-/// beliefs `(q(0), q(1))` of every variable (the result layout), `q1` a copy of the
-/// `q(1)`s, the array the fields read (8 bytes per neighbour). Each batch gathers its
-/// neighbour sums from `q1` as it stands at the batch start, then, updating in order, adds
-/// `b_s · (new − old)` for every neighbour updated earlier in the same batch, so each field
-/// uses the latest beliefs as the sequential schedule requires (the sum is regrouped, so
-/// rounding differs from a plain in-order sum).
+/// One Gauss–Seidel sweep in index order; returns the largest change. `q0` and `q1` hold
+/// the beliefs `q(0)` and `q(1)` of every variable (the fields read only `q1`, 8 bytes
+/// per neighbour), `base` the fields' constant parts ([`BinaryCoefs::base`]). Each batch
+/// gathers its neighbour sums from `q1` as it stands at the batch start, then, updating in
+/// order, adds `b_s · (new − old)` for every neighbour updated earlier in the same batch,
+/// so each field uses the latest beliefs as the sequential schedule requires (the sum is
+/// regrouped, so rounding differs from a plain in-order sum).
 fn sweep_sequential(
     coefs: &BinaryCoefs,
     mrf: &PairwiseMrf,
-    q: &mut [f64],
+    base: &[f64],
+    q0: &mut [f64],
     q1: &mut [f64],
     damping: f64,
+    vals: &mut Vec<f64>,
 ) -> f64 {
     let n = q1.len();
     let mut g = [0.0; BATCH];
@@ -394,9 +432,7 @@ fn sweep_sequential(
     let mut start = 0;
     while start < n {
         let end = (start + BATCH).min(n);
-        for (j, slot) in (start..end).zip(&mut g) {
-            *slot = coefs.gather(mrf, q1, j);
-        }
+        coefs.gather(mrf, q1, start, &mut g[..end - start], vals);
         before[..end - start].copy_from_slice(&q1[start..end]);
         for j in start..end {
             let mut gj = g[j - start];
@@ -406,9 +442,8 @@ fn sweep_sequential(
                     gj += coefs.slope(mrf, s) * (q1[i] - before[i - start]);
                 }
             }
-            let ((a, b), rj) = damped(coefs.field(mrf, j, gj), (q[2 * j], q[2 * j + 1]), damping);
-            q[2 * j] = a;
-            q[2 * j + 1] = b;
+            let ((a, b), rj) = damped(coefs.field(base[j], gj), (q0[j], q1[j]), damping);
+            q0[j] = a;
             q1[j] = b;
             r = r.max(rj);
         }
@@ -418,33 +453,33 @@ fn sweep_sequential(
 }
 
 /// A Jacobi sweep of the variables `start..start + out1.len()`: fields from the previous
-/// `q(1)`s `cur1`, new beliefs into `out` (their `(q(0), q(1))` pairs, holding the previous
-/// ones on entry) and `out1` (the next `q(1)` array); returns the largest change.
+/// `q(1)`s `cur1`, new beliefs into `out0` (the `q(0)`s, holding the previous ones on
+/// entry) and `out1` (the next `q(1)` array); returns the largest change.
+#[allow(clippy::too_many_arguments)]
 fn sweep_parallel_block(
     coefs: &BinaryCoefs,
     mrf: &PairwiseMrf,
+    base: &[f64],
     cur1: &[f64],
     start: usize,
-    out: &mut [f64],
+    out0: &mut [f64],
     out1: &mut [f64],
     damping: f64,
+    vals: &mut Vec<f64>,
 ) -> f64 {
     let mut g = [0.0; BATCH];
     let mut r: f64 = 0.0;
-    for (b, (o, o1)) in out
-        .chunks_mut(2 * BATCH)
+    for (b, (o0, o1)) in out0
+        .chunks_mut(BATCH)
         .zip(out1.chunks_mut(BATCH))
         .enumerate()
     {
         let first = start + b * BATCH;
-        for (i, slot) in g[..o1.len()].iter_mut().enumerate() {
-            *slot = coefs.gather(mrf, cur1, first + i);
-        }
-        for (i, (pair, x1)) in o.chunks_exact_mut(2).zip(o1.iter_mut()).enumerate() {
+        coefs.gather(mrf, cur1, first, &mut g[..o1.len()], vals);
+        for (i, (x0, x1)) in o0.iter_mut().zip(o1.iter_mut()).enumerate() {
             let j = first + i;
-            let ((a, b), rj) = damped(coefs.field(mrf, j, g[i]), (pair[0], cur1[j]), damping);
-            pair[0] = a;
-            pair[1] = b;
+            let ((a, b), rj) = damped(coefs.field(base[j], g[i]), (*x0, cur1[j]), damping);
+            *x0 = a;
             *x1 = b;
             r = r.max(rj);
         }
@@ -454,25 +489,25 @@ fn sweep_parallel_block(
 
 impl MeanField {
     /// Mean field with two states everywhere on an ordinary model: beliefs as two flat
-    /// arrays `q(0)`, `q(1)` (the field reads only `q(1)`, 8 bytes per neighbour), one
-    /// `exp` per update, the kernel folded into two coefficients (see [`BinaryCoefs`]).
+    /// arrays `q(0)`, `q(1)` (the field reads only `q(1)`, 8 bytes per neighbour; they are
+    /// interleaved into the result layout once, at the end), one `exp` per update, the
+    /// kernel folded into two coefficients and a per-variable constant (see
+    /// [`BinaryCoefs`]).
     /// Same fixed point, schedule, damping, residual and stopping rule as the general
     /// path; results agree with it to rounding.
     fn run_binary(&self, mrf: &PairwiseMrf, coefs: &BinaryCoefs, damping: f64) -> Marginals {
         let n = mrf.num_nodes();
-        let mut q = Vec::with_capacity(2 * n);
-        let mut q1 = Vec::with_capacity(n);
-        for v in 0..n {
-            let (a, b) = logistic_pair(mrf.eff_unary[2 * v + 1] - mrf.eff_unary[2 * v]);
-            q.push(a);
-            q.push(b);
-            q1.push(b);
-        }
+        let (mut q0, mut q1): (Vec<f64>, Vec<f64>) = (0..n)
+            .map(|v| logistic_pair(mrf.eff_unary[2 * v + 1] - mrf.eff_unary[2 * v]))
+            .unzip();
+        let base = coefs.base(mrf);
         let mut conv = Convergence::start(false);
         match self.sweep {
             Sweep::Sequential => {
+                let mut vals = Vec::new();
                 while !conv.converged && conv.iterations < self.max_iters {
-                    let r = sweep_sequential(coefs, mrf, &mut q, &mut q1, damping);
+                    let r =
+                        sweep_sequential(coefs, mrf, &base, &mut q0, &mut q1, damping, &mut vals);
                     conv.record(r, self.tol);
                 }
             }
@@ -480,11 +515,13 @@ impl MeanField {
                 let bounds = node_blocks(mrf);
                 let mut next1 = q1.clone();
                 while !conv.converged && conv.iterations < self.max_iters {
-                    let cur1 = &q1[..];
-                    let r = blocks(&mut q, &mut next1, &bounds)
+                    let (cur1, base) = (&q1[..], &base[..]);
+                    let r = split_pair(&mut q0, &mut next1, &bounds)
                         .into_par_iter()
-                        .map(|(start, o, o1)| {
-                            sweep_parallel_block(coefs, mrf, cur1, start, o, o1, damping)
+                        .map_init(Vec::new, |vals, (start, o0, o1)| {
+                            sweep_parallel_block(
+                                coefs, mrf, base, cur1, start, o0, o1, damping, vals,
+                            )
                         })
                         .reduce(|| 0.0, f64::max);
                     std::mem::swap(&mut q1, &mut next1);
@@ -492,6 +529,8 @@ impl MeanField {
                 }
             }
         }
+        drop(base);
+        let q = q0.iter().zip(&q1).flat_map(|(&a, &b)| [a, b]).collect();
         self.finish(mrf, q, conv)
     }
 
@@ -759,9 +798,9 @@ impl MeanField {
     }
 }
 
-/// The node blocks `bounds` of a pair array `a` (two entries per node) and a per-node
-/// array `b`, as `(first node, chunk of a, chunk of b)`.
-fn blocks<'a>(
+/// The node blocks `bounds` of two per-node arrays, as `(first node, chunk of a, chunk of
+/// b)`.
+fn split_pair<'a>(
     a: &'a mut [f64],
     b: &'a mut [f64],
     bounds: &[usize],
@@ -770,7 +809,7 @@ fn blocks<'a>(
     let (mut ra, mut rb) = (a, b);
     for w in bounds.windows(2) {
         let len = w[1] - w[0];
-        let (ha, ta) = std::mem::take(&mut ra).split_at_mut(2 * len);
+        let (ha, ta) = std::mem::take(&mut ra).split_at_mut(len);
         let (hb, tb) = std::mem::take(&mut rb).split_at_mut(len);
         out.push((w[0], ha, hb));
         ra = ta;
