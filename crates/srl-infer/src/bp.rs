@@ -399,11 +399,12 @@ impl LoopyBp {
         init: Option<&[f64]>,
         want_msgs: bool,
     ) -> BpState {
-        match self.schedule {
+        // the sweeps on a pool thread (`on_pool`): no hand-over per flooding pass
+        crate::on_pool(|| match self.schedule {
             Schedule::Flooding => self.flooding(mrf, init, want_msgs),
             Schedule::Sequential => self.sequential(mrf, init),
             Schedule::Residual => self.residual(mrf, init),
-        }
+        })
     }
 
     fn flooding(&self, mrf: &PairwiseMrf, init: Option<&[f64]>, want_msgs: bool) -> BpState {

@@ -393,6 +393,35 @@ fn sample_binary(s0: f64, s1: f64, u: f64) -> bool {
     }
 }
 
+/// Sweeps whose seeds are drawn ahead and run in one call of [`crate::on_pool`].
+const SWEEPS_PER_CALL: usize = 256;
+
+/// Runs `body(sweep, seed)` for `sweep = 1..=total` in order, `seed` the caller's
+/// generator's next `u64` for that sweep (drawn in the same order as one `next_u64` per
+/// sweep, so the draws are unchanged), the sweeps on a thread of the rayon pool in runs
+/// of [`SWEEPS_PER_CALL`] ([`crate::on_pool`]: one hand-over per run instead of one per
+/// colour class). The generator stays on the caller's thread (it need not be `Send`).
+fn for_each_sweep<R: Rng + ?Sized>(
+    rng: &mut R,
+    total: usize,
+    mut body: impl FnMut(usize, u64) + Send,
+) {
+    let mut seeds = Vec::with_capacity(total.min(SWEEPS_PER_CALL));
+    let mut done = 0;
+    while done < total {
+        let m = (total - done).min(SWEEPS_PER_CALL);
+        seeds.clear();
+        seeds.extend((0..m).map(|_| rng.next_u64()));
+        let (run, body) = (&seeds, &mut body);
+        crate::on_pool(move || {
+            for (i, &seed) in run.iter().enumerate() {
+                body(done + 1 + i, seed);
+            }
+        });
+        done += m;
+    }
+}
+
 /// Variables per batch of a colour class on the binary path: the batch's scores are
 /// gathered first (independent scattered loads the processor overlaps), then sampled.
 const BATCH: usize = 256;
@@ -519,6 +548,18 @@ impl Gibbs {
                 reason: "must be at least 1",
             });
         }
+        if self
+            .samples
+            .checked_mul(self.thinning)
+            .and_then(|s| s.checked_add(self.burn_in))
+            .is_none()
+        {
+            return Err(InferError::InvalidParameter {
+                name: "burn_in + samples * thinning",
+                value: format!("{} + {} * {}", self.burn_in, self.samples, self.thinning),
+                reason: "the number of sweeps must fit in usize",
+            });
+        }
         let (coff, cnodes) = colour_classes(mrf);
         if let Some(tables) = BinaryTables::of(mrf) {
             return self.run_binary(mrf, rng, &tables, &coff, &cnodes);
@@ -563,8 +604,7 @@ impl Gibbs {
         let mut tally = Tally::new(mrf, self.beliefs == Beliefs::NodesAndEdges, self.samples);
         let mut upd: Vec<(u8, f64)> = vec![(0, 0.0); largest_class(coff)];
         let total = self.burn_in + self.samples * self.thinning;
-        for sweep in 1..=total {
-            let seed = rng.next_u64();
+        for_each_sweep(rng, total, |sweep, seed| {
             for c in 0..coff.len() - 1 {
                 let class = &cnodes[coff[c]..coff[c + 1]];
                 let buf = &mut upd[..class.len()];
@@ -600,7 +640,7 @@ impl Gibbs {
             if self.counted(sweep) {
                 tally.add(mrf, |v| usize::from(state[v]));
             }
-        }
+        });
         let best = best.iter().map(|&x| u32::from(x)).collect();
         tally.finish(mrf, self, total, best)
     }
@@ -624,8 +664,7 @@ impl Gibbs {
         let mut upd: Vec<(u32, f64)> = vec![(0, 0.0); largest_class(coff)];
         let k = mrf.max_states.max(1);
         let total = self.burn_in + self.samples * self.thinning;
-        for sweep in 1..=total {
-            let seed = rng.next_u64();
+        for_each_sweep(rng, total, |sweep, seed| {
             for c in 0..coff.len() - 1 {
                 let class = &cnodes[coff[c]..coff[c + 1]];
                 let buf = &mut upd[..class.len()];
@@ -662,7 +701,7 @@ impl Gibbs {
             if feasible && self.counted(sweep) {
                 tally.add(mrf, |v| state[v] as usize);
             }
-        }
+        });
         tally.finish(mrf, self, total, best)
     }
 
@@ -701,8 +740,7 @@ impl Gibbs {
         let mut upd: Vec<(bool, f64)> = vec![(false, 0.0); largest_class(coff)];
         let layout = ClassLayout::<2>::new(mrf, cnodes, tables.shared.is_none());
         let total = self.burn_in + self.samples * self.thinning;
-        for sweep in 1..=total {
-            let seed = rng.next_u64();
+        for_each_sweep(rng, total, |sweep, seed| {
             for c in 0..coff.len() - 1 {
                 let class = &cnodes[coff[c]..coff[c + 1]];
                 let buf = &mut upd[..class.len()];
@@ -745,7 +783,7 @@ impl Gibbs {
             if self.counted(sweep) {
                 tally.add(mrf, |v| usize::from(bit(&bits, v)));
             }
-        }
+        });
         let best = (0..n).map(|v| u32::from(bit(&best, v))).collect();
         tally.finish(mrf, self, total, best)
     }
@@ -804,6 +842,88 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The sweeps get the generator's outputs in order, one per sweep, across runs of
+    /// [`SWEEPS_PER_CALL`], and the generator ends where one draw per sweep leaves it.
+    #[test]
+    fn sweeps_get_one_seed_each_in_order() {
+        for total in [
+            0,
+            1,
+            SWEEPS_PER_CALL - 1,
+            SWEEPS_PER_CALL,
+            2 * SWEEPS_PER_CALL + 3,
+        ] {
+            let mut r1 = ChaCha8Rng::seed_from_u64(5);
+            let mut r2 = r1.clone();
+            let mut got = Vec::new();
+            for_each_sweep(&mut r1, total, |sweep, seed| got.push((sweep, seed)));
+            let want: Vec<(usize, u64)> = (1..=total).map(|s| (s, r2.next_u64())).collect();
+            assert_eq!(got, want);
+            assert_eq!(r1.next_u64(), r2.next_u64());
+        }
+    }
+
+    /// A run longer than one hand-over to the pool draws the same as the same run from
+    /// inside a pool (where `on_pool` runs inline) and with a generator that is not `Send`
+    /// (`dyn Rng`), on every path.
+    #[test]
+    fn runs_in_and_out_of_the_pool_draw_the_same() {
+        let g = Gibbs {
+            burn_in: SWEEPS_PER_CALL + 7,
+            samples: 40,
+            thinning: 3,
+            ..Gibbs::default()
+        };
+        let binary = crate::test_models::binary_ring_model(300, false, true, (0.7, 0.7), 9);
+        let parts = |k: usize| MrfParts {
+            num_states: vec![k; 40],
+            unary: (0..40 * k)
+                .map(|i| ((i * 37 % 11) as f64 - 5.0) * 0.1)
+                .collect(),
+            edges: (0..40).map(|v| (v, (v + 1) % 40)).collect(),
+            edge_tables: vec![0; 40],
+            tables: vec![PairTable::potts(k, 0.4, 0.0)],
+            evidence: vec![],
+        };
+        let three = PairwiseMrf::new(parts(3)).unwrap();
+        let nine = PairwiseMrf::new(parts(9)).unwrap();
+        for mrf in [&binary, &three, &nine] {
+            let outside = g.run(mrf, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap();
+            let inside = pool.install(|| g.run(mrf, &mut ChaCha8Rng::seed_from_u64(1)).unwrap());
+            let mut chacha = ChaCha8Rng::seed_from_u64(1);
+            let dynamic: &mut dyn Rng = &mut chacha;
+            let unsized_rng = g.run(mrf, dynamic).unwrap();
+            assert_eq!(gibbs_bits(mrf, &outside), gibbs_bits(mrf, &inside));
+            assert_eq!(gibbs_bits(mrf, &outside), gibbs_bits(mrf, &unsized_rng));
+        }
+    }
+
+    /// A sweep count past `usize` is an error, not a silently wrapped count.
+    #[test]
+    fn sweep_count_overflow_is_an_error() {
+        let mrf = crate::test_models::binary_ring_model(6, true, false, (0.7, 0.7), 1);
+        for g in [
+            Gibbs {
+                samples: usize::MAX / 2,
+                thinning: 3,
+                ..Gibbs::default()
+            },
+            Gibbs {
+                burn_in: usize::MAX,
+                samples: 1,
+                thinning: 1,
+                ..Gibbs::default()
+            },
+        ] {
+            let e = g.run(&mrf, &mut ChaCha8Rng::seed_from_u64(1)).unwrap_err();
+            assert!(matches!(e, InferError::InvalidParameter { .. }), "{e}");
         }
     }
 

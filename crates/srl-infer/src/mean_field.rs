@@ -573,21 +573,24 @@ impl MeanField {
         } else {
             self.damping.clamp(0.0, 0.99)
         };
-        if let Some(coefs) = BinaryCoefs::of(mrf) {
-            return self.run_binary(mrf, &coefs, damping);
-        }
-        if mrf.extreme {
-            return self.run_general(mrf, damping);
-        }
-        match mrf.uniform_k {
-            3 => self.run_uniform::<3>(mrf, damping),
-            4 => self.run_uniform::<4>(mrf, damping),
-            5 => self.run_uniform::<5>(mrf, damping),
-            6 => self.run_uniform::<6>(mrf, damping),
-            7 => self.run_uniform::<7>(mrf, damping),
-            8 => self.run_uniform::<8>(mrf, damping),
-            _ => self.run_general(mrf, damping),
-        }
+        // the sweeps on a pool thread (`on_pool`): no hand-over per parallel sweep
+        crate::on_pool(|| {
+            if let Some(coefs) = BinaryCoefs::of(mrf) {
+                return self.run_binary(mrf, &coefs, damping);
+            }
+            if mrf.extreme {
+                return self.run_general(mrf, damping);
+            }
+            match mrf.uniform_k {
+                3 => self.run_uniform::<3>(mrf, damping),
+                4 => self.run_uniform::<4>(mrf, damping),
+                5 => self.run_uniform::<5>(mrf, damping),
+                6 => self.run_uniform::<6>(mrf, damping),
+                7 => self.run_uniform::<7>(mrf, damping),
+                8 => self.run_uniform::<8>(mrf, damping),
+                _ => self.run_general(mrf, damping),
+            }
+        })
     }
 
     /// The starting beliefs `softmax(θ_v)` of every variable, in the state-offset layout.

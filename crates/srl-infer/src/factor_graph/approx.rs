@@ -269,6 +269,12 @@ impl FactorGibbs {
     /// possible.
     pub fn marginals(&self, g: &FactorGraph) -> Result<FactorMarginals, InferError> {
         self.validate()?;
+        // the sweeps on a pool thread (`on_pool`): no hand-over per colour class
+        crate::on_pool(|| self.run_chain(g))
+    }
+
+    /// [`Self::marginals`] after validation.
+    fn run_chain(&self, g: &FactorGraph) -> Result<FactorMarginals, InferError> {
         let n = g.num_vars();
         let k = g.num_states();
         let adj = adjacency(g);

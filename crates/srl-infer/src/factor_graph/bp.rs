@@ -172,6 +172,12 @@ impl FactorBp {
     /// when `with_vf` (else they are stale).
     fn run_state(&self, g: &FactorGraph, max: bool, with_vf: bool) -> Result<State, InferError> {
         self.validate()?;
+        // the sweeps on a pool thread (`on_pool`): no hand-over per parallel sweep
+        crate::on_pool(|| self.run_sweeps(g, max, with_vf))
+    }
+
+    /// [`FactorBp::run_state`] after validation.
+    fn run_sweeps(&self, g: &FactorGraph, max: bool, with_vf: bool) -> Result<State, InferError> {
         let lay = Self::layout(g, with_vf || self.schedule != FactorSchedule::Flooding)?;
         let total = lay.moff[lay.moff.len() - 1];
         let alloc = || -> Result<Vec<f64>, InferError> {
