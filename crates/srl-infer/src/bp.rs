@@ -821,6 +821,9 @@ pub(crate) fn deliver_messages(mrf: &PairwiseMrf, bounds: &[usize], sent: &[f64]
 
 /// Slots per parallel job of [`deliver_slots`].
 const DELIVER_SLOTS: usize = 1 << 13;
+/// How many slots ahead [`deliver_slots`] requests the cache line of the message it will
+/// gather.
+const DELIVER_AHEAD: usize = 16;
 
 /// The deliver pass of the two-pass flooding kernels: each target gathers its incoming
 /// messages from the senders' outgoing ones, `inc[t] = sent[in_rev[t]]` (the message
@@ -832,7 +835,11 @@ pub(crate) fn deliver_slots<T: Copy + Send + Sync>(mrf: &PairwiseMrf, sent: &[T]
         .enumerate()
         .for_each(|(c, block)| {
             let rev = &mrf.in_rev[c * DELIVER_SLOTS..];
-            for (m, &r) in block.iter_mut().zip(rev) {
+            for (i, (m, &r)) in block.iter_mut().zip(rev).enumerate() {
+                // the message DELIVER_AHEAD slots on requested now (a hint, no value read)
+                if let Some(&ra) = rev.get(i + DELIVER_AHEAD) {
+                    crate::prefetch(&sent[ra as usize]);
+                }
                 *m = sent[r as usize];
             }
         });

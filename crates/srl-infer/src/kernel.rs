@@ -341,13 +341,16 @@ pub fn binary_pass(
         |x| x,
         |s, r| std::mem::replace(&mut prev[s - first], r),
         deliver,
+        |_| {},
         logs,
     )
 }
 
 /// [`binary_pass`] with the storage abstracted: `load(s)` reads the incoming ratio of slot
 /// `s`, `round` rounds a new ratio to its storage precision, `swap_prev(s, r)` stores the
-/// ratio sent back along `s` and returns the previous one.
+/// ratio sent back along `s` and returns the previous one, `ahead(i)` is called before
+/// variable `i` is computed (a hook for prefetching later variables' message slots; it
+/// must not change any value).
 ///
 /// `SHORT = false` is [`binary_pass`]'s arithmetic: the belief as one running product in
 /// slot order, the cavity ratio `t = b / r_s`, then `(e₁ + t·e₃) / (e₀ + t·e₂)`: two
@@ -358,6 +361,7 @@ pub fn binary_pass(
 /// (both numerator and denominator are scaled by `r_s ∈ [e^-80, e^80]`, far from
 /// overflow), with half the latency per message.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn binary_pass_with<const SHORT: bool>(
     block: &BinaryBlock<'_>,
     range: Range<usize>,
@@ -365,6 +369,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
     round: impl Fn(f64) -> f64,
     mut swap_prev: impl FnMut(usize, f64) -> f64,
     mut deliver: impl FnMut(usize, f64),
+    mut ahead: impl FnMut(usize),
     logs: &mut Vec<f64>,
 ) -> f64 {
     let BinaryBlock {
@@ -403,6 +408,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
         }
     };
     for i in range {
+        ahead(i);
         let (s0, s1) = (in_off[i], in_off[i + 1]);
         match kind[i] {
             VarKind::Linear if SHORT => {

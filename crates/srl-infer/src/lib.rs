@@ -101,3 +101,14 @@ pub use uai::{UaiWarning, parse_uai_evidence, read_uai_evidence};
 pub(crate) fn on_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     rayon::scope(|_| f())
 }
+
+/// Asks the processor to bring the cache line holding `x` into every cache level
+/// (`prefetcht0` on x86-64 through `safe_arch`; nothing elsewhere). A hint: it never
+/// faults and changes no value, only when a later load of `x` finds it in cache.
+#[inline(always)]
+pub(crate) fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    safe_arch::prefetch_t0(x);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}

@@ -868,6 +868,10 @@ fn flooding_binary<S: Ratio>(
     }
 }
 
+/// How many variables ahead the two-state pass requests the cache lines of its
+/// scattered message stores.
+const PREFETCH_NODES: usize = 16;
+
 /// One flooding pass over `range`, two states, one ratio per message (stored as `S`;
 /// each new ratio is rounded to `S` before the residual sees it, so the residual is the
 /// change of the stored messages). The pass is [`crate::kernel::binary_pass`]'s.
@@ -896,6 +900,16 @@ fn push_binary<S: Ratio>(
     let swap_prev =
         |s: usize, rn: f64| std::mem::replace(&mut out_chunk[s - out0], S::of(rn)).get();
     let deliver = |s: usize, rn: f64| S::store(&new[mrf.in_rev[s] as usize], rn);
+    // the scattered stores' cache lines requested PREFETCH_NODES variables ahead
+    let n = mrf.num_nodes();
+    let ahead = |i: usize| {
+        let j = i + PREFETCH_NODES;
+        if j < n {
+            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+                crate::prefetch(&new[mrf.in_rev[s] as usize]);
+            }
+        }
+    };
     if S::SHORT {
         crate::kernel::binary_pass_with::<true>(
             &block,
@@ -904,6 +918,7 @@ fn push_binary<S: Ratio>(
             S::round,
             swap_prev,
             deliver,
+            ahead,
             logs,
         )
     } else {
@@ -914,6 +929,7 @@ fn push_binary<S: Ratio>(
             S::round,
             swap_prev,
             deliver,
+            ahead,
             logs,
         )
     }
