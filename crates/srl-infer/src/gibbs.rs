@@ -527,7 +527,8 @@ impl Gibbs {
     /// it stays in such states.
     ///
     /// # Errors
-    /// [`InferError::InvalidParameter`] if `samples == 0` or `thinning == 0`;
+    /// [`InferError::InvalidParameter`] if `samples == 0`, `thinning == 0` or the sweep
+    /// count `burn_in + samples * thinning` does not fit in `usize`;
     /// [`InferError::NoFeasibleSample`] if no collected draw had positive probability.
     pub fn run<R: Rng + ?Sized>(
         &self,
