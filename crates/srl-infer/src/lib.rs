@@ -94,8 +94,9 @@ pub use uai::{UaiWarning, parse_uai_evidence, read_uai_evidence};
 /// The algorithms' sweep loops run their parallel steps (a colour class, a flooding pass)
 /// with rayon. Called from a thread outside the pool, each such step is handed to the pool
 /// and the caller blocks until it is done: two thread wake-ups per step, which on a model of
-/// 10^4 variables cost as much as the step itself (Gibbs, 2000 sweeps of 3-4 classes:
-/// 1.0-1.15 s outside the pool, 0.58-0.60 s inside it, one thread, 2026-12-02). Run inside
+/// 10^4 variables cost as much as the step itself (Gibbs, 2000 sweeps, one thread:
+/// 1.00-1.18 s outside the pool, 0.54-0.69 s inside it; `mf_gibbs_speed FILE.uai 2000
+/// gibbs`, 2026-12-02, docs/srl-infer.md). Run inside
 /// the pool, a step's parallel iterator starts on the current worker and the other
 /// workers steal from it. The arithmetic is the same, so results keep their bits.
 pub(crate) fn on_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -104,7 +105,7 @@ pub(crate) fn on_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// Asks the processor to bring the cache line holding `x` into every cache level
 /// (`prefetcht0` on x86-64 through `safe_arch`; nothing elsewhere). A hint: it never
-/// faults and changes no value, only when a later load of `x` finds it in cache.
+/// faults and changes no value, only whether a later load of `x` finds it in cache.
 #[inline(always)]
 pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
