@@ -399,8 +399,9 @@ impl LoopyBp {
         init: Option<&[f64]>,
         want_msgs: bool,
     ) -> BpState {
-        // the sweeps on a pool thread (`on_pool`): no hand-over per flooding pass
-        crate::on_pool(|| match self.schedule {
+        // flooding sweeps on a pool thread (`on_pool`): no hand-over per pass; the serial
+        // schedules on this thread
+        crate::on_pool_if(self.schedule == Schedule::Flooding, || match self.schedule {
             Schedule::Flooding => self.flooding(mrf, init, want_msgs),
             Schedule::Sequential => self.sequential(mrf, init),
             Schedule::Residual => self.residual(mrf, init),

@@ -103,6 +103,15 @@ pub(crate) fn on_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     rayon::scope(|_| f())
 }
 
+/// [`on_pool`] when `parallel` (the run has parallel steps), else `f` on the calling
+/// thread: a run whose sweeps are all serial (a sequential schedule, a sweep too small to
+/// share) gains nothing from a worker and would pay the two wake-ups of the hand-over,
+/// which on a small model are most of the run (factor-graph BP on bnlearn's pigs, two
+/// sweeps: 0.20-0.24 ms with the hand-over, see docs/srl-infer.md).
+pub(crate) fn on_pool_if<T: Send>(parallel: bool, f: impl FnOnce() -> T + Send) -> T {
+    if parallel { on_pool(f) } else { f() }
+}
+
 /// Asks the processor to bring the cache line holding `x` into every cache level
 /// (`prefetcht0` on x86-64 through `safe_arch`; nothing elsewhere). A hint: it never
 /// faults and changes no value, only whether a later load of `x` finds it in cache.

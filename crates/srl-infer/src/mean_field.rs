@@ -573,8 +573,9 @@ impl MeanField {
         } else {
             self.damping.clamp(0.0, 0.99)
         };
-        // the sweeps on a pool thread (`on_pool`): no hand-over per parallel sweep
-        crate::on_pool(|| {
+        // parallel sweeps on a pool thread (`on_pool`): no hand-over per sweep; the
+        // sequential schedule on this thread
+        crate::on_pool_if(self.sweep == Sweep::Parallel, || {
             if let Some(coefs) = BinaryCoefs::of(mrf) {
                 return self.run_binary(mrf, &coefs, damping);
             }

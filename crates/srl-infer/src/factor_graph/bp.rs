@@ -172,8 +172,10 @@ impl FactorBp {
     /// when `with_vf` (else they are stale).
     fn run_state(&self, g: &FactorGraph, max: bool, with_vf: bool) -> Result<State, InferError> {
         self.validate()?;
-        // the sweeps on a pool thread (`on_pool`): no hand-over per parallel sweep
-        crate::on_pool(|| self.run_sweeps(g, max, with_vf))
+        // parallel flooding sweeps run on a pool thread (`on_pool`): no hand-over per
+        // sweep; serial ones (other schedules, small sweeps) on this thread
+        let parallel = self.schedule == FactorSchedule::Flooding && !flood_serial(g);
+        crate::on_pool_if(parallel, || self.run_sweeps(g, max, with_vf))
     }
 
     /// [`FactorBp::run_state`] after validation.
@@ -227,10 +229,7 @@ impl FactorBp {
             Vec::new()
         };
         let nf = g.factors().len();
-        // a sweep over few table entries, or a pool of one thread, runs on this thread
-        // (handing blocks to the pool costs more than they take)
-        let work: usize = (0..nf).map(|f| g.factor_table(f).len()).sum();
-        let serial = rayon::current_num_threads() == 1 || work < FLOOD_PARALLEL_MIN;
+        let serial = flood_serial(g);
         while !conv.converged
             && conv.iterations < self.max_iters
             && self.schedule == FactorSchedule::Flooding
@@ -865,6 +864,16 @@ impl BeliefSums {
 const FLOOD_BLOCK: usize = 64;
 /// Table entries per sweep below which a flooding sweep is not parallelised.
 const FLOOD_PARALLEL_MIN: usize = 1 << 15;
+
+/// Whether a flooding sweep of `g` runs on the calling thread: a sweep over fewer than
+/// [`FLOOD_PARALLEL_MIN`] table entries, or a pool of one thread (handing blocks to the
+/// pool costs more than they take).
+fn flood_serial(g: &FactorGraph) -> bool {
+    let work: usize = (0..g.factors().len())
+        .map(|f| g.factor_table(f).len())
+        .sum();
+    rayon::current_num_threads() == 1 || work < FLOOD_PARALLEL_MIN
+}
 
 /// [`factor_update`] for the factors `fs` (flooding), writing their messages to
 /// `out` (their slice of the message array), with the incoming messages computed from
