@@ -401,10 +401,12 @@ impl LoopyBp {
     ) -> BpState {
         // flooding sweeps on a pool thread (`on_pool`): no hand-over per pass; the serial
         // schedules on this thread
-        crate::on_pool_if(self.schedule == Schedule::Flooding, || match self.schedule {
-            Schedule::Flooding => self.flooding(mrf, init, want_msgs),
-            Schedule::Sequential => self.sequential(mrf, init),
-            Schedule::Residual => self.residual(mrf, init),
+        crate::on_pool_if(self.schedule == Schedule::Flooding, || {
+            match self.schedule {
+                Schedule::Flooding => self.flooding(mrf, init, want_msgs),
+                Schedule::Sequential => self.sequential(mrf, init),
+                Schedule::Residual => self.residual(mrf, init),
+            }
         })
     }
 
@@ -429,6 +431,7 @@ impl LoopyBp {
                 };
             }
         }
+        let off = mrf.offsets();
         let len = mrf.message_len();
         // Incoming messages, grouped by target (read contiguously by their target).
         let mut inc: Vec<f64> = match init {
@@ -439,10 +442,10 @@ impl LoopyBp {
         // (the previous messages there give damping and residuals), then every target
         // gathers its incoming block from them (`deliver_messages`).
         let mut outg = match init {
-            None => vec![0.0; mrf.out_off[mrf.num_directed_edges()]],
+            None => vec![0.0; off.out_off[mrf.num_directed_edges()]],
             Some(m) => source_grouped(mrf, m),
         };
-        let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
+        let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| off.out_off[s]).collect();
         let bounds = node_blocks(mrf);
         let mut convergence = Convergence::start(mrf.num_edges() == 0);
         while !convergence.converged && convergence.iterations < self.max_iters {
@@ -471,6 +474,7 @@ impl LoopyBp {
     }
 
     fn sequential(&self, mrf: &PairwiseMrf, init: Option<&[f64]>) -> BpState {
+        let off = mrf.offsets();
         let n = mrf.num_nodes();
         let damping = self.damping();
         let k = mrf.max_states.max(1);
@@ -485,7 +489,7 @@ impl LoopyBp {
         // Source-grouped copy of the outgoing messages: damping and residuals read it
         // contiguously, so the only scattered access per message is the write.
         let mut outg = match init {
-            None => vec![0.0; mrf.out_off[mrf.num_directed_edges()]],
+            None => vec![0.0; off.out_off[mrf.num_directed_edges()]],
             Some(m) => source_grouped(mrf, m),
         };
         while !convergence.converged && convergence.iterations < self.max_iters {
@@ -498,7 +502,7 @@ impl LoopyBp {
                     belief_into(mrf, &msgs, i, &mut b[..ki]);
                 }
                 for s in mrf.in_off[i]..mrf.in_off[i + 1] {
-                    let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+                    let (o0, o1) = (off.out_off[s], off.out_off[s + 1]);
                     let kj = o1 - o0;
                     let so = mrf.slot_offset(i, s);
                     if mrf.extreme {
@@ -521,7 +525,7 @@ impl LoopyBp {
                     let r = finish(&mut out[..kj], &outg[o0..o1], damping);
                     residual = residual.max(r);
                     outg[o0..o1].copy_from_slice(&out[..kj]);
-                    let to = mrf.rev_off[s];
+                    let to = off.rev_off[s];
                     msgs[to..to + kj].copy_from_slice(&out[..kj]);
                 }
             }
@@ -536,6 +540,7 @@ impl LoopyBp {
     }
 
     fn residual(&self, mrf: &PairwiseMrf, init: Option<&[f64]>) -> BpState {
+        let off = mrf.offsets();
         let n = mrf.num_nodes();
         let damping = self.damping();
         let k = mrf.max_states.max(1);
@@ -550,7 +555,7 @@ impl LoopyBp {
             None => vec![0.0; mrf.message_len()],
             Some(m) => m.to_vec(),
         };
-        let out_len = mrf.out_off[slots];
+        let out_len = off.out_off[slots];
         let mut sent = match init {
             None => vec![0.0; out_len],
             Some(m) => source_grouped(mrf, m),
@@ -571,7 +576,7 @@ impl LoopyBp {
             }
             let mut r: f64 = 0.0;
             for s in mrf.in_off[j]..mrf.in_off[j + 1] {
-                let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
+                let (o0, o1) = (off.out_off[s], off.out_off[s + 1]);
                 let so = mrf.slot_offset(j, s);
                 if mrf.extreme {
                     for a in 0..kj {
@@ -731,11 +736,12 @@ impl BpMessages {
 /// The source-grouped copy of target-grouped messages `msgs`: the message sent back along
 /// slot `s` (from `s`'s owner to `in_src[s]`) at `out_off[s]..out_off[s + 1]`.
 pub(crate) fn source_grouped(mrf: &PairwiseMrf, msgs: &[f64]) -> Vec<f64> {
+    let off = mrf.offsets();
     let slots = mrf.num_directed_edges();
-    let mut out = vec![0.0; mrf.out_off[slots]];
+    let mut out = vec![0.0; off.out_off[slots]];
     for s in 0..slots {
-        let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-        let to = mrf.rev_off[s];
+        let (o0, o1) = (off.out_off[s], off.out_off[s + 1]);
+        let to = off.rev_off[s];
         out[o0..o1].copy_from_slice(&msgs[to..to + (o1 - o0)]);
     }
     out
@@ -797,13 +803,14 @@ pub(crate) fn node_blocks(mrf: &PairwiseMrf) -> Vec<usize> {
 /// gathers its incoming messages (target-grouped, `msg_base` layout) from `sent` (the
 /// source-grouped `out_off` layout), for any state counts.
 pub(crate) fn deliver_messages(mrf: &PairwiseMrf, bounds: &[usize], sent: &[f64], inc: &mut [f64]) {
+    let off = mrf.offsets();
     if mrf.uniform_k == 2 {
         let (sent, _) = sent.as_chunks::<2>();
         let (inc, _) = inc.as_chunks_mut::<2>();
         deliver_slots(mrf, sent, inc);
         return;
     }
-    let chunks = split_by(inc, bounds, &mrf.msg_base);
+    let chunks = split_by(inc, bounds, &off.msg_base);
     bounds
         .windows(2)
         .zip(chunks)
@@ -813,7 +820,7 @@ pub(crate) fn deliver_messages(mrf: &PairwiseMrf, bounds: &[usize], sent: &[f64]
             let mut at = 0;
             for t in mrf.in_off[w[0]]..mrf.in_off[w[1]] {
                 let r = mrf.in_rev[t] as usize;
-                let m = &sent[mrf.out_off[r]..mrf.out_off[r + 1]];
+                let m = &sent[off.out_off[r]..off.out_off[r + 1]];
                 block[at..at + m.len()].copy_from_slice(m);
                 at += m.len();
             }
@@ -866,9 +873,10 @@ pub(crate) fn split_by<'a, T>(
 /// Unnormalised log-belief of `v`: `θ_v + Σ_{s into v} m_s`.
 #[inline]
 pub(crate) fn belief_into(mrf: &PairwiseMrf, msgs: &[f64], v: usize, out: &mut [f64]) {
+    let off = mrf.offsets();
     let kv = out.len();
-    out.copy_from_slice(&mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]]);
-    let base = mrf.msg_base[v];
+    out.copy_from_slice(&mrf.eff_unary()[mrf.state_off[v]..mrf.state_off[v + 1]]);
+    let base = off.msg_base[v];
     let deg = mrf.in_off[v + 1] - mrf.in_off[v];
     if kv == 2 {
         let (mut a, mut b) = (out[0], out[1]);
@@ -888,7 +896,7 @@ pub(crate) fn belief_into(mrf: &PairwiseMrf, msgs: &[f64], v: usize, out: &mut [
 }
 
 fn all_beliefs(mrf: &PairwiseMrf, msgs: &[f64]) -> Vec<f64> {
-    let mut bel = vec![0.0; mrf.eff_unary.len()];
+    let mut bel = vec![0.0; mrf.eff_unary().len()];
     for v in 0..mrf.num_nodes() {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
         belief_into(mrf, msgs, v, &mut bel[a..b]);
@@ -911,12 +919,13 @@ fn push_block(
     out_chunk: &mut [f64],
     scratch: &mut [f64],
 ) -> f64 {
+    let off = mrf.offsets();
     let block = LogBlock {
         state_off: &mrf.state_off,
-        unary_log: &mrf.eff_unary,
+        unary_log: mrf.eff_unary(),
         in_off: &mrf.in_off,
-        msg_base: &mrf.msg_base,
-        out_off: &mrf.out_off,
+        msg_base: &off.msg_base,
+        out_off: &off.out_off,
         in_kernel: &mrf.in_kernel,
         kernels: mrf.kernels.view(),
         uniform_k: mrf.uniform_k,
@@ -993,13 +1002,14 @@ pub(crate) fn split_terms_into(
     fin: &mut [f64],
     ninf: &mut [f64],
 ) {
+    let off = mrf.offsets();
     let kv = fin.len();
     split_terms_start(
-        &mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]],
+        &mrf.eff_unary()[mrf.state_off[v]..mrf.state_off[v + 1]],
         fin,
         ninf,
     );
-    let base = mrf.msg_base[v];
+    let base = off.msg_base[v];
     let deg = mrf.in_off[v + 1] - mrf.in_off[v];
     for m in msgs[base..base + kv * deg].chunks_exact(kv) {
         for a in 0..kv {
@@ -1135,11 +1145,12 @@ fn commit_node(
     cand: &[f64],
     queue: &mut BucketQueue,
 ) {
+    let off = mrf.offsets();
     // Commit every message out of `j` and raise its target's key.
     for s in mrf.in_off[j]..mrf.in_off[j + 1] {
         let t = mrf.in_src[s] as usize;
-        let (o0, o1) = (mrf.out_off[s], mrf.out_off[s + 1]);
-        let to = mrf.rev_off[s];
+        let (o0, o1) = (off.out_off[s], off.out_off[s + 1]);
+        let to = off.rev_off[s];
         let (new, old) = (&cand[o0..o1], &sent[o0..o1]);
         for (m, &x) in msgs[to..to + (o1 - o0)].iter_mut().zip(new) {
             *m = x;
@@ -1162,7 +1173,7 @@ fn commit_node(
             }
         }
     }
-    let (o0, o1) = (mrf.out_off[mrf.in_off[j]], mrf.out_off[mrf.in_off[j + 1]]);
+    let (o0, o1) = (off.out_off[mrf.in_off[j]], off.out_off[mrf.in_off[j + 1]]);
     // An element loop: the blocks are short, a `memcpy` call costs more.
     for (x, &c) in sent[o0..o1].iter_mut().zip(&cand[o0..o1]) {
         *x = c;

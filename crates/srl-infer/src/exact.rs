@@ -87,7 +87,7 @@ fn work_score(mrf: &PairwiseMrf, x: &[u32]) -> f64 {
     }
     let mut s = 0.0;
     for (v, &xv) in x.iter().enumerate() {
-        s += mrf.eff_unary[mrf.state_off[v] + xv as usize];
+        s += mrf.eff_unary()[mrf.state_off[v] + xv as usize];
     }
     for e in 0..mrf.num_edges() {
         let (u, v) = mrf.edges[e];
@@ -113,11 +113,11 @@ fn zero_error(node: Option<usize>) -> InferError {
 fn reduce(mrf: &PairwiseMrf) -> Reduced {
     let n = mrf.num_nodes();
     let free: Vec<bool> = (0..n).map(|v| mrf.evidence[v].is_none()).collect();
-    let mut unary = mrf.work_unary.clone();
+    let mut unary = mrf.work_unary().to_vec();
     let mut constant = 0.0;
     for v in 0..n {
         if let Some(s) = mrf.evidence[v] {
-            constant += mrf.work_unary[mrf.state_off[v] + s as usize];
+            constant += mrf.work_unary()[mrf.state_off[v] + s as usize];
         }
     }
     let mut free_edges = Vec::new();
@@ -241,7 +241,7 @@ impl Exact {
             return Err(zero_error(None));
         }
         let log_z = with_shift(mrf, work_log_z);
-        let mut node = vec![0.0; mrf.eff_unary.len()];
+        let mut node = vec![0.0; mrf.eff_unary().len()];
         let eoff = edge_offsets(mrf);
         let mut edge = vec![0.0; eoff[eoff.len() - 1]];
         for_each_state(mrf, |x, s| {

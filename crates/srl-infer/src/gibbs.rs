@@ -177,7 +177,7 @@ impl<const K: usize> ClassLayout<K> {
     /// slots' kernel indices too.
     fn new(mrf: &PairwiseMrf, cnodes: &[u32], with_kernels: bool) -> Self {
         debug_assert_eq!(mrf.uniform_k, K);
-        let (rows, _) = mrf.eff_unary.as_chunks::<K>();
+        let (rows, _) = mrf.eff_unary().as_chunks::<K>();
         let slots: usize = cnodes
             .iter()
             .map(|&v| mrf.in_off[v as usize + 1] - mrf.in_off[v as usize])
@@ -212,7 +212,7 @@ impl<const K: usize> ClassLayout<K> {
 pub(crate) fn local_scores(mrf: &PairwiseMrf, state: &[u32], v: usize, out: &mut [f64]) {
     let slots = mrf.in_off[v]..mrf.in_off[v + 1];
     crate::kernel::gibbs_scores(
-        &mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]],
+        &mrf.eff_unary()[mrf.state_off[v]..mrf.state_off[v + 1]],
         &mrf.kernels.view(),
         slots.map(|s| (state[mrf.in_src[s] as usize], mrf.in_kernel[s])),
         out,
@@ -445,7 +445,7 @@ impl Tally {
             vec![0]
         };
         Self {
-            counts: vec![0u32; mrf.eff_unary.len()],
+            counts: vec![0u32; mrf.eff_unary().len()],
             first_half: Vec::new(),
             edge_counts: vec![0u32; eoff[eoff.len() - 1]],
             eoff,
@@ -593,7 +593,7 @@ impl Gibbs {
     ) -> Result<GibbsRun, InferError> {
         debug_assert!(!mrf.extreme && mrf.uniform_k == K && K <= 256);
         debug_assert!((0..mrf.kernels.off.len()).all(|t| mrf.kernels.off[t] == t * K * K));
-        let (unary, _) = mrf.eff_unary.as_chunks::<K>();
+        let (unary, _) = mrf.eff_unary().as_chunks::<K>();
         let (kernels, _) = mrf.kernels.log.as_chunks::<K>();
         let layout = ClassLayout::<K>::new(mrf, cnodes, true);
         let start: Vec<u32> = unary.iter().map(|row| argmax(row) as u32).collect();
@@ -656,7 +656,7 @@ impl Gibbs {
     ) -> Result<GibbsRun, InferError> {
         let n = mrf.num_nodes();
         let mut state: Vec<u32> = (0..n)
-            .map(|v| argmax(&mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]]) as u32)
+            .map(|v| argmax(&mrf.eff_unary()[mrf.state_off[v]..mrf.state_off[v + 1]]) as u32)
             .collect();
         let mut score = mrf.log_score(&state);
         let mut best = state.clone();
@@ -729,7 +729,7 @@ impl Gibbs {
         let mut start = Vec::with_capacity(n);
         for v in 0..n {
             // `argmax` of the unary row: state 1 only when strictly larger.
-            let x = mrf.eff_unary[2 * v + 1] > mrf.eff_unary[2 * v];
+            let x = mrf.eff_unary()[2 * v + 1] > mrf.eff_unary()[2 * v];
             bits[v >> 6] |= u64::from(x) << (v & 63);
             start.push(u32::from(x));
         }

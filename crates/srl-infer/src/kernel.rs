@@ -265,10 +265,23 @@ pub fn plan_variable(
         unary_lin.len(),
         unary.len()
     );
-    let (mx, mn) = crate::linear::unary_span(unary);
+    let (mx, _) = crate::linear::unary_span(unary);
     for (o, &x) in unary_lin.iter_mut().zip(unary) {
         *o = (x - mx).exp();
     }
+    variable_kind(unary, evidence, binary, incoming_ranges)
+}
+
+/// The kind [`plan_variable`] gives a variable, without its linear unary (the two-state
+/// kernels, which use the unary ratio instead).
+#[inline]
+pub(crate) fn variable_kind(
+    unary: &[f64],
+    evidence: Option<u32>,
+    binary: bool,
+    incoming_ranges: impl IntoIterator<Item = f64>,
+) -> VarKind {
+    let (mx, mn) = crate::linear::unary_span(unary);
     let (mut sum, mut top) = (mx - mn, 0.0f64);
     for r in incoming_ranges {
         sum += r;

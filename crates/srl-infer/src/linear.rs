@@ -60,7 +60,6 @@ trait Ratio: Copy + Send + Sync {
     fn atom(v: f64) -> Self::Atom;
     fn load(a: &Self::Atom) -> f64;
     fn store(a: &Self::Atom, v: f64);
-    fn into_f64(a: Self::Atom) -> f64;
     fn round(v: f64) -> f64;
     fn of(v: f64) -> Self;
     fn get(self) -> f64;
@@ -80,10 +79,6 @@ impl Ratio for f64 {
     #[inline]
     fn store(a: &AtomicU64, v: f64) {
         a.store(v.to_bits(), Relaxed);
-    }
-    #[inline]
-    fn into_f64(a: AtomicU64) -> f64 {
-        f64::from_bits(a.into_inner())
     }
     #[inline]
     fn round(v: f64) -> f64 {
@@ -115,10 +110,6 @@ impl Ratio for f32 {
         a.store((v as f32).to_bits(), Relaxed);
     }
     #[inline]
-    fn into_f64(a: AtomicU32) -> f64 {
-        f64::from(f32::from_bits(a.into_inner()))
-    }
-    #[inline]
     fn round(v: f64) -> f64 {
         f64::from(v as f32)
     }
@@ -142,7 +133,8 @@ fn kernel_range(mrf: &PairwiseMrf, q: usize) -> f64 {
 }
 
 /// Per-variable plan: kind, and the linear unary normalised to `max = 1` (evidence: 0
-/// outside the observed state).
+/// outside the observed state; empty in the two-state plan, whose kernels use the unary
+/// ratio).
 pub(crate) struct Plan {
     kind: Vec<Kind>,
     unary_lin: Vec<f64>,
@@ -164,15 +156,34 @@ fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
     let n = mrf.num_nodes();
     let nk = mrf.kernels.off.len() - 1;
     let range: Vec<f64> = (0..nk).map(|q| kernel_range(mrf, q)).collect();
+    let eff = mrf.eff_unary();
+    let ranges =
+        |v: usize| (mrf.in_off[v]..mrf.in_off[v + 1]).map(|s| range[mrf.in_kernel[s] as usize]);
     let mut kind = Vec::with_capacity(n);
-    let mut unary_lin = vec![0.0; mrf.eff_unary.len()];
+    // the two-state kernels use the unary ratio, not the linear unary
+    if binary {
+        for v in 0..n {
+            let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
+            kind.push(crate::kernel::variable_kind(
+                &eff[a..b],
+                mrf.evidence[v],
+                binary,
+                ranges(v),
+            ));
+        }
+        return Plan {
+            kind,
+            unary_lin: Vec::new(),
+        };
+    }
+    let mut unary_lin = vec![0.0; eff.len()];
     for v in 0..n {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
         kind.push(crate::kernel::plan_variable(
-            &mrf.eff_unary[a..b],
+            &eff[a..b],
             mrf.evidence[v],
             binary,
-            (mrf.in_off[v]..mrf.in_off[v + 1]).map(|s| range[mrf.in_kernel[s] as usize]),
+            ranges(v),
             &mut unary_lin[a..b],
         ));
     }
@@ -273,7 +284,7 @@ pub(crate) fn init_fits(mrf: &PairwiseMrf, plan: &Plan, init: &[f64]) -> bool {
         }
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
         let kv = b - a;
-        let row = &mrf.eff_unary[a..b];
+        let row = &mrf.eff_unary()[a..b];
         let (mx, mn) = unary_span(row);
         let (mut sum, mut top) = (mx - mn, 0.0f64);
         for s in mrf.in_off[v]..mrf.in_off[v + 1] {
@@ -315,10 +326,11 @@ pub(crate) fn residual_of(hi: f64, lo: f64) -> f64 {
 /// exponentials of the log-messages `init` (normalised to `max = 0`, so these have
 /// `max = 1`).
 fn linear_start(mrf: &PairwiseMrf, init: Option<&[f64]>) -> (Vec<f64>, Vec<f64>) {
+    let off = mrf.offsets();
     match init {
         None => (
             vec![1.0; mrf.message_len()],
-            vec![1.0; mrf.out_off[mrf.num_directed_edges()]],
+            vec![1.0; off.out_off[mrf.num_directed_edges()]],
         ),
         Some(m) => {
             let lin: Vec<f64> = m.iter().map(|x| x.exp()).collect();
@@ -336,8 +348,9 @@ fn flooding_general(
     want_msgs: bool,
     init: Option<&[f64]>,
 ) -> LinearRun {
+    let off = mrf.offsets();
     let (mut inc, mut outg) = linear_start(mrf, init);
-    let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| mrf.out_off[s]).collect();
+    let out_node_off: Vec<usize> = mrf.in_off.iter().map(|&s| off.out_off[s]).collect();
     let bounds = node_blocks(mrf);
     let mut convergence = Convergence::start(mrf.num_edges() == 0);
     while !convergence.converged && convergence.iterations < max_iters {
@@ -368,14 +381,15 @@ fn finish(
     want_msgs: bool,
     convergence: Convergence,
 ) -> LinearRun {
-    let mut bel = vec![0.0; mrf.eff_unary.len()];
+    let off = mrf.offsets();
+    let mut bel = vec![0.0; mrf.eff_unary().len()];
     for v in 0..mrf.num_nodes() {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
         let kv = b - a;
-        let base = mrf.msg_base[v];
+        let base = off.msg_base[v];
         let deg = mrf.in_off[v + 1] - mrf.in_off[v];
         let out = &mut bel[a..b];
-        out.copy_from_slice(&mrf.eff_unary[a..b]);
+        out.copy_from_slice(&mrf.eff_unary()[a..b]);
         if plan.kind[v] == Kind::Linear {
             // The product stays within [e^-600, 1]: one ln per state.
             let mut prod = [1.0f64; 16];
@@ -425,7 +439,8 @@ fn push_general(
     scratch: &mut [f64],
     logs: &mut Vec<f64>,
 ) -> f64 {
-    let out0 = mrf.out_off[mrf.in_off[range.start]];
+    let off = mrf.offsets();
+    let out0 = off.out_off[mrf.in_off[range.start]];
     let k = mrf.max_states.max(1);
     let (b, rest) = scratch.split_at_mut(k);
     let (u, rest) = rest.split_at_mut(k);
@@ -435,7 +450,7 @@ fn push_general(
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     for i in range {
         let ki = mrf.num_states[i] as usize;
-        let base = mrf.msg_base[i];
+        let base = off.msg_base[i];
         let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
         let (a0, a1) = (mrf.state_off[i], mrf.state_off[i + 1]);
         let b = &mut b[..ki];
@@ -448,7 +463,7 @@ fn push_general(
                 }
             }
         } else {
-            b.copy_from_slice(&mrf.eff_unary[a0..a1]);
+            b.copy_from_slice(&mrf.eff_unary()[a0..a1]);
             logs.clear();
             for p in base..base + ki * (s1 - s0) {
                 logs.push(load(p).ln());
@@ -481,8 +496,8 @@ fn push_general(
                 u.iter_mut().for_each(|w| *w = (*w - cmax).exp());
             }
             let q = (mrf.in_kernel[s] ^ 1) as usize;
-            let off = ker.off[q];
-            let table = &ker.exp[off..off + ki * kj];
+            let t0 = ker.off[q];
+            let table = &ker.exp[t0..t0 + ki * kj];
             let out = &mut out[..kj];
             out.iter_mut().for_each(|o| *o = 0.0);
             for (row, &w) in table.chunks_exact(kj).zip(u.iter()) {
@@ -495,7 +510,7 @@ fn push_general(
             }
             let mx = out.iter().copied().fold(0.0, f64::max);
             let inv = 1.0 / mx;
-            let oo = mrf.out_off[s] - out0;
+            let oo = off.out_off[s] - out0;
             let prev = &mut out_chunk[oo..oo + kj];
             for (o, p) in out.iter_mut().zip(prev.iter_mut()) {
                 *o *= inv;
@@ -542,6 +557,7 @@ fn flooding_uniform<const K: usize>(
     init: Option<&[f64]>,
     potts: bool,
 ) -> LinearRun {
+    let off = mrf.offsets();
     let forms = if potts {
         potts_forms(mrf, K)
     } else {
@@ -553,7 +569,7 @@ fn flooding_uniform<const K: usize>(
     let bounds = node_blocks(mrf);
     let mut convergence = Convergence::start(mrf.num_edges() == 0);
     while !convergence.converged && convergence.iterations < max_iters {
-        let chunks = split_by(&mut outg, &bounds, &mrf.msg_base);
+        let chunks = split_by(&mut outg, &bounds, &off.msg_base);
         let (old_r, plan_r, forms_r) = (&old, &plan, &forms[..]);
         let residual = bounds
             .windows(2)
@@ -743,7 +759,7 @@ fn push_uniform<const K: usize, const POTTS: bool>(
                 }
             }
         } else {
-            b.copy_from_slice(&mrf.eff_unary[K * i..K * i + K]);
+            b.copy_from_slice(&mrf.eff_unary()[K * i..K * i + K]);
             for m in incoming {
                 for (x, y) in b.iter_mut().zip(m) {
                     *x += y.ln();
@@ -802,7 +818,7 @@ fn flooding_binary<S: Ratio>(
     let uratio: Vec<f64> = (0..n)
         .map(|v| {
             if plan.kind[v] == Kind::Linear {
-                (mrf.eff_unary[2 * v + 1] - mrf.eff_unary[2 * v]).exp()
+                (mrf.eff_unary()[2 * v + 1] - mrf.eff_unary()[2 * v]).exp()
             } else {
                 0.0
             }
@@ -841,19 +857,25 @@ fn flooding_binary<S: Ratio>(
         std::mem::swap(&mut inc_old, &mut inc_new);
         convergence.record(residual, tol);
     }
-    let r: Vec<f64> = inc_old.into_iter().map(S::into_f64).collect();
-    let mut bel = mrf.eff_unary.clone();
+    // the final ratios are read from `inc_old` where they lie (no `f64` copy of them),
+    // the other two message arrays freed first: the run's peak memory is the model's and
+    // the three arrays', not more
+    drop((inc_new, outg));
+    let mut bel = mrf.eff_unary().to_vec();
+    let mut r = Vec::new();
     for v in 0..n {
         let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
+        r.clear();
+        r.extend(inc_old[s0..s1].iter().map(S::load));
         let u = [bel[2 * v], bel[2 * v + 1]];
-        let [x0, x1] = crate::kernel::binary_belief(plan.kind[v], u, &r[s0..s1]);
+        let [x0, x1] = crate::kernel::binary_belief(plan.kind[v], u, &r);
         bel[2 * v] = x0;
         bel[2 * v + 1] = x1;
     }
     let msgs = if want_msgs {
         let mut m = vec![0.0; 2 * slots];
-        for (p, &x) in r.iter().enumerate() {
-            let (l0, l1) = log_pair(x);
+        for (p, x) in inc_old.iter().enumerate() {
+            let (l0, l1) = log_pair(S::load(x));
             m[2 * p] = l0;
             m[2 * p + 1] = l1;
         }
@@ -891,7 +913,7 @@ fn push_binary<S: Ratio>(
         in_off: &mrf.in_off,
         kind: &plan.kind,
         unary_ratio: uratio,
-        unary_log: &mrf.eff_unary,
+        unary_log: mrf.eff_unary(),
         in_kernel: &mrf.in_kernel,
         kernel_off: &mrf.kernels.off,
         kernel_exp: &mrf.kernels.exp,

@@ -88,7 +88,7 @@ impl Icm {
     #[must_use]
     pub fn run(&self, mrf: &PairwiseMrf) -> MapAssignment {
         let init: Vec<u32> = (0..mrf.num_nodes())
-            .map(|v| argmax(&mrf.eff_unary[mrf.state_off[v]..mrf.state_off[v + 1]]) as u32)
+            .map(|v| argmax(&mrf.eff_unary()[mrf.state_off[v]..mrf.state_off[v + 1]]) as u32)
             .collect();
         self.climb(mrf, init)
     }

@@ -111,7 +111,7 @@ pub(crate) fn mf_update(mrf: &PairwiseMrf, q: &[f64], j: usize, out: &mut [f64])
     let kj = out.len();
     if mrf.uniform_k == 2 && !mrf.extreme {
         let ker = &mrf.kernels;
-        let (mut f0, mut f1) = (mrf.eff_unary[2 * j], mrf.eff_unary[2 * j + 1]);
+        let (mut f0, mut f1) = (mrf.eff_unary()[2 * j], mrf.eff_unary()[2 * j + 1]);
         for s in mrf.in_off[j]..mrf.in_off[j + 1] {
             let i = mrf.in_src[s] as usize;
             let (q0, q1) = (q[2 * i], q[2 * i + 1]);
@@ -127,7 +127,7 @@ pub(crate) fn mf_update(mrf: &PairwiseMrf, q: &[f64], j: usize, out: &mut [f64])
         out[1] = e1 / z;
         return true;
     }
-    out.copy_from_slice(&mrf.eff_unary[mrf.state_off[j]..mrf.state_off[j + 1]]);
+    out.copy_from_slice(&mrf.eff_unary()[mrf.state_off[j]..mrf.state_off[j + 1]]);
     for s in mrf.in_off[j]..mrf.in_off[j + 1] {
         let i = mrf.in_src[s] as usize;
         let ki = mrf.num_states[i] as usize;
@@ -206,7 +206,7 @@ impl<'a, const K: usize> UniformView<'a, K> {
         debug_assert!((0..mrf.kernels.off.len()).all(|t| mrf.kernels.off[t] == t * K * K));
         Self {
             mrf,
-            unary: mrf.eff_unary.as_chunks::<K>().0,
+            unary: mrf.eff_unary().as_chunks::<K>().0,
             kernels: mrf.kernels.log.as_chunks::<K>().0,
         }
     }
@@ -353,7 +353,7 @@ impl BinaryCoefs {
     fn base(&self, mrf: &PairwiseMrf) -> Vec<f64> {
         (0..mrf.num_nodes())
             .map(|j| {
-                let du = mrf.eff_unary[2 * j + 1] - mrf.eff_unary[2 * j];
+                let du = mrf.eff_unary()[2 * j + 1] - mrf.eff_unary()[2 * j];
                 match self.shared {
                     Some((a, _)) => du + (mrf.in_off[j + 1] - mrf.in_off[j]) as f64 * a,
                     None => du,
@@ -498,7 +498,7 @@ impl MeanField {
     fn run_binary(&self, mrf: &PairwiseMrf, coefs: &BinaryCoefs, damping: f64) -> Marginals {
         let n = mrf.num_nodes();
         let (mut q0, mut q1): (Vec<f64>, Vec<f64>) = (0..n)
-            .map(|v| logistic_pair(mrf.eff_unary[2 * v + 1] - mrf.eff_unary[2 * v]))
+            .map(|v| logistic_pair(mrf.eff_unary()[2 * v + 1] - mrf.eff_unary()[2 * v]))
             .unzip();
         let base = coefs.base(mrf);
         let mut conv = Convergence::start(false);
@@ -596,10 +596,10 @@ impl MeanField {
 
     /// The starting beliefs `softmax(θ_v)` of every variable, in the state-offset layout.
     fn start_beliefs(mrf: &PairwiseMrf) -> Vec<f64> {
-        let mut q = vec![0.0; mrf.eff_unary.len()];
+        let mut q = vec![0.0; mrf.eff_unary().len()];
         for v in 0..mrf.num_nodes() {
             let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
-            let s = &mrf.eff_unary[a..b];
+            let s = &mrf.eff_unary()[a..b];
             let mx = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let z: f64 = s.iter().map(|x| (x - mx).exp()).sum();
             for (o, x) in q[a..b].iter_mut().zip(s) {
@@ -785,7 +785,7 @@ impl MeanField {
     #[must_use]
     pub fn fixed_point_violation(mrf: &PairwiseMrf, m: &Marginals) -> f64 {
         let q = m.node_all();
-        assert_eq!(q.len(), mrf.eff_unary.len(), "marginals of another model");
+        assert_eq!(q.len(), mrf.eff_unary().len(), "marginals of another model");
         let mut out = vec![0.0; mrf.max_states.max(1)];
         let mut r: f64 = 0.0;
         for j in 0..mrf.num_nodes() {

@@ -1,5 +1,7 @@
 //! Pairwise Markov random fields with log-potentials, shared pairwise tables and evidence.
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 use srl_graph::RelationalGraph;
 
@@ -250,19 +252,26 @@ impl Kernels {
 /// # Layout
 /// Directed messages are grouped by target variable: the messages *into* `v` occupy slots
 /// `in_off[v]..in_off[v+1]`, so a belief is a contiguous sum. Each slot knows its source,
-/// the slot of the reverse message and its pairwise kernel. Memory is
-/// `O(Σ k_v + 32 · 2m + pool)` bytes on top of the parts.
+/// the slot of the reverse message and its pairwise kernel. Memory on top of the parts:
+/// `O(Σ k_v)` words (a second copy of the unary potentials only with evidence or on an
+/// extreme model), 12 bytes per directed message (source, reverse slot, kernel), 4 per
+/// edge and the table pool; the `K`-state and log-domain kernels add their message offsets
+/// (16 bytes per directed message) and [`PairwiseMrf::neighbors`] the edge of each slot (4)
+/// on first use. At 10^6 two-state variables and 2·10^6 edges the model read from UAI
+/// holds 124 MB (`VmRSS`; 241 MB before 2026-12-02).
 #[derive(Clone, Debug)]
 pub struct PairwiseMrf {
     pub(crate) num_states: Vec<u32>,
     pub(crate) state_off: Vec<usize>,
     pub(crate) unary: Vec<f64>,
     /// Unary with evidence applied (`-∞` outside observed states); on an extreme model
-    /// each row is first shifted by its maximum.
-    pub(crate) eff_unary: Vec<f64>,
+    /// each row is first shifted by its maximum. Empty when it equals `work_unary` (no
+    /// evidence): read it through [`PairwiseMrf::eff_unary`].
+    eff_unary_own: Vec<f64>,
     /// The unary log-potentials the algorithms use, without evidence: `unary` itself on an
-    /// ordinary model, each row shifted by its maximum on an extreme one.
-    pub(crate) work_unary: Vec<f64>,
+    /// ordinary model (then empty), each row shifted by its maximum on an extreme one. Read
+    /// it through [`PairwiseMrf::work_unary`].
+    work_unary_own: Vec<f64>,
     /// Whether the model is extreme (a `-∞` or a value beyond
     /// [`ORDINARY_ABS_LOG_POTENTIAL`]).
     pub(crate) extreme: bool,
@@ -277,22 +286,34 @@ pub struct PairwiseMrf {
     pub(crate) in_src: Vec<u32>,
     pub(crate) in_rev: Vec<u32>,
     pub(crate) in_kernel: Vec<u32>,
-    pub(crate) in_edge: Vec<u32>,
     /// Slot of the message `u → v` of edge `e = (u, v)`.
     pub(crate) edge_slot: Vec<u32>,
-    /// Message storage offset of node `v`'s incoming block; slot `s` of `v` starts at
-    /// `msg_base[v] + (s - in_off[v]) * k_v`.
-    pub(crate) msg_base: Vec<usize>,
     pub(crate) kernels: Kernels,
     pub(crate) max_states: usize,
+    /// `Σ_v deg(v) · k_v`, the length of a flat message array.
+    pub(crate) message_len: usize,
+    /// The message offsets of the `K`-state and log-domain kernels, built on first use
+    /// ([`PairwiseMrf::offsets`]): the two-state linear kernels, mean field and Gibbs
+    /// never need them (72 MB at 10^6 two-state variables and 2·10^6 edges).
+    pub(crate) offsets: OnceLock<MessageOffsets>,
+    /// Edge of each slot, built on first use ([`PairwiseMrf::neighbors`]).
+    pub(crate) in_edge: OnceLock<Vec<u32>>,
+    /// `k` if every variable has `k` states, else 0.
+    pub(crate) uniform_k: usize,
+}
+
+/// Offsets of the flat message layouts (see [`PairwiseMrf::offsets`]).
+#[derive(Clone, Debug)]
+pub(crate) struct MessageOffsets {
+    /// Message storage offset of node `v`'s incoming block; slot `s` of `v` starts at
+    /// `msg_base[v] + (s - in_off[v]) * k_v` (length `n + 1`).
+    pub(crate) msg_base: Vec<usize>,
     /// Offset (in the target-grouped message layout) of the reverse slot `in_rev[s]`.
     pub(crate) rev_off: Vec<usize>,
     /// Source-grouped layout of outgoing messages: the message *sent back* along slot `s`
     /// (i.e. `in_rev[s]`, over the states of `in_src[s]`) occupies
     /// `out_off[s]..out_off[s + 1]`.
     pub(crate) out_off: Vec<usize>,
-    /// `k` if every variable has `k` states, else 0.
-    pub(crate) uniform_k: usize,
 }
 
 impl PairwiseMrf {
@@ -550,7 +571,8 @@ impl PairwiseMrf {
     ) -> Self {
         let n = num_states.len();
         let mut shift = 0.0;
-        let mut work_unary = unary.clone();
+        // shifted copies only where they differ from `unary` (extreme models, evidence)
+        let mut work_unary = if extreme { unary.clone() } else { Vec::new() };
         // Per-table shifts (extreme models only): every table's maximum is finite
         // (all-zero tables used by an edge were refused).
         let table_max: Vec<f64> = if extreme {
@@ -575,7 +597,12 @@ impl PairwiseMrf {
                 shift += table_max[t as usize];
             }
         }
-        let mut eff_unary = work_unary.clone();
+        let has_evidence = evidence.iter().any(Option::is_some);
+        let mut eff_unary = match (has_evidence, extreme) {
+            (false, _) => Vec::new(),
+            (true, true) => work_unary.clone(),
+            (true, false) => unary.clone(),
+        };
         for (v, ev) in evidence.iter().enumerate() {
             if let Some(s) = *ev {
                 for (x, val) in eff_unary[state_off[v]..state_off[v + 1]]
@@ -602,7 +629,6 @@ impl PairwiseMrf {
         let mut in_src = vec![0u32; slots];
         let mut in_rev = vec![0u32; slots];
         let mut in_kernel = vec![0u32; slots];
-        let mut in_edge = vec![0u32; slots];
         let mut edge_slot = vec![0u32; edges.len()];
         for (e, (&(u, v), &t)) in edges.iter().zip(&edge_tables).enumerate() {
             let s_uv = cursor[v as usize];
@@ -615,27 +641,11 @@ impl PairwiseMrf {
             in_rev[s_vu] = s_uv as u32;
             in_kernel[s_uv] = 2 * t;
             in_kernel[s_vu] = 2 * t + 1;
-            in_edge[s_uv] = e as u32;
-            in_edge[s_vu] = e as u32;
             edge_slot[e] = s_uv as u32;
         }
-        let mut msg_base = Vec::with_capacity(n + 1);
-        msg_base.push(0usize);
-        for v in 0..n {
-            msg_base.push(msg_base[v] + (in_off[v + 1] - in_off[v]) * num_states[v] as usize);
-        }
-        let rev_off: Vec<usize> = (0..slots)
-            .map(|s| {
-                let t = in_rev[s] as usize;
-                let j = in_src[s] as usize;
-                msg_base[j] + (t - in_off[j]) * num_states[j] as usize
-            })
-            .collect();
-        let mut out_off = Vec::with_capacity(slots + 1);
-        out_off.push(0usize);
-        for s in 0..slots {
-            out_off.push(out_off[s] + num_states[in_src[s] as usize] as usize);
-        }
+        let message_len = (0..n)
+            .map(|v| (in_off[v + 1] - in_off[v]) * num_states[v] as usize)
+            .sum();
         let uniform_k = match num_states.first() {
             Some(&k) if num_states.iter().all(|&x| x == k) => k as usize,
             _ => 0,
@@ -654,8 +664,8 @@ impl PairwiseMrf {
             num_states,
             state_off,
             unary,
-            eff_unary,
-            work_unary,
+            eff_unary_own: eff_unary,
+            work_unary_own: work_unary,
             extreme,
             shift,
             edges,
@@ -666,9 +676,7 @@ impl PairwiseMrf {
             in_src,
             in_rev,
             in_kernel,
-            in_edge,
             edge_slot,
-            msg_base,
             kernels: Kernels {
                 off,
                 log,
@@ -678,8 +686,9 @@ impl PairwiseMrf {
                 robust: extreme,
             },
             max_states,
-            rev_off,
-            out_off,
+            message_len,
+            offsets: OnceLock::new(),
+            in_edge: OnceLock::new(),
             uniform_k,
         }
     }
@@ -955,8 +964,9 @@ impl PairwiseMrf {
     /// Neighbours of `v` with the edge joining them, in edge order (a neighbour appears once
     /// per parallel edge).
     pub fn neighbors(&self, v: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let in_edge = self.in_edge();
         (self.in_off[v]..self.in_off[v + 1])
-            .map(move |s| (self.in_src[s] as usize, self.in_edge[s] as usize))
+            .map(move |s| (self.in_src[s] as usize, in_edge[s] as usize))
     }
 
     /// Unnormalised log-probability `Σ_v θ_v(x_v) + Σ_e θ_e(x_u, x_v)` of a full
@@ -970,7 +980,7 @@ impl PairwiseMrf {
         let mut s = 0.0;
         for (v, &xv) in x.iter().enumerate() {
             assert!(xv < self.num_states[v], "state out of range");
-            s += self.eff_unary[self.state_off[v] + xv as usize];
+            s += self.eff_unary()[self.state_off[v] + xv as usize];
         }
         for (&(u, v), &t) in self.edges.iter().zip(&self.edge_tables) {
             let tab = &self.tables[t as usize];
@@ -1005,7 +1015,7 @@ impl PairwiseMrf {
             .iter()
             .map(|t| t.log_values.contains(&neg))
             .collect();
-        let any_zero_unary = self.eff_unary.contains(&neg);
+        let any_zero_unary = self.eff_unary().contains(&neg);
         if !any_zero_unary && !zero_tables.iter().any(|&z| z) {
             return Ok(());
         }
@@ -1014,7 +1024,7 @@ impl PairwiseMrf {
             cause: "the zero potentials and the evidence leave it no possible state (arc consistency)",
         };
         let n = self.num_nodes();
-        let mut alive: Vec<bool> = self.eff_unary.iter().map(|&x| x != neg).collect();
+        let mut alive: Vec<bool> = self.eff_unary().iter().map(|&x| x != neg).collect();
         for v in 0..n {
             if !alive[self.state_off[v]..self.state_off[v + 1]].contains(&true) {
                 return Err(infeasible(v));
@@ -1068,12 +1078,79 @@ impl PairwiseMrf {
     /// Offset into the message array of slot `s` whose target is `v`.
     #[inline]
     pub(crate) fn slot_offset(&self, v: usize, s: usize) -> usize {
-        self.msg_base[v] + (s - self.in_off[v]) * self.num_states[v] as usize
+        self.offsets().msg_base[v] + (s - self.in_off[v]) * self.num_states[v] as usize
+    }
+
+    /// Unary log-potentials with evidence applied (`-∞` outside observed states), each
+    /// row shifted by its maximum on an extreme model (layout of
+    /// [`PairwiseMrf::unary_all`]).
+    #[inline]
+    pub(crate) fn eff_unary(&self) -> &[f64] {
+        if self.eff_unary_own.is_empty() {
+            self.work_unary()
+        } else {
+            &self.eff_unary_own
+        }
+    }
+
+    /// The unary log-potentials the algorithms use, without evidence: `unary` itself on
+    /// an ordinary model, each row shifted by its maximum on an extreme one.
+    #[inline]
+    pub(crate) fn work_unary(&self) -> &[f64] {
+        if self.extreme {
+            &self.work_unary_own
+        } else {
+            &self.unary
+        }
     }
 
     /// Total length of a flat message array.
     pub(crate) fn message_len(&self) -> usize {
-        self.msg_base[self.num_nodes()]
+        self.message_len
+    }
+
+    /// The message offsets of the `K`-state and log-domain kernels, built on the first
+    /// call (`O(n + slots)`; `(n + 1 + 2 · slots + 1)` words) and kept.
+    pub(crate) fn offsets(&self) -> &MessageOffsets {
+        self.offsets.get_or_init(|| {
+            let n = self.num_nodes();
+            let (in_off, ks) = (&self.in_off, &self.num_states);
+            let slots = in_off[n];
+            let mut msg_base = Vec::with_capacity(n + 1);
+            msg_base.push(0usize);
+            for v in 0..n {
+                msg_base.push(msg_base[v] + (in_off[v + 1] - in_off[v]) * ks[v] as usize);
+            }
+            let rev_off: Vec<usize> = (0..slots)
+                .map(|s| {
+                    let t = self.in_rev[s] as usize;
+                    let j = self.in_src[s] as usize;
+                    msg_base[j] + (t - in_off[j]) * ks[j] as usize
+                })
+                .collect();
+            let mut out_off = Vec::with_capacity(slots + 1);
+            out_off.push(0usize);
+            for s in 0..slots {
+                out_off.push(out_off[s] + ks[self.in_src[s] as usize] as usize);
+            }
+            MessageOffsets {
+                msg_base,
+                rev_off,
+                out_off,
+            }
+        })
+    }
+
+    /// The edge of each slot, built on the first call (`O(m)`) and kept.
+    fn in_edge(&self) -> &[u32] {
+        self.in_edge.get_or_init(|| {
+            let mut in_edge = vec![0u32; self.in_src.len()];
+            for (e, &s) in self.edge_slot.iter().enumerate() {
+                in_edge[s as usize] = e as u32;
+                in_edge[self.in_rev[s as usize] as usize] = e as u32;
+            }
+            in_edge
+        })
     }
 }
 
@@ -1109,6 +1186,57 @@ mod tests {
             let t = mrf.in_src[mrf.in_rev[s] as usize] as usize;
             assert!(mrf.in_off[t] <= s && s < mrf.in_off[t + 1]);
         }
+    }
+
+    /// The lazily built message offsets and slot edges, and the unary views that are
+    /// shared with `unary` when they equal it, give what the eager arrays held.
+    #[test]
+    fn lazy_layout_and_shared_unary() {
+        let mut p = parts();
+        p.edges.push((0, 1)); // a parallel edge
+        p.edge_tables.push(0);
+        let mrf = PairwiseMrf::new(p.clone()).unwrap();
+        let off = mrf.offsets();
+        // node 1 (3 states) has three incoming slots, nodes 0 and 2 (2 states) two and one
+        assert_eq!(off.msg_base, vec![0, 4, 13, 15]);
+        assert_eq!(mrf.message_len(), 15);
+        for s in 0..mrf.num_directed_edges() {
+            let (t, j) = (mrf.in_rev[s] as usize, mrf.in_src[s] as usize);
+            assert_eq!(off.rev_off[s], mrf.slot_offset(j, t));
+            let k = mrf.num_states(j);
+            assert_eq!(off.out_off[s + 1] - off.out_off[s], k);
+        }
+        assert_eq!(
+            mrf.neighbors(1).collect::<Vec<_>>(),
+            vec![(0, 0), (2, 1), (0, 2)]
+        );
+        assert_eq!(mrf.neighbors(0).collect::<Vec<_>>(), vec![(1, 0), (1, 2)]);
+        assert!(mrf.eff_unary_own.is_empty() && mrf.work_unary_own.is_empty());
+        assert_eq!(mrf.eff_unary(), mrf.unary_all());
+        // evidence: its own copy, `-∞` outside the observed state; `work_unary` shared
+        p.evidence = vec![None, Some(2), None];
+        let ev = PairwiseMrf::new(p.clone()).unwrap();
+        assert_eq!(
+            &ev.eff_unary()[2..5],
+            &[f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0]
+        );
+        assert_eq!(ev.work_unary(), ev.unary_all());
+        // an extreme model: rows shifted by their maxima, evidence on top
+        p.unary[0] = f64::NEG_INFINITY;
+        p.unary[1] = 3.0;
+        let ex = PairwiseMrf::new(p).unwrap();
+        assert_eq!(&ex.work_unary()[..2], &[f64::NEG_INFINITY, 0.0]);
+        assert_eq!(
+            &ex.eff_unary()[..5],
+            &[
+                f64::NEG_INFINITY,
+                0.0,
+                f64::NEG_INFINITY,
+                f64::NEG_INFINITY,
+                0.0
+            ]
+        );
+        assert_eq!(ex.unary(0), &[f64::NEG_INFINITY, 3.0]);
     }
 
     #[test]

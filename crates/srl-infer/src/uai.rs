@@ -497,6 +497,8 @@ fn parse_markov_warn<R: BufRead>(
             ),
         });
     }
+    // the scopes (24 bytes a factor) are freed before the model is built beside the parts
+    drop((scopes, off, logs));
     let mrf = PairwiseMrf::new(MrfParts {
         num_states,
         unary,
