@@ -33,3 +33,15 @@ pub fn powerlaw_mrf(
     })?;
     Ok((mrf, rng))
 }
+
+/// The generator [`powerlaw_mrf`] returns, without building the model (the `n · k`
+/// unary draws replayed), so a run that reads the model from a file holds only that
+/// file's model.
+#[allow(dead_code)] // the residual-BP tests include this file without calling it
+pub fn powerlaw_rng(n: usize, k: usize, seed: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xABCD);
+    for _ in 0..n * k {
+        let _: f64 = rng.random_range(-1.0..1.0);
+    }
+    rng
+}
