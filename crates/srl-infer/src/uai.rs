@@ -89,6 +89,12 @@ impl<R: BufRead> Stream<R> {
     }
 
     /// Reads the next token into `self.token`; returns its line, or `None` at end of input.
+    ///
+    /// Whitespace is `u8::is_ascii_whitespace`; any other control byte is an error (binary
+    /// data: `/dev/zero` would otherwise be one endless token). A token longer than
+    /// [`MAX_TOKEN_BYTES`] keeps its first [`MAX_TOKEN_BYTES`] bytes and sets
+    /// `self.truncated`; the rest of it is never read. The buffer is scanned a slice at a
+    /// time (skip whitespace, find the token's end, copy it once).
     fn advance(&mut self) -> Result<Option<usize>, InferError> {
         self.token.clear();
         self.truncated = false;
@@ -102,41 +108,47 @@ impl<R: BufRead> Stream<R> {
             if buf.is_empty() {
                 return Ok(start_line);
             }
-            let mut used = 0;
-            let mut finished = false;
-            for &b in buf {
-                if b.is_ascii_whitespace() {
-                    if start_line.is_some() {
-                        finished = true;
-                        break;
-                    }
+            let mut i = 0;
+            if start_line.is_none() {
+                while let Some(&b) = buf.get(i)
+                    && b.is_ascii_whitespace()
+                {
                     if b == b'\n' {
                         self.line += 1;
                     }
-                } else if b.is_ascii_control() {
-                    // a NUL or another control byte: binary data, not a UAI file
-                    // (`/dev/zero` would otherwise be one endless token)
-                    return Err(self.err(
-                        self.line,
-                        format!("control byte 0x{b:02x}: not a text file"),
-                    ));
-                } else {
-                    if start_line.is_none() {
-                        start_line = Some(self.line);
-                        self.last_token_line = self.line;
-                    }
-                    if self.token.len() < MAX_TOKEN_BYTES {
-                        self.token.push(b);
-                    } else {
-                        // stop here: the rest of an endless token is never read
-                        self.truncated = true;
-                        finished = true;
-                        break;
-                    }
+                    i += 1;
                 }
-                used += 1;
+                if i == buf.len() {
+                    self.reader.consume(i);
+                    continue;
+                }
+                start_line = Some(self.line);
+                self.last_token_line = self.line;
             }
-            self.reader.consume(used);
+            let rest = &buf[i..];
+            let end = rest
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .unwrap_or(rest.len());
+            let room = MAX_TOKEN_BYTES - self.token.len();
+            // the bytes looked at: the token's up to one past the room left (as a byte at a
+            // time would: a control byte there is an error, any other one a truncation)
+            let seen = &rest[..end.min(room + 1)];
+            if let Some(&b) = seen.iter().find(|b| b.is_ascii_control()) {
+                return Err(self.err(
+                    self.line,
+                    format!("control byte 0x{b:02x}: not a text file"),
+                ));
+            }
+            if end > room {
+                self.token.extend_from_slice(&rest[..room]);
+                self.truncated = true;
+                self.reader.consume(i + room);
+                return Ok(start_line);
+            }
+            self.token.extend_from_slice(&rest[..end]);
+            let finished = end < rest.len();
+            self.reader.consume(i + end);
             if finished {
                 return Ok(start_line);
             }
@@ -255,12 +267,25 @@ impl<'a> Tokens<'a> {
     }
 }
 
-/// One factor scope: its size (0, 1 or 2), its variables and the line it was declared on.
+/// One factor scope: its size (0, 1 or 2), its variables, their cardinalities (read once
+/// while the scopes are parsed, so the table pass does not look them up again at
+/// scattered places) and the line it was declared on, in 24 bytes.
 #[derive(Clone, Copy)]
 struct Scope {
-    len: u8,
+    /// `line << 2 | size` (a line number below `2^62`: a file that long cannot exist).
+    line_len: u64,
     vars: [u32; 2],
-    line: usize,
+    cards: [u32; 2],
+}
+
+impl Scope {
+    fn len(&self) -> usize {
+        (self.line_len & 3) as usize
+    }
+
+    fn line(&self) -> usize {
+        (self.line_len >> 2) as usize
+    }
 }
 
 /// The pool of distinct pairwise tables, keyed by a hash of shape and bit patterns.
@@ -389,9 +414,9 @@ fn parse_markov_warn<R: BufRead>(
             ));
         }
         let mut scope = Scope {
-            len: size as u8,
+            line_len: ((line as u64) << 2) | size as u64,
             vars: [0; 2],
-            line,
+            cards: [1; 2],
         };
         for i in 0..size {
             let (v, vline) = t.usize("a variable index")?;
@@ -402,10 +427,12 @@ fn parse_markov_warn<R: BufRead>(
                 return Err(t.err(vline, format!("variable {v} repeated in a scope")));
             }
             scope.vars[i] = v as u32;
+            // at most MAX_UAI_STATES (checked above), so it fits
+            scope.cards[i] = num_states[v] as u32;
         }
-        let expected = scope.vars[..size]
+        let expected = scope.cards[..size]
             .iter()
-            .try_fold(1usize, |acc, &v| acc.checked_mul(num_states[v as usize]))
+            .try_fold(1usize, |acc, &k| acc.checked_mul(k as usize))
             .filter(|&e| e <= MAX_UAI_TABLE_ENTRIES);
         if expected.is_none() {
             return Err(t.err(
@@ -431,19 +458,19 @@ fn parse_markov_warn<R: BufRead>(
             count: total_states,
         })?;
     unary.resize(total_states, 0.0);
-    let pairwise = scopes.iter().filter(|s| s.len == 2).count();
+    let pairwise = scopes.iter().filter(|s| s.len() == 2).count();
     let mut edges = Vec::with_capacity(pairwise);
     let mut edge_tables = Vec::with_capacity(pairwise);
     let mut pool = TablePool::default();
     let mut logs: Vec<f64> = Vec::new();
     for scope in &scopes {
-        let vars = &scope.vars[..scope.len as usize];
-        let expected: usize = vars.iter().map(|&v| num_states[v as usize]).product();
+        let vars = &scope.vars[..scope.len()];
+        let expected: usize = scope.cards.iter().map(|&k| k as usize).product();
         let (count, line) = t.usize("a table size")?;
         if count != expected {
             let message = format!(
                 "table has {count} entries, the scope declared on line {} needs {expected}",
-                scope.line
+                scope.line()
             );
             return Err(t.err(line, message));
         }
@@ -480,7 +507,7 @@ fn parse_markov_warn<R: BufRead>(
             }
             [a, b] => {
                 edges.push((a, b));
-                let (ka, kb) = (num_states[a as usize], num_states[b as usize]);
+                let [ka, kb] = scope.cards.map(|k| k as usize);
                 edge_tables.push(pool.intern(ka, kb, &logs));
             }
             _ => unreachable!("scopes have at most two variables"),
@@ -1025,6 +1052,44 @@ mod tests {
         }
     }
 
+    /// The tokens of `bytes` read one byte at a time (the reader's rules: whitespace
+    /// separates, another control byte is an error, a token keeps its first
+    /// `MAX_TOKEN_BYTES` bytes and the next one decides: a control byte is an error,
+    /// another byte a truncation, after which the next token starts there), with their
+    /// lines and truncation flags, then the error if any: the oracle of the buffered scan.
+    #[allow(clippy::type_complexity)]
+    fn byte_at_a_time(bytes: &[u8]) -> (Vec<(Vec<u8>, usize, bool)>, Option<String>) {
+        let (mut toks, mut line, mut i) = (Vec::new(), 1usize, 0usize);
+        loop {
+            let (mut tok, mut start, mut truncated) = (Vec::new(), None, false);
+            while let Some(&b) = bytes.get(i) {
+                if b.is_ascii_whitespace() {
+                    if start.is_some() {
+                        break;
+                    }
+                    if b == b'\n' {
+                        line += 1;
+                    }
+                } else if b.is_ascii_control() {
+                    let e = format!("b.uai:{line}: control byte 0x{b:02x}: not a text file");
+                    return (toks, Some(e));
+                } else {
+                    start.get_or_insert(line);
+                    if tok.len() == MAX_TOKEN_BYTES {
+                        truncated = true;
+                        break;
+                    }
+                    tok.push(b);
+                }
+                i += 1;
+            }
+            match start {
+                Some(l) => toks.push((tok, l, truncated)),
+                None => return (toks, None),
+            }
+        }
+    }
+
     fn cases() -> u32 {
         std::env::var("PROPTEST_CASES")
             .ok()
@@ -1057,6 +1122,56 @@ mod tests {
             let _ = PairwiseMrf::from_uai_reader(bytes.as_slice(), "random.uai");
             let text = String::from_utf8_lossy(&bytes);
             let _ = parse_uai_evidence(&text, "random.evid", 3);
+        }
+
+        /// The reader scans its buffer a slice at a time: whatever the bytes, every buffer
+        /// capacity gives the same model or the same error (file, line and message) as a
+        /// buffer of one byte, which is the byte-at-a-time reading. The inputs mix valid
+        /// files, whitespace and newlines, control bytes, and tokens around
+        /// `MAX_TOKEN_BYTES` long.
+        #[test]
+        fn every_buffer_size_reads_alike(
+            pieces in proptest::collection::vec((0usize..8, 0usize..300), 1..24),
+            cap in 2usize..600,
+        ) {
+            let mut bytes: Vec<u8> = Vec::new();
+            for (kind, len) in pieces {
+                match kind {
+                    0 => bytes.extend_from_slice(SAMPLE.as_bytes()),
+                    1 => {
+                        let near = [MAX_TOKEN_BYTES - 1, MAX_TOKEN_BYTES, MAX_TOKEN_BYTES + 1];
+                        let n = near.get(len % 6).copied().unwrap_or(len);
+                        bytes.extend(std::iter::repeat_n(b'7', n));
+                    }
+                    2 => bytes.extend_from_slice(b" \t"),
+                    3 => bytes.extend_from_slice(b"\r\n\x0c"),
+                    4 => bytes.push((len % 32) as u8),
+                    5 => bytes.extend_from_slice(HOSTILE[len % HOSTILE.len()].as_bytes()),
+                    6 => bytes.push(0x80 + (len % 128) as u8),
+                    _ => bytes.extend_from_slice(b"MARKOV\n1\n2\n1\n1 0\n2 "),
+                }
+            }
+            let read = |c: usize| {
+                let r = std::io::BufReader::with_capacity(c, bytes.as_slice());
+                PairwiseMrf::from_uai_reader(r, "b.uai")
+                    .map(|m| m.to_uai_string())
+                    .map_err(|e| e.to_string())
+            };
+            proptest::prop_assert_eq!(read(cap), read(1));
+            // the tokens themselves, against the byte-at-a-time oracle
+            let mut st = Stream::new(
+                std::io::BufReader::with_capacity(cap, bytes.as_slice()),
+                Path::new("b.uai"),
+            );
+            let mut got = Vec::new();
+            let err = loop {
+                match st.advance() {
+                    Ok(Some(line)) => got.push((st.token.clone(), line, st.truncated)),
+                    Ok(None) => break None,
+                    Err(e) => break Some(e.to_string()),
+                }
+            };
+            proptest::prop_assert_eq!((got, err), byte_at_a_time(&bytes));
         }
 
         /// Random token mutations of a valid file never panic and never yield a model
