@@ -161,31 +161,19 @@ fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
         |v: usize| (mrf.in_off[v]..mrf.in_off[v + 1]).map(|s| range[mrf.in_kernel[s] as usize]);
     let mut kind = Vec::with_capacity(n);
     // the two-state kernels use the unary ratio, not the linear unary
-    if binary {
-        for v in 0..n {
-            let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
-            kind.push(crate::kernel::variable_kind(
-                &eff[a..b],
-                mrf.evidence[v],
-                binary,
-                ranges(v),
-            ));
-        }
-        return Plan {
-            kind,
-            unary_lin: Vec::new(),
-        };
-    }
-    let mut unary_lin = vec![0.0; eff.len()];
+    let mut unary_lin = if binary {
+        Vec::new()
+    } else {
+        vec![0.0; eff.len()]
+    };
     for v in 0..n {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
-        kind.push(crate::kernel::plan_variable(
-            &eff[a..b],
-            mrf.evidence[v],
-            binary,
-            ranges(v),
-            &mut unary_lin[a..b],
-        ));
+        let (u, ev) = (&eff[a..b], mrf.evidence[v]);
+        kind.push(if binary {
+            crate::kernel::variable_kind(u, ev, true, ranges(v))
+        } else {
+            crate::kernel::plan_variable(u, ev, false, ranges(v), &mut unary_lin[a..b])
+        });
     }
     Plan { kind, unary_lin }
 }
