@@ -504,7 +504,7 @@ impl LoopyBp {
                 for s in mrf.in_off[i]..mrf.in_off[i + 1] {
                     let (o0, o1) = (off.out_off[s], off.out_off[s + 1]);
                     let kj = o1 - o0;
-                    let so = mrf.slot_offset(i, s);
+                    let so = off.slot(mrf, i, s);
                     if mrf.extreme {
                         for a in 0..ki {
                             cav[a] = cavity(b[a], ninf[a], msgs[so + a]);
@@ -577,7 +577,7 @@ impl LoopyBp {
             let mut r: f64 = 0.0;
             for s in mrf.in_off[j]..mrf.in_off[j + 1] {
                 let (o0, o1) = (off.out_off[s], off.out_off[s + 1]);
-                let so = mrf.slot_offset(j, s);
+                let so = off.slot(mrf, j, s);
                 if mrf.extreme {
                     for a in 0..kj {
                         cav[a] = cavity(b[a], ninf[a], msgs[so + a]);

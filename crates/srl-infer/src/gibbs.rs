@@ -727,9 +727,10 @@ impl Gibbs {
         let words = n.div_ceil(64);
         let mut bits = vec![0u64; words];
         let mut start = Vec::with_capacity(n);
+        let eff = mrf.eff_unary();
         for v in 0..n {
             // `argmax` of the unary row: state 1 only when strictly larger.
-            let x = mrf.eff_unary()[2 * v + 1] > mrf.eff_unary()[2 * v];
+            let x = eff[2 * v + 1] > eff[2 * v];
             bits[v >> 6] |= u64::from(x) << (v & 63);
             start.push(u32::from(x));
         }

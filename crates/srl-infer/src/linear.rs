@@ -803,10 +803,11 @@ fn flooding_binary<S: Ratio>(
 ) -> LinearRun {
     let n = mrf.num_nodes();
     // Linear unary ratio u(1) / u(0) of each linear variable (0 elsewhere).
+    let eff = mrf.eff_unary();
     let uratio: Vec<f64> = (0..n)
         .map(|v| {
             if plan.kind[v] == Kind::Linear {
-                (mrf.eff_unary()[2 * v + 1] - mrf.eff_unary()[2 * v]).exp()
+                (eff[2 * v + 1] - eff[2 * v]).exp()
             } else {
                 0.0
             }

@@ -111,7 +111,8 @@ pub(crate) fn mf_update(mrf: &PairwiseMrf, q: &[f64], j: usize, out: &mut [f64])
     let kj = out.len();
     if mrf.uniform_k == 2 && !mrf.extreme {
         let ker = &mrf.kernels;
-        let (mut f0, mut f1) = (mrf.eff_unary()[2 * j], mrf.eff_unary()[2 * j + 1]);
+        let eff = mrf.eff_unary();
+        let (mut f0, mut f1) = (eff[2 * j], eff[2 * j + 1]);
         for s in mrf.in_off[j]..mrf.in_off[j + 1] {
             let i = mrf.in_src[s] as usize;
             let (q0, q1) = (q[2 * i], q[2 * i + 1]);
@@ -351,9 +352,10 @@ impl BinaryCoefs {
     /// sweep instead of the unary pairs and the offsets keeps more of the `q(1)` array,
     /// the one read at scattered places, in cache.
     fn base(&self, mrf: &PairwiseMrf) -> Vec<f64> {
+        let eff = mrf.eff_unary();
         (0..mrf.num_nodes())
             .map(|j| {
-                let du = mrf.eff_unary()[2 * j + 1] - mrf.eff_unary()[2 * j];
+                let du = eff[2 * j + 1] - eff[2 * j];
                 match self.shared {
                     Some((a, _)) => du + (mrf.in_off[j + 1] - mrf.in_off[j]) as f64 * a,
                     None => du,
@@ -497,8 +499,9 @@ impl MeanField {
     /// path; results agree with it to rounding.
     fn run_binary(&self, mrf: &PairwiseMrf, coefs: &BinaryCoefs, damping: f64) -> Marginals {
         let n = mrf.num_nodes();
+        let eff = mrf.eff_unary();
         let (mut q0, mut q1): (Vec<f64>, Vec<f64>) = (0..n)
-            .map(|v| logistic_pair(mrf.eff_unary()[2 * v + 1] - mrf.eff_unary()[2 * v]))
+            .map(|v| logistic_pair(eff[2 * v + 1] - eff[2 * v]))
             .unzip();
         let base = coefs.base(mrf);
         let mut conv = Convergence::start(false);

@@ -316,6 +316,16 @@ pub(crate) struct MessageOffsets {
     pub(crate) out_off: Vec<usize>,
 }
 
+impl MessageOffsets {
+    /// Offset into the message array of slot `s` whose target is `v` in `mrf` (the model
+    /// these offsets were built for): [`PairwiseMrf::slot_offset`] without the lookup of
+    /// the offsets, for loops that hold them already.
+    #[inline]
+    pub(crate) fn slot(&self, mrf: &PairwiseMrf, v: usize, s: usize) -> usize {
+        self.msg_base[v] + (s - mrf.in_off[v]) * mrf.num_states[v] as usize
+    }
+}
+
 impl PairwiseMrf {
     /// Validates `parts` and builds the model.
     ///
@@ -1078,7 +1088,7 @@ impl PairwiseMrf {
     /// Offset into the message array of slot `s` whose target is `v`.
     #[inline]
     pub(crate) fn slot_offset(&self, v: usize, s: usize) -> usize {
-        self.offsets().msg_base[v] + (s - self.in_off[v]) * self.num_states[v] as usize
+        self.offsets().slot(self, v, s)
     }
 
     /// Unary log-potentials with evidence applied (`-∞` outside observed states), each

@@ -22,10 +22,10 @@ pub fn powerlaw_mrf(
 ) -> Result<(PairwiseMrf, ChaCha8Rng), InferError> {
     let edges = barabasi_albert(n, 2, &mut ChaCha8Rng::seed_from_u64(seed));
     let m = edges.len();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xABCD);
+    let mut rng = unary_rng(seed);
     let mrf = PairwiseMrf::new(MrfParts {
         num_states: vec![k; n],
-        unary: (0..n * k).map(|_| rng.random_range(-1.0..1.0)).collect(),
+        unary: (0..n * k).map(|_| unary_draw(&mut rng)).collect(),
         edges,
         edge_tables: vec![0; m],
         tables: vec![PairTable::potts(k, 0.5, 0.0)],
@@ -39,9 +39,19 @@ pub fn powerlaw_mrf(
 /// file's model.
 #[allow(dead_code)] // the residual-BP tests include this file without calling it
 pub fn powerlaw_rng(n: usize, k: usize, seed: u64) -> ChaCha8Rng {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xABCD);
+    let mut rng = unary_rng(seed);
     for _ in 0..n * k {
-        let _: f64 = rng.random_range(-1.0..1.0);
+        unary_draw(&mut rng);
     }
     rng
+}
+
+/// The generator of the unary log-potentials of [`powerlaw_mrf`].
+fn unary_rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed ^ 0xABCD)
+}
+
+/// One unary log-potential of [`powerlaw_mrf`], uniform in `[-1, 1)`.
+fn unary_draw(rng: &mut ChaCha8Rng) -> f64 {
+    rng.random_range(-1.0..1.0)
 }

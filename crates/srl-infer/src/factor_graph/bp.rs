@@ -174,12 +174,19 @@ impl FactorBp {
         self.validate()?;
         // parallel flooding sweeps run on a pool thread (`on_pool`): no hand-over per
         // sweep; serial ones (other schedules, small sweeps) on this thread
-        let parallel = self.schedule == FactorSchedule::Flooding && !flood_serial(g);
-        crate::on_pool_if(parallel, || self.run_sweeps(g, max, with_vf))
+        let serial = flood_serial(g);
+        let parallel = self.schedule == FactorSchedule::Flooding && !serial;
+        crate::on_pool_if(parallel, || self.run_sweeps(g, max, with_vf, serial))
     }
 
-    /// [`FactorBp::run_state`] after validation.
-    fn run_sweeps(&self, g: &FactorGraph, max: bool, with_vf: bool) -> Result<State, InferError> {
+    /// [`FactorBp::run_state`] after validation; `serial`: [`flood_serial`] of `g`.
+    fn run_sweeps(
+        &self,
+        g: &FactorGraph,
+        max: bool,
+        with_vf: bool,
+        serial: bool,
+    ) -> Result<State, InferError> {
         let lay = Self::layout(g, with_vf || self.schedule != FactorSchedule::Flooding)?;
         let total = lay.moff[lay.moff.len() - 1];
         let alloc = || -> Result<Vec<f64>, InferError> {
@@ -229,7 +236,6 @@ impl FactorBp {
             Vec::new()
         };
         let nf = g.factors().len();
-        let serial = flood_serial(g);
         while !conv.converged
             && conv.iterations < self.max_iters
             && self.schedule == FactorSchedule::Flooding
