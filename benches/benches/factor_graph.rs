@@ -15,14 +15,20 @@
 //!
 //! - `factor_bp_bnlearn/NET/sweeps=100`: flooding loopy BP, one thread, 100 sweeps
 //!   (tolerance 1e-300) on bnlearn networks read from `$SRL_DATA_DIR/bnlearn_bif` as
-//!   factor graphs (one factor per CPT): hepar2, munin1 and pathfinder, which run all 100
-//!   sweeps (checked before timing; alarm, win95pts and link stop early when a sweep
+//!   factor graphs (one factor per CPT): hepar2, hailfinder, munin1, munin, pathfinder and
+//!   diabetes, which run all 100 sweeps (checked before timing; alarm, win95pts, link,
+//!   pigs and andes stop early when a sweep
 //!   changes no message, so a rate per sweep would mislead); elements are
 //!   factor-to-variable messages. Skipped, with a note, without the data directory.
 //!   `cargo run --release -p srl-bayes --example network_to_uai -- NET.bif.gz NET.uai`
 //!   writes the same model for libDAI (docs/srl-infer.md has both rates).
 //!
-//! Run: `cargo bench -p srl-benches --bench factor_graph` (about three minutes).
+//! - `vmath/{exp,ln}/{vmath,std}/512`: the batched `exp` and `ln` of
+//!   `srl_infer::vmath` that the linear kernel's passes use, against a loop over
+//!   `f64::exp` / `f64::ln`, on 512 values (`exp`: uniform in `[-30, 0]`; `ln`: uniform in
+//!   `(0, 1]`); elements are values.
+//!
+//! Run: `cargo bench -p srl-benches --bench factor_graph` (about four minutes).
 
 #![allow(clippy::print_stderr)] // the note of a skipped data set
 
@@ -132,7 +138,14 @@ fn bench_bnlearn(c: &mut Criterion) {
         .num_threads(1)
         .build()
         .expect("pool");
-    for name in ["hepar2", "munin1", "pathfinder"] {
+    for name in [
+        "hepar2",
+        "hailfinder",
+        "munin1",
+        "munin",
+        "pathfinder",
+        "diabetes",
+    ] {
         let path = dir.join(format!("{name}.bif.gz"));
         if !path.exists() {
             eprintln!(
@@ -160,5 +173,52 @@ fn bench_bnlearn(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_bnlearn);
+fn bench_vmath(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let n = 512;
+    let xe: Vec<f64> = (0..n).map(|_| rng.random_range(-30.0..=0.0)).collect();
+    let xl: Vec<f64> = (0..n)
+        .map(|_| rng.random_range(f64::MIN_POSITIVE..=1.0))
+        .collect();
+    let mut group = c.benchmark_group("vmath");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Elements(n as u64));
+    let mut y = vec![0.0; n];
+    group.bench_function(BenchmarkId::new("exp/vmath", n), |b| {
+        b.iter(|| {
+            y.copy_from_slice(&xe);
+            srl_infer::vmath::exp_in_place(&mut y);
+            std::hint::black_box(&y);
+        });
+    });
+    group.bench_function(BenchmarkId::new("exp/std", n), |b| {
+        b.iter(|| {
+            for (o, &x) in y.iter_mut().zip(&xe) {
+                *o = x.exp();
+            }
+            std::hint::black_box(&y);
+        });
+    });
+    group.bench_function(BenchmarkId::new("ln/vmath", n), |b| {
+        b.iter(|| {
+            y.copy_from_slice(&xl);
+            srl_infer::vmath::ln_in_place(&mut y);
+            std::hint::black_box(&y);
+        });
+    });
+    group.bench_function(BenchmarkId::new("ln/std", n), |b| {
+        b.iter(|| {
+            for (o, &x) in y.iter_mut().zip(&xl) {
+                *o = x.ln();
+            }
+            std::hint::black_box(&y);
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_bnlearn, bench_vmath);
 criterion_main!(benches);

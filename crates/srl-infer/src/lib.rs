@@ -63,6 +63,7 @@ pub mod mean_field;
 pub mod mrf;
 pub mod task;
 pub mod uai;
+pub mod vmath;
 
 #[cfg(test)]
 mod test_models;

@@ -687,7 +687,7 @@ fn variable_beliefs(
     Ok(beliefs)
 }
 
-/// Per-thread scratch space of [`factor_update`]: no allocation per message.
+/// Per-thread scratch space of [`flood_block`]: no allocation per message.
 #[derive(Default)]
 struct Scratch {
     /// Sum-product accumulators, one per message entry of the factor.
@@ -705,11 +705,16 @@ struct Scratch {
     /// The incoming variable-to-factor messages of one factor or block, computed from
     /// the variables' belief sums.
     inbuf: Vec<f64>,
-    /// The linear kernel's incoming messages, then (a table with a moved row
-    /// variable) the incoming log-messages in the table's order (twice as many entries
-    /// as the largest factor's messages so far).
+    /// The block's incoming messages shifted to a maximum of 0, then (after the `exp`
+    /// batch) in the linear domain.
+    pbuf: Vec<f64>,
+    /// Per factor of the block: whether the linear kernel takes it.
+    linear: Vec<bool>,
+    /// A table with a moved row variable: its incoming linear messages in the table's
+    /// order.
     lp: Vec<f64>,
-    /// The linear kernel's sums, then the outgoing log-messages in the table's order.
+    /// A table with a moved row variable: its unnormalised outgoing messages in the
+    /// table's order.
     lo: Vec<f64>,
 }
 
@@ -881,11 +886,21 @@ fn flood_serial(g: &FactorGraph) -> bool {
     rayon::current_num_threads() == 1 || work < FLOOD_PARALLEL_MIN
 }
 
-/// [`factor_update`] for the factors `fs` (flooding), writing their messages to
-/// `out` (their slice of the message array), with the incoming messages computed from
+/// The new messages of the factors `fs` (flooding: a block of [`FLOOD_BLOCK`]
+/// consecutive factors; sequential and residual: one factor), written to `out` (their
+/// slice of the message array, edge order), with the incoming messages computed from
 /// the belief sums `b` and the factors' current outgoing messages `fv`: the message
-/// from `v` is `v`'s sum minus the factor's own message to `v`. All the block's incoming
-/// messages are gathered first (independent loads), then its factors are computed.
+/// from `v` is `v`'s sum minus the factor's own message to `v`.
+///
+/// In four passes over the block, so that the transcendental functions run as two
+/// vectorised batches ([`crate::vmath`]) instead of one call per entry:
+/// 1. all incoming log-messages are gathered (independent loads), each shifted to a
+///    maximum of 0, and each factor's spread checked (see [`linear_messages`]);
+/// 2. one `exp` batch over the block turns the shifted messages into linear ones;
+/// 3. each factor with a linear table and an acceptable spread computes its messages in
+///    the linear domain, each written as ratios to its largest entry;
+/// 4. one `ln` batch over the block turns the ratios into log-messages; the factors
+///    the linear kernel declined then take the log-domain kernel.
 #[allow(clippy::too_many_arguments)]
 fn flood_block(
     g: &FactorGraph,
@@ -900,22 +915,186 @@ fn flood_block(
 ) {
     let (e0, e1) = (lay.fedge[fs.start], lay.fedge[fs.end]);
     let base = lay.moff[e0];
-    let mut inc = std::mem::take(&mut sc.inbuf);
-    inc.clear();
-    inc.resize(lay.moff[e1] - base, 0.0);
+    let n = lay.moff[e1] - base;
+    // both are written before they are read (grown, never cleared)
+    let (mut hinc, mut hp) = (std::mem::take(&mut sc.inbuf), std::mem::take(&mut sc.pbuf));
+    if hinc.len() < n {
+        hinc.resize(n, 0.0);
+        hp.resize(n, 0.0);
+    }
+    let (inc, p) = (&mut hinc[..n], &mut hp[..n]);
     for e in e0..e1 {
         let (lo, hi) = (lay.moff[e], lay.moff[e + 1]);
         b.without(lay.eoff[e], &fv[lo..hi], &mut inc[lo - base..hi - base]);
     }
-    for f in fs {
-        let r = lay.moff[lay.fedge[f]] - base..lay.moff[lay.fedge[f + 1]] - base;
-        factor_update(g, f, lay, lt, &inc[r.clone()], max, &mut out[r], sc);
+    // pass 1: shifted messages and each factor's verdict
+    let mut linear = std::mem::take(&mut sc.linear);
+    linear.clear();
+    for f in fs.clone() {
+        let (fe0, fe1) = (lay.fedge[f], lay.fedge[f + 1]);
+        let t = g.factors()[f].table as usize;
+        let ok = match lt.table(t, g.tables()[t].len()) {
+            // one variable: the message is the linear table itself, whatever comes in
+            Some(_) if fe1 - fe0 == 1 => true,
+            Some((_, range, _)) if fe1 - fe0 <= LIN_MAX_ARITY => {
+                let mut spread = range;
+                let mut possible = true;
+                for e in fe0..fe1 {
+                    let r = lay.moff[e] - base..lay.moff[e + 1] - base;
+                    match shift_message(&inc[r.clone()], &mut p[r]) {
+                        Some(s) => spread += s,
+                        None => possible = false,
+                    }
+                }
+                possible && spread <= LIN_MAX_RANGE
+            }
+            _ => false,
+        };
+        linear.push(ok);
     }
-    sc.inbuf = inc;
+    // pass 2
+    crate::vmath::exp_in_place(p);
+    // pass 3
+    for (f, &ok) in fs.clone().zip(&linear) {
+        if ok {
+            let r = lay.moff[lay.fedge[f]] - base..lay.moff[lay.fedge[f + 1]] - base;
+            let t = g.factors()[f].table as usize;
+            if let Some((lin, _, row)) = lt.table(t, g.tables()[t].len()) {
+                linear_ratios(lin, row, lay, f, max, &p[r.clone()], &mut out[r], sc);
+            }
+        }
+    }
+    // pass 4
+    crate::vmath::ln_in_place(out);
+    for (f, &ok) in fs.zip(&linear) {
+        if !ok {
+            let r = lay.moff[lay.fedge[f]] - base..lay.moff[lay.fedge[f + 1]] - base;
+            log_factor_update(g, f, lay, &inc[r.clone()], max, &mut out[r], sc);
+        }
+    }
+    (sc.inbuf, sc.pbuf, sc.linear) = (hinc, hp, linear);
 }
 
-/// The new messages of factor `f` (see [`factor_update`]) with its incoming
-/// messages computed from the belief sums `b` and its current messages `fv`.
+/// Writes `m − max m` into `d` (the shift to a maximum of 0 that the linear kernel's
+/// `exp` batch takes) and returns the message's spread `max m − min finite m`; `None`
+/// when the message has no possible state (all `-∞`; `d` is then NaN).
+#[inline(always)]
+fn shift_message(m: &[f64], d: &mut [f64]) -> Option<f64> {
+    let (mut mx, mut mn) = (f64::NEG_INFINITY, f64::INFINITY);
+    for &x in m {
+        mx = mx.max(x);
+        if x > f64::NEG_INFINITY {
+            mn = mn.min(x);
+        }
+    }
+    for (q, &x) in d.iter_mut().zip(m) {
+        *q = x - mx;
+    }
+    (mx > f64::NEG_INFINITY).then_some(mx - mn)
+}
+
+/// Pass 3 of [`flood_block`] for factor `f` with linear table `lin` (its scope
+/// position `row` stored last, or [`ROW_AS_IS`]): from the incoming linear messages `p`
+/// (edge order, each with a maximum of 1) the outgoing messages, each as ratios to its
+/// largest entry (all 0 for a message without a positive entry), into `out`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn linear_ratios(
+    lin: &[f64],
+    row: u8,
+    lay: &Layout,
+    f: usize,
+    max: bool,
+    p: &[f64],
+    out: &mut [f64],
+    sc: &mut Scratch,
+) {
+    let e0 = lay.fedge[f];
+    let a = lay.fedge[f + 1] - e0;
+    // each edge's cardinality from the message offsets (read in order, no lookup of
+    // the variable)
+    let mut cards = [0usize; LIN_MAX_ARITY];
+    for (c, w) in cards.iter_mut().zip(lay.moff[e0..=e0 + a].windows(2)) {
+        *c = w[1] - w[0];
+    }
+    let cards = &cards[..a];
+    if row == ROW_AS_IS {
+        linear_unnormalised(lin, cards, max, p, out);
+    } else {
+        // the table stores scope position `r` last: the incoming messages in that
+        // order, the kernel, the outgoing ones back in the scope's order
+        let n = p.len();
+        let (mut hp, mut ho) = (std::mem::take(&mut sc.lp), std::mem::take(&mut sc.lo));
+        hp.resize(n.max(hp.len()), 0.0);
+        ho.resize(n.max(ho.len()), 0.0);
+        let (pin, pout) = (&mut hp[..n], &mut ho[..n]);
+        let r = usize::from(row);
+        let (lo, hi) = (
+            lay.moff[e0 + r] - lay.moff[e0],
+            lay.moff[e0 + r + 1] - lay.moff[e0],
+        );
+        let tail = n - hi;
+        pin[..lo].copy_from_slice(&p[..lo]);
+        pin[lo..lo + tail].copy_from_slice(&p[hi..]);
+        pin[lo + tail..].copy_from_slice(&p[lo..hi]);
+        let mut pc = [0usize; LIN_MAX_ARITY];
+        pc[..r].copy_from_slice(&cards[..r]);
+        pc[r..a - 1].copy_from_slice(&cards[r + 1..a]);
+        pc[a - 1] = cards[r];
+        linear_unnormalised(lin, &pc[..a], max, pin, pout);
+        out[..lo].copy_from_slice(&pout[..lo]);
+        out[hi..].copy_from_slice(&pout[lo..lo + tail]);
+        out[lo..hi].copy_from_slice(&pout[lo + tail..]);
+        (sc.lp, sc.lo) = (hp, ho);
+    }
+    ratios_to_max(cards, out);
+}
+
+/// The unnormalised linear messages `o` of a factor over `cards` (table order) from
+/// its incoming linear messages `p`: [`binary3_core`] for three binary variables, else
+/// [`linear_core`].
+#[inline(always)]
+fn linear_unnormalised(lin: &[f64], cards: &[usize], max: bool, p: &[f64], o: &mut [f64]) {
+    if let (Ok(t), [2, 2, 2]) = (<&[f64; 8]>::try_from(lin), cards) {
+        let (p0, p1, p2) = ([p[0], p[1]], [p[2], p[3]], [p[4], p[5]]);
+        let m = if max {
+            binary3_core::<true>(t, p0, p1, p2)
+        } else {
+            binary3_core::<false>(t, p0, p1, p2)
+        };
+        o[..6].copy_from_slice(m.as_flattened());
+    } else if max {
+        linear_core::<true>(lin, cards, p, o);
+    } else {
+        linear_core::<false>(lin, cards, p, o);
+    }
+}
+
+/// Each message of `o` (over `cards`) divided by its largest entry (`x = max` gives
+/// exactly 1, whose `ln` is exactly 0); a message without a positive entry becomes all
+/// 0 (`-∞` after the `ln`).
+#[inline(always)]
+fn ratios_to_max(cards: &[usize], o: &mut [f64]) {
+    let mut off = 0;
+    for &c in cards {
+        let m = &mut o[off..off + c];
+        let mx = m.iter().copied().fold(0.0f64, f64::max);
+        if mx > 0.0 {
+            // a product by the reciprocal (within 1 ulp of the quotient), the maximum
+            // itself exactly 1
+            let inv = 1.0 / mx;
+            for x in m.iter_mut() {
+                *x = if *x == mx { 1.0 } else { *x * inv };
+            }
+        } else {
+            m.fill(0.0);
+        }
+        off += c;
+    }
+}
+
+/// The new messages of factor `f` (one factor's [`flood_block`]) for the sequential and
+/// residual schedules.
 #[allow(clippy::too_many_arguments)]
 fn factor_from_sums(
     g: &FactorGraph,
@@ -928,28 +1107,15 @@ fn factor_from_sums(
     out: &mut [f64],
     sc: &mut Scratch,
 ) {
-    let (e0, e1) = (lay.fedge[f], lay.fedge[f + 1]);
-    let base = lay.moff[e0];
-    let mut inc = std::mem::take(&mut sc.inbuf);
-    inc.clear();
-    inc.resize(lay.moff[e1] - base, 0.0);
-    for e in e0..e1 {
-        let (lo, hi) = (lay.moff[e], lay.moff[e + 1]);
-        b.without(lay.eoff[e], &fv[lo..hi], &mut inc[lo - base..hi - base]);
-    }
-    factor_update(g, f, lay, lt, &inc, max, out, sc);
-    sc.inbuf = inc;
+    flood_block(g, f..f + 1, lay, lt, b, fv, max, out, sc);
 }
 
-/// The new messages of factor `f` from its incoming variable-to-factor log-messages
-/// `inc` (edge order, as `out`): the linear-domain kernel when it applies (see
-/// [`linear_messages`]), else the log-domain one.
-#[allow(clippy::too_many_arguments)]
-fn factor_update(
+/// The log-domain kernel for factor `f` (the linear kernel declined it) from its
+/// incoming log-messages `inc` (edge order, as `out`).
+fn log_factor_update(
     g: &FactorGraph,
     f: usize,
     lay: &Layout,
-    lt: &LinearTables,
     inc: &[f64],
     max: bool,
     out: &mut [f64],
@@ -958,66 +1124,6 @@ fn factor_update(
     let k = g.num_states();
     let e0 = lay.fedge[f];
     let a = lay.fedge[f + 1] - e0;
-    let t = g.factors()[f].table as usize;
-    if a <= LIN_MAX_ARITY
-        && let Some((lin, range, row)) = lt.table(t, g.tables()[t].len())
-    {
-        // each edge's cardinality from the message offsets (read in order, no lookup
-        // of the variable)
-        let mut cards = [0usize; LIN_MAX_ARITY];
-        for (c, w) in cards.iter_mut().zip(lay.moff[e0..=e0 + a].windows(2)) {
-            *c = w[1] - w[0];
-        }
-        // the kernel's working vectors live in the thread's scratch (grown, never
-        // cleared: the kernel writes `p` and zeroes `o` itself)
-        let n = inc.len();
-        let (mut hp, mut ho) = (std::mem::take(&mut sc.lp), std::mem::take(&mut sc.lo));
-        if hp.len() < 2 * n {
-            hp.resize(2 * n, 0.0);
-            ho.resize(2 * n, 0.0);
-        }
-        let (p, pin) = hp.split_at_mut(n);
-        let (o, pout) = ho.split_at_mut(n);
-        let ok = if row == ROW_AS_IS {
-            if max {
-                linear_messages::<true>(lin, range, &cards[..a], inc, out, p, o)
-            } else {
-                linear_messages::<false>(lin, range, &cards[..a], inc, out, p, o)
-            }
-        } else {
-            // the table stores scope position `r` last: the incoming messages in that
-            // order, the kernel, the outgoing ones back in the scope's order
-            let r = usize::from(row);
-            let (pin, pout) = (&mut pin[..n], &mut pout[..n]);
-            let (lo, hi) = (
-                lay.moff[e0 + r] - lay.moff[e0],
-                lay.moff[e0 + r + 1] - lay.moff[e0],
-            );
-            let tail = n - hi;
-            pin[..lo].copy_from_slice(&inc[..lo]);
-            pin[lo..lo + tail].copy_from_slice(&inc[hi..]);
-            pin[lo + tail..].copy_from_slice(&inc[lo..hi]);
-            let mut pc = [0usize; LIN_MAX_ARITY];
-            pc[..r].copy_from_slice(&cards[..r]);
-            pc[r..a - 1].copy_from_slice(&cards[r + 1..a]);
-            pc[a - 1] = cards[r];
-            let ok = if max {
-                linear_messages::<true>(lin, range, &pc[..a], pin, pout, p, o)
-            } else {
-                linear_messages::<false>(lin, range, &pc[..a], pin, pout, p, o)
-            };
-            if ok {
-                out[..lo].copy_from_slice(&pout[..lo]);
-                out[hi..].copy_from_slice(&pout[lo..lo + tail]);
-                out[lo..hi].copy_from_slice(&pout[lo + tail..]);
-            }
-            ok
-        };
-        (sc.lp, sc.lo) = (hp, ho);
-        if ok {
-            return;
-        }
-    }
     let base = lay.moff[e0];
     sc.cards.clear();
     sc.inc.clear();
@@ -1175,6 +1281,7 @@ impl LinearTables {
 
     /// The linear table of pooled table `t` (of `len` entries), its spread and the
     /// scope position stored last ([`ROW_AS_IS`]: none moved), if it has one.
+    #[inline]
     fn table(&self, t: usize, len: usize) -> Option<(&[f64], f64, u8)> {
         let o = self.off[t];
         (o != usize::MAX).then(|| (&self.lin[o..o + len], self.range[t], self.row[t]))
@@ -1264,78 +1371,20 @@ fn binary3_core<const MAX: bool>(
     [o0, o1, o2]
 }
 
-/// [`linear_messages`] for a factor of three binary variables, unrolled: the products
-/// over the last variable are shared by the messages to the first two (`u`), the
-/// products of the first two messages by the message to the third (`w`).
-fn binary3<const MAX: bool>(lin: &[f64], table_range: f64, inc: &[f64], out: &mut [f64]) -> bool {
-    let (Ok(t), Ok(m)) = (<&[f64; 8]>::try_from(lin), <&[f64; 6]>::try_from(inc)) else {
-        return false;
-    };
-    // each incoming message as (p(0), p(1)) with a maximum of 1, and its spread
-    let lin2 = |a: f64, b: f64| -> Option<([f64; 2], f64)> {
-        if a >= b {
-            (a > f64::NEG_INFINITY).then(|| {
-                let d = b - a;
-                ([1.0, d.exp()], if d > f64::NEG_INFINITY { -d } else { 0.0 })
-            })
-        } else {
-            let d = a - b;
-            Some(([d.exp(), 1.0], if d > f64::NEG_INFINITY { -d } else { 0.0 }))
-        }
-    };
-    let (Some((p0, s0)), Some((p1, s1)), Some((p2, s2))) =
-        (lin2(m[0], m[1]), lin2(m[2], m[3]), lin2(m[4], m[5]))
-    else {
-        return false;
-    };
-    if table_range + s0 + s1 + s2 > LIN_MAX_RANGE {
-        return false;
-    }
-    let [o0, o1, o2] = binary3_core::<MAX>(t, p0, p1, p2);
-    for (j, o) in [o0, o1, o2].into_iter().enumerate() {
-        let (a, b) = (o[0], o[1]);
-        let (x, y) = if a >= b {
-            if a > 0.0 {
-                (
-                    0.0,
-                    if b > 0.0 {
-                        (b / a).ln()
-                    } else {
-                        f64::NEG_INFINITY
-                    },
-                )
-            } else {
-                (f64::NEG_INFINITY, f64::NEG_INFINITY)
-            }
-        } else {
-            (
-                if a > 0.0 {
-                    (a / b).ln()
-                } else {
-                    f64::NEG_INFINITY
-                },
-                0.0,
-            )
-        };
-        out[2 * j] = x;
-        out[2 * j + 1] = y;
-    }
-    true
-}
-
-/// A factor's messages in the linear domain: the incoming log-messages `inc` (edge
-/// order, `Σ cards` entries) are shifted to a maximum of 0 and exponentiated (`k_j − 1`
-/// exponentials per variable), the message to `j` at `x_j` is
-/// `Σ_{x: x_j} T(x) Π_{i≠j} p_i(x_i)` (max-product: the maximum) over the linear table
-/// `T = exp(θ − max θ)`, and its logarithm relative to the message's largest entry is
-/// written to `out` (one `ln` per non-maximal entry). Exact in the same sense as the
-/// log-domain kernel (a hard zero stays a zero, the receiver's own message is left out
-/// rather than divided out); the arithmetic differs only in rounding.
+/// A factor's messages in the linear domain, as [`flood_block`] computes them for a
+/// block (here for one factor with its table in scope order): the incoming
+/// log-messages `inc` (edge order, `Σ cards` entries) are shifted to a maximum of 0 and
+/// exponentiated, the message to `j` at `x_j` is `Σ_{x: x_j} T(x) Π_{i≠j} p_i(x_i)`
+/// (max-product: the maximum) over the linear table `T = exp(θ − max θ)`, and its
+/// logarithm relative to the message's largest entry is written to `out`. Exact in the
+/// same sense as the log-domain kernel (a hard zero stays a zero, the receiver's own
+/// message is left out rather than divided out); the arithmetic differs only in
+/// rounding.
 ///
 /// Returns false (nothing usable in `out`) when a variable's incoming message has no
 /// possible state or the spread of table and messages exceeds [`LIN_MAX_RANGE`] (then a
 /// product could underflow); the caller takes the log-domain kernel.
-#[inline(always)]
+#[cfg(test)]
 fn linear_messages<const MAX: bool>(
     lin: &[f64],
     table_range: f64,
@@ -1343,35 +1392,23 @@ fn linear_messages<const MAX: bool>(
     inc: &[f64],
     out: &mut [f64],
     p: &mut [f64],
-    o: &mut [f64],
 ) -> bool {
-    if cards == [2, 2, 2] {
-        return binary3::<MAX>(lin, table_range, inc, out);
-    }
     let mut spread = table_range;
     let mut off = 0;
     for &c in cards {
-        let m = &inc[off..off + c];
-        let mx = m.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if mx == f64::NEG_INFINITY {
-            return false;
+        match shift_message(&inc[off..off + c], &mut p[off..off + c]) {
+            Some(s) => spread += s,
+            None => return false,
         }
-        let mut lo = 0.0f64;
-        for (q, &x) in p[off..off + c].iter_mut().zip(m) {
-            let d = x - mx;
-            *q = if d == 0.0 { 1.0 } else { d.exp() };
-            if d > f64::NEG_INFINITY {
-                lo = lo.min(d);
-            }
-        }
-        spread -= lo;
         off += c;
     }
     if spread > LIN_MAX_RANGE {
         return false;
     }
-    linear_core::<MAX>(lin, cards, p, o);
-    write_log_messages(cards, o, out);
+    crate::vmath::exp_in_place(&mut p[..off]);
+    linear_unnormalised(lin, cards, MAX, &p[..off], out);
+    ratios_to_max(cards, out);
+    crate::vmath::ln_in_place(&mut out[..off]);
     true
 }
 
@@ -1379,7 +1416,7 @@ fn linear_messages<const MAX: bool>(
 /// `lin` over `cards` from its incoming linear messages `p` (each with a maximum of 1):
 /// the message to `j` at `x_j` is `Σ_{x: x_j} T(x) Π_{i≠j} p_i(x_i)` (max-product: the
 /// maximum). Every non-zero product must stay a normal number (the callers' spread
-/// checks). Three binary variables take [`binary3`] instead.
+/// checks). Three binary variables take [`binary3_core`] instead.
 fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut [f64]) {
     o.fill(0.0);
     let acc = |slot: &mut f64, w: f64| {
@@ -1394,6 +1431,8 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
     match cards.len() {
         // a constant factor sends no message
         0 => {}
+        // one variable: the message is the table itself
+        1 => o[..lin.len()].copy_from_slice(lin),
         // the rows below for one and two other variables, without the odometer and the
         // prefix and suffix products
         2 => {
@@ -1422,38 +1461,43 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
             }
         }
         a => {
-            // rows over the last variable, nested as the arity-3 kernel: `pre[l]` is
-            // the product of the messages of the variables before `l` at the current
-            // position, `sub[l]` the running sum (max) over the positions of `l` seen
-            // so far of `Σ T Π_{k ≥ l} p_k` below them. A finished row hands its sum
-            // `s` to the last other variable `l`: `o_l(x_l) ⊕= s · pre[l]`,
-            // `sub[l] ⊕= s · p_l(x_l)`; when `l`'s positions are exhausted, `sub[l]`
-            // is handed up the same way. An entry costs two products, a row O(1)
-            // amortised (three products per finished position).
+            // blocks over the last two variables, each as the arity-3 kernel's inner
+            // loops, nested as that kernel: `pre[l]` is the product of the messages
+            // of the variables before `l` at the current position, `sub[l]` the running
+            // sum (max) over the positions of `l` seen so far of `Σ T Π_{k ≥ l} p_k`
+            // below them. A finished block hands its sum `s` to the last variable `l`
+            // before the block: `o_l(x_l) ⊕= s · pre[l]`, `sub[l] ⊕= s · p_l(x_l)`;
+            // when `l`'s positions are exhausted, `sub[l]` is handed up the same way.
+            // An entry costs two products, a row three more, a block O(1) amortised.
             let last = a - 1;
-            let kl = cards[last];
+            let mid = a - 2;
+            let (km, kl) = (cards[mid], cards[last]);
             let mut start = [0usize; LIN_MAX_ARITY];
             let mut s = 0;
             for j in 0..a {
                 start[j] = s;
                 s += cards[j];
             }
-            let (p_others, p_last) = p.split_at(start[last]);
-            let (o_others, o_last) = o.split_at_mut(start[last]);
+            let (p_others, rest) = p.split_at(start[mid]);
+            let (p_mid, p_last) = rest[..km + kl].split_at(km);
+            let (o_others, rest) = o.split_at_mut(start[mid]);
+            let (o_mid, o_last) = rest[..km + kl].split_at_mut(km);
             let mut ctr = [0usize; LIN_MAX_ARITY];
             let mut pre = [1.0f64; LIN_MAX_ARITY];
             let mut sub = [0.0f64; LIN_MAX_ARITY];
-            for l in 0..last {
+            for l in 0..mid {
                 pre[l + 1] = pre[l] * p_others[start[l]];
             }
-            for row in lin.chunks_exact(kl) {
-                let mut val = kernel_row::<MAX>(o_last, row, p_last, pre[last]);
-                if last == 0 {
-                    // one variable: the message is the table itself
-                    continue;
+            for block in lin.chunks_exact(km * kl) {
+                let outer = pre[mid];
+                let mut val = 0.0;
+                for ((slot, &q), row) in o_mid.iter_mut().zip(p_mid).zip(block.chunks_exact(kl)) {
+                    let srow = kernel_row::<MAX>(o_last, row, p_last, outer * q);
+                    acc(&mut val, srow * q);
+                    acc(slot, srow * outer);
                 }
                 // hand `val` up until a variable still has positions left
-                let mut l = last;
+                let mut l = mid;
                 loop {
                     l -= 1;
                     let x = start[l] + ctr[l];
@@ -1468,37 +1512,11 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
                     sub[l] = 0.0;
                 }
                 // the products below the variable that moved
-                for k in l..last {
+                for k in l..mid {
                     pre[k + 1] = pre[k] * p_others[start[k] + ctr[k].min(cards[k] - 1)];
                 }
             }
         }
-    }
-}
-
-/// The log-messages `out` (each with a maximum of 0; all `-∞` for a message without a
-/// positive entry) of the unnormalised linear messages `o` over `cards`: one `ln` per
-/// non-maximal entry.
-fn write_log_messages(cards: &[usize], o: &[f64], out: &mut [f64]) {
-    let mut off = 0;
-    for &c in cards {
-        let os = &o[off..off + c];
-        let dst = &mut out[off..off + c];
-        let mx = os.iter().copied().fold(0.0f64, f64::max);
-        if mx > 0.0 {
-            for (d, &x) in dst.iter_mut().zip(os) {
-                *d = if x == mx {
-                    0.0
-                } else if x > 0.0 {
-                    (x / mx).ln()
-                } else {
-                    f64::NEG_INFINITY
-                };
-            }
-        } else {
-            dst.fill(f64::NEG_INFINITY);
-        }
-        off += c;
     }
 }
 
@@ -1749,7 +1767,6 @@ mod kernel_tests {
                         &inc,
                         &mut got,
                         &mut vec![0.0; inc.len()],
-                        &mut vec![0.0; inc.len()],
                     )
                 } else {
                     linear_messages::<false>(
@@ -1758,7 +1775,6 @@ mod kernel_tests {
                         &cards,
                         &inc,
                         &mut got,
-                        &mut vec![0.0; inc.len()],
                         &mut vec![0.0; inc.len()],
                     )
                 };
@@ -1787,8 +1803,8 @@ mod kernel_tests {
         let lin: Vec<f64> = table.iter().map(|&x: &f64| x.exp()).collect();
         // the 2 × 2 factor's linear kernel on incoming messages `inc`: taken or declined
         let takes = |inc: [f64; 4]| {
-            let (mut out, mut p, mut o) = ([0.0; 4], [0.0; 4], [0.0; 4]);
-            linear_messages::<false>(&lin, 500.0, &[2, 2], &inc, &mut out, &mut p, &mut o)
+            let (mut out, mut p) = ([0.0; 4], [0.0; 4]);
+            linear_messages::<false>(&lin, 500.0, &[2, 2], &inc, &mut out, &mut p)
         };
         assert!(!takes([0.0, -200.0, 0.0, 0.0]));
         assert!(takes([0.0, -50.0, 0.0, 0.0]));
@@ -1803,7 +1819,6 @@ mod kernel_tests {
             &[2, 2, 2],
             &inc6,
             &mut out6,
-            &mut [0.0; 6],
             &mut [0.0; 6]
         ));
     }
