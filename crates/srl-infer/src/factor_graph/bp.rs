@@ -217,7 +217,7 @@ impl FactorBp {
                 let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
                 msg.clear();
                 msg.resize(r.len(), 0.0);
-                factor_from_sums(g, f, &lay, &lt, &sums, &fv, max, &mut msg, &mut sc);
+                flood_block(g, f..f + 1, &lay, &lt, &sums, &fv, max, &mut msg, &mut sc);
                 residual = residual.max(self.damp_fresh(&mut msg, &fv[r.clone()]));
                 sums.commit(&lay, f, &mut fv, &msg);
             }
@@ -318,7 +318,7 @@ impl FactorBp {
             |f: usize, sums: &BeliefSums, fv: &[f64], pend: &mut [f64], sc: &mut Scratch| {
                 let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
                 let out = &mut pend[r.clone()];
-                factor_from_sums(g, f, lay, lt, sums, fv, max, out, sc);
+                flood_block(g, f..f + 1, lay, lt, sums, fv, max, out, sc);
                 crate::bp::priority(self.damp_fresh(out, &fv[r]))
             };
         // each variable's factors, flat (CSR), in edge order
@@ -916,7 +916,9 @@ fn flood_block(
     let (e0, e1) = (lay.fedge[fs.start], lay.fedge[fs.end]);
     let base = lay.moff[e0];
     let n = lay.moff[e1] - base;
-    // both are written before they are read (grown, never cleared)
+    // grown, never cleared: `inc` is written whole before it is read; `p` is written for
+    // the factors the linear kernel takes (the others' entries go through the `exp`
+    // batch unread)
     let (mut hinc, mut hp) = (std::mem::take(&mut sc.inbuf), std::mem::take(&mut sc.pbuf));
     if hinc.len() < n {
         hinc.resize(n, 0.0);
@@ -931,22 +933,11 @@ fn flood_block(
     let mut linear = std::mem::take(&mut sc.linear);
     linear.clear();
     for f in fs.clone() {
-        let (fe0, fe1) = (lay.fedge[f], lay.fedge[f + 1]);
         let t = g.factors()[f].table as usize;
-        let ok = match lt.table(t, g.tables()[t].len()) {
-            // one variable: the message is the linear table itself, whatever comes in
-            Some(_) if fe1 - fe0 == 1 => true,
-            Some((_, range, _)) if fe1 - fe0 <= LIN_MAX_ARITY => {
-                let mut spread = range;
-                let mut possible = true;
-                for e in fe0..fe1 {
-                    let r = lay.moff[e] - base..lay.moff[e + 1] - base;
-                    match shift_message(&inc[r.clone()], &mut p[r]) {
-                        Some(s) => spread += s,
-                        None => possible = false,
-                    }
-                }
-                possible && spread <= LIN_MAX_RANGE
+        let ok = match (lt.table(t, g.tables()[t].len()), edge_cards(lay, f)) {
+            (Some((_, range, _)), Some((cards, a))) => {
+                let r = lay.moff[lay.fedge[f]] - base..lay.moff[lay.fedge[f + 1]] - base;
+                linear_inputs(range, &cards[..a], &inc[r.clone()], &mut p[r])
             }
             _ => false,
         };
@@ -973,6 +964,45 @@ fn flood_block(
         }
     }
     (sc.inbuf, sc.pbuf, sc.linear) = (hinc, hp, linear);
+}
+
+/// The cardinality of each edge of factor `f` (from the message offsets, read in order:
+/// no lookup of the variable) and the factor's arity; `None` above [`LIN_MAX_ARITY`].
+#[inline(always)]
+fn edge_cards(lay: &Layout, f: usize) -> Option<([usize; LIN_MAX_ARITY], usize)> {
+    let e0 = lay.fedge[f];
+    let a = lay.fedge[f + 1] - e0;
+    if a > LIN_MAX_ARITY {
+        return None;
+    }
+    let mut cards = [0usize; LIN_MAX_ARITY];
+    for (c, w) in cards.iter_mut().zip(lay.moff[e0..=e0 + a].windows(2)) {
+        *c = w[1] - w[0];
+    }
+    Some((cards, a))
+}
+
+/// Pass 1 of [`flood_block`] for one factor with a linear table of spread `range`:
+/// shifts each incoming log-message (`inc`, edge order, over `cards`) to a maximum of 0
+/// into `p` and returns whether the linear kernel takes the factor: each message has a
+/// possible state and the spread of table and messages is at most [`LIN_MAX_RANGE`]. A
+/// factor of one variable is always taken (its message is its table, whatever comes
+/// in; `p` is then left as it is).
+#[inline(always)]
+fn linear_inputs(range: f64, cards: &[usize], inc: &[f64], p: &mut [f64]) -> bool {
+    if cards.len() == 1 {
+        return true;
+    }
+    let mut spread = range;
+    let mut off = 0;
+    for &c in cards {
+        match shift_message(&inc[off..off + c], &mut p[off..off + c]) {
+            Some(s) => spread += s,
+            None => return false,
+        }
+        off += c;
+    }
+    spread <= LIN_MAX_RANGE
 }
 
 /// Writes `m − max m` into `d` (the shift to a maximum of 0 that the linear kernel's
@@ -1010,13 +1040,9 @@ fn linear_ratios(
     sc: &mut Scratch,
 ) {
     let e0 = lay.fedge[f];
-    let a = lay.fedge[f + 1] - e0;
-    // each edge's cardinality from the message offsets (read in order, no lookup of
-    // the variable)
-    let mut cards = [0usize; LIN_MAX_ARITY];
-    for (c, w) in cards.iter_mut().zip(lay.moff[e0..=e0 + a].windows(2)) {
-        *c = w[1] - w[0];
-    }
+    let Some((cards, a)) = edge_cards(lay, f) else {
+        return;
+    };
     let cards = &cards[..a];
     if row == ROW_AS_IS {
         linear_unnormalised(lin, cards, max, p, out);
@@ -1091,23 +1117,6 @@ fn ratios_to_max(cards: &[usize], o: &mut [f64]) {
         }
         off += c;
     }
-}
-
-/// The new messages of factor `f` (one factor's [`flood_block`]) for the sequential and
-/// residual schedules.
-#[allow(clippy::too_many_arguments)]
-fn factor_from_sums(
-    g: &FactorGraph,
-    f: usize,
-    lay: &Layout,
-    lt: &LinearTables,
-    b: &BeliefSums,
-    fv: &[f64],
-    max: bool,
-    out: &mut [f64],
-    sc: &mut Scratch,
-) {
-    flood_block(g, f..f + 1, lay, lt, b, fv, max, out, sc);
 }
 
 /// The log-domain kernel for factor `f` (the linear kernel declined it) from its
@@ -1372,7 +1381,8 @@ fn binary3_core<const MAX: bool>(
 }
 
 /// A factor's messages in the linear domain, as [`flood_block`] computes them for a
-/// block (here for one factor with its table in scope order): the incoming
+/// block (here for one factor with its table in scope order, through the same passes
+/// [`linear_inputs`], [`linear_unnormalised`] and [`ratios_to_max`]): the incoming
 /// log-messages `inc` (edge order, `Σ cards` entries) are shifted to a maximum of 0 and
 /// exponentiated, the message to `j` at `x_j` is `Σ_{x: x_j} T(x) Π_{i≠j} p_i(x_i)`
 /// (max-product: the maximum) over the linear table `T = exp(θ − max θ)`, and its
@@ -1393,18 +1403,10 @@ fn linear_messages<const MAX: bool>(
     out: &mut [f64],
     p: &mut [f64],
 ) -> bool {
-    let mut spread = table_range;
-    let mut off = 0;
-    for &c in cards {
-        match shift_message(&inc[off..off + c], &mut p[off..off + c]) {
-            Some(s) => spread += s,
-            None => return false,
-        }
-        off += c;
-    }
-    if spread > LIN_MAX_RANGE {
+    if !linear_inputs(table_range, cards, inc, p) {
         return false;
     }
+    let off: usize = cards.iter().sum();
     crate::vmath::exp_in_place(&mut p[..off]);
     linear_unnormalised(lin, cards, MAX, &p[..off], out);
     ratios_to_max(cards, out);
