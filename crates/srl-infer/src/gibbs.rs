@@ -9,6 +9,7 @@ use crate::marginals::{
     Beliefs, Convergence, MapAssignment, Marginals, argmax, edge_offsets, fmax,
 };
 use crate::mrf::PairwiseMrf;
+use crate::vmath;
 
 /// Gibbs sampling: marginals from state counts, MAP from the best visited state
 /// (slides, "Gibbs sampling": burn-in, then sample and count).
@@ -21,22 +22,26 @@ use crate::mrf::PairwiseMrf;
 /// per sweep and expanded per variable with SplitMix64, so the output depends only on the
 /// `rng` state, never on the number of threads.
 ///
+/// Every weight `exp(s − max)` of a conditional is computed by [`crate::vmath::exp`]
+/// (within 1 ulp of the C library's; exactly 1 at the largest score), scalar in the
+/// general path and srl-dist, as vectorised batches in the fast paths, with the same bits.
+///
 /// With two states everywhere on an ordinary model ([`PairwiseMrf::is_ordinary`]) a
-/// faster path packs the states in bits (`n / 8` bytes, so the scattered reads of the
-/// neighbours' states stay in cache), reads each slot's kernel row from a 2 × 2 copy (one
-/// shared copy when every table is the same), gathers a batch of conditionals before
-/// sampling it, and computes one `exp` per update instead of two (the larger weight is
-/// `exp(0) = 1`). It performs the same additions in the same order and draws with the same
-/// uniforms, so for a given generator state its samples, counts, best state and
-/// diagnostics equal the general path's bit for bit (unit-tested), and srl-dist's
-/// distributed sampler still equals it. With `K` states everywhere (`3 ≤ K ≤ 8`) on an
-/// ordinary model a path specialised to `K` keeps the states in bytes, reads unary and
-/// kernel rows as arrays of `K`, gathers a batch's scores before sampling it and skips the
-/// `exp` of the largest score (`exp(0) = 1`); its output too equals the general path's bit
-/// for bit (unit-tested). Both fast paths read a colour class's unary rows and slots from a
-/// copy laid out in class order (sequential streams instead of reads at the class's
-/// scattered variable indices; `8·K + 8` bytes per variable and 4-8 per slot more memory
-/// during the run).
+/// faster path keeps the states in bytes (`n` bytes, so the scattered reads of the
+/// neighbours' states mostly hit the cache), reads each slot's kernel row from a 2 × 2
+/// copy (one shared copy when every table is the same), gathers a batch of conditionals
+/// before sampling it, and computes one `exp` per update instead of two (the larger
+/// weight is `exp(0) = 1`), a batch at a time. It performs the same additions in the same
+/// order and draws with the same uniforms, so for a given generator state its samples,
+/// counts, best state and diagnostics equal the general path's bit for bit
+/// (unit-tested), and srl-dist's distributed sampler still equals it. With `K` states
+/// everywhere (`3 ≤ K ≤ 8`) on an ordinary model a path specialised to `K` keeps the
+/// states in bytes, reads unary and kernel rows as arrays of `K`, gathers a batch's
+/// scores and then their weights' `exp`s as one batch before sampling it; its output
+/// too equals the general path's bit for bit (unit-tested). Both fast paths read a colour
+/// class's unary rows and slots from a copy laid out in class order (sequential streams
+/// instead of reads at the class's scattered variable indices; `8·K + 8` bytes per
+/// variable and 4-8 per slot more memory during the run).
 ///
 /// | field | default | meaning | valid range |
 /// |---|---|---|---|
@@ -248,7 +253,7 @@ pub(crate) fn sample_index(s: &[f64], p: &mut [f64], u: f64) -> usize {
     }
     let mut total = 0.0;
     for (q, &x) in p.iter_mut().zip(s) {
-        *q = (x - mx).exp();
+        *q = vmath::exp(x - mx);
         total += *q;
     }
     inverse_cdf(p, u * total)
@@ -277,20 +282,21 @@ fn uniform_scores<const K: usize>(
     s
 }
 
-/// [`sample_index`] for `K` finite log-scores, the same arithmetic in the same order: the
-/// maximum, the weights `exp(s − max)` summed in state order, then the same scan. The
-/// largest score's weight is `exp(0) = 1` exactly, so its `exp` is not computed.
+/// The weights of [`sample_index`] for `K` finite log-scores `s`, before their `exp`:
+/// `s − max` (`≤ 0`, 0 at the largest score).
 #[inline]
-fn sample_uniform<const K: usize>(s: &[f64; K], u: f64) -> usize {
+fn shifted_scores<const K: usize>(s: &[f64; K]) -> [f64; K] {
     let mx = s.iter().copied().fold(f64::NEG_INFINITY, fmax);
-    let mut p = [0.0; K];
-    let mut total = 0.0;
-    for (q, &x) in p.iter_mut().zip(s) {
-        let d = x - mx;
-        *q = if d == 0.0 { 1.0 } else { d.exp() };
-        total += *q;
-    }
-    inverse_cdf(&p, u * total)
+    s.map(|x| x - mx)
+}
+
+/// [`sample_index`] from its weights `w = exp(shifted_scores(s))` (computed for a whole
+/// batch by [`vmath::exp_in_place`], the same bits as its scalar `exp`): the weights
+/// summed in state order, then the same scan.
+#[inline]
+fn draw_uniform<const K: usize>(w: &[f64; K], u: f64) -> usize {
+    let total = w.iter().fold(0.0, |t, &q| t + q);
+    inverse_cdf(w, u * total)
 }
 
 /// The binary fast path's view of the model: two states everywhere, ordinary (finite)
@@ -334,63 +340,56 @@ impl BinaryTables {
     }
 
     /// `(s0, s1)`: [`local_scores`] of the variable at position `p` of `layout` with the
-    /// states as bits, summed in the same order (unary, then the slots in order), so the
-    /// values are the same to the bit.
+    /// states as bytes (0 or 1), summed in the same order (unary, then the slots in
+    /// order), so the values are the same to the bit.
     #[inline]
-    fn scores(&self, layout: &ClassLayout<2>, bits: &[u64], p: usize) -> (f64, f64) {
-        let [mut s0, mut s1] = layout.unary[p];
+    fn scores(&self, layout: &ClassLayout<2>, state: &[u8], p: usize) -> (f64, f64) {
+        let mut s = layout.unary[p];
         let (lo, hi) = (layout.off[p], layout.off[p + 1]);
         match &self.shared {
             Some(t) => {
+                let rows = [[t[0], t[1]], [t[2], t[3]]];
                 for &i in &layout.src[lo..hi] {
-                    let (t0, t1) = if bit(bits, i as usize) {
-                        (t[2], t[3])
-                    } else {
-                        (t[0], t[1])
-                    };
-                    s0 += t0;
-                    s1 += t1;
+                    let r = rows[usize::from(state[i as usize] & 1)];
+                    s[0] += r[0];
+                    s[1] += r[1];
                 }
             }
             None => {
                 for (&i, &q) in layout.src[lo..hi].iter().zip(&layout.kernel[lo..hi]) {
                     let t = &self.per_kernel[q as usize];
-                    let (t0, t1) = if bit(bits, i as usize) {
-                        (t[2], t[3])
-                    } else {
-                        (t[0], t[1])
-                    };
-                    s0 += t0;
-                    s1 += t1;
+                    let b = 2 * usize::from(state[i as usize] & 1);
+                    s[0] += t[b];
+                    s[1] += t[b + 1];
                 }
             }
         }
-        (s0, s1)
+        (s[0], s[1])
     }
 }
 
-/// State of `v` in the packed binary state.
+/// The argument of [`draw_binary`]'s one `exp`: the smaller score minus the larger
+/// (`≤ 0`).
 #[inline]
-fn bit(bits: &[u64], v: usize) -> bool {
-    (bits[v >> 6] >> (v & 63)) & 1 == 1
+fn smaller_minus_larger(s0: f64, s1: f64) -> f64 {
+    if s0 >= s1 { s1 - s0 } else { s0 - s1 }
 }
 
-/// [`sample_index`] for two finite log-scores, the same arithmetic to the bit: the larger
-/// score's weight is `exp(0) = 1` exactly, so one `exp` is computed instead of two.
+/// [`sample_index`] for two finite log-scores, the same arithmetic to the bit, with its
+/// one `exp` given: `e = exp(smaller_minus_larger(s0, s1))`, computed for a whole batch
+/// by [`vmath::exp_in_place`]. The larger score's weight is `exp(0) = 1` exactly, the
+/// smaller's is `e`; `sample_index` returns 0 when `t = u (p0 + p1) < p0`, else the last
+/// state of positive weight (1 when `p1 > 0`, else 0).
 #[inline]
-fn sample_binary(s0: f64, s1: f64, u: f64) -> bool {
-    let (p0, p1) = if s0 >= s1 {
-        (1.0, (s1 - s0).exp())
-    } else {
-        ((s0 - s1).exp(), 1.0)
-    };
-    // `sample_index` returns 0 when `t = u (p0 + p1) < p0`, else the last state of
-    // positive weight: 1 when `p1 > 0`, else 0.
-    if p0 > 0.0 && u * (p0 + p1) < p0 {
-        false
-    } else {
-        p1 > 0.0
-    }
+fn draw_binary(s0: f64, s1: f64, e: f64, u: f64) -> bool {
+    // The weights are selected by masks instead of branches (the comparison is as
+    // unpredictable as the draws).
+    let m = u64::from(s0 >= s1).wrapping_neg();
+    let (one, eb) = (1.0f64.to_bits(), e.to_bits());
+    let p0 = f64::from_bits((one & m) | (eb & !m));
+    let p1 = f64::from_bits((eb & m) | (one & !m));
+    let zero = (p0 > 0.0) & (u * (p0 + p1) < p0);
+    !zero & (p1 > 0.0)
 }
 
 /// Sweeps whose seeds are drawn ahead and run in one call of [`crate::on_pool`].
@@ -581,8 +580,9 @@ impl Gibbs {
 
     /// `K` states everywhere on an ordinary model (`3 ≤ K ≤ 8`): states as bytes, unary
     /// rows and kernels viewed as arrays of `K`, scores by [`uniform_scores`], draws by
-    /// [`sample_uniform`]; a batch of a colour class has its scores gathered before it is
-    /// sampled (independent scattered loads the processor overlaps). Same colour classes,
+    /// [`draw_uniform`]; a batch of a colour class has its scores gathered before it is
+    /// sampled (independent scattered loads the processor overlaps), then its weights'
+    /// `exp`s computed as one vectorised batch. Same colour classes,
     /// uniforms, scores and draws as [`Gibbs::run_general`], bit for bit.
     fn run_uniform<const K: usize, R: Rng + ?Sized>(
         &self,
@@ -616,15 +616,19 @@ impl Gibbs {
                     .enumerate()
                     .for_each(|(chunk, (out, vars))| {
                         let mut sc = [[0.0; K]; BATCH];
+                        let mut w = [[0.0; K]; BATCH];
                         let mut first = coff[c] + chunk * 4 * BATCH;
                         for (out, vars) in out.chunks_mut(BATCH).zip(vars.chunks(BATCH)) {
-                            for (p, slot) in (first..).zip(&mut sc[..vars.len()]) {
+                            let n = vars.len();
+                            for (p, (slot, w)) in (first..).zip(sc[..n].iter_mut().zip(&mut w)) {
                                 *slot = uniform_scores::<K>(layout, kernels, cur, p);
+                                *w = shifted_scores(slot);
                             }
-                            first += vars.len();
-                            for ((slot, &v), s) in out.iter_mut().zip(vars).zip(&sc) {
+                            first += n;
+                            vmath::exp_in_place(w[..n].as_flattened_mut());
+                            for (((slot, &v), s), w) in out.iter_mut().zip(vars).zip(&sc).zip(&w) {
                                 let v = v as usize;
-                                let x = sample_uniform::<K>(s, uniform(seed, v));
+                                let x = draw_uniform::<K>(w, uniform(seed, v));
                                 *slot = (x as u8, s[x] - s[usize::from(cur[v])]);
                             }
                         }
@@ -711,9 +715,10 @@ impl Gibbs {
         sweep > self.burn_in && (sweep - self.burn_in).is_multiple_of(self.thinning)
     }
 
-    /// Two states everywhere, ordinary model: the states packed in bits (`n / 8` bytes,
-    /// so a neighbour's state is one read in a small array), the kernel rows by
-    /// [`BinaryTables`], one `exp` per update ([`sample_binary`]). Same colour classes,
+    /// Two states everywhere, ordinary model: the states as bytes (`n` bytes, so a
+    /// neighbour's state is one load, mostly from cache), the kernel rows by
+    /// [`BinaryTables`], one `exp` per update ([`draw_binary`]), computed for a batch at
+    /// a time by [`vmath::exp_in_place`]. Same colour classes,
     /// uniforms, scores and draws as [`Gibbs::run_general`], bit for bit.
     fn run_binary<R: Rng + ?Sized>(
         &self,
@@ -724,19 +729,15 @@ impl Gibbs {
         cnodes: &[u32],
     ) -> Result<GibbsRun, InferError> {
         let n = mrf.num_nodes();
-        let words = n.div_ceil(64);
-        let mut bits = vec![0u64; words];
-        let mut start = Vec::with_capacity(n);
         let eff = mrf.eff_unary();
-        for v in 0..n {
-            // `argmax` of the unary row: state 1 only when strictly larger.
-            let x = eff[2 * v + 1] > eff[2 * v];
-            bits[v >> 6] |= u64::from(x) << (v & 63);
-            start.push(u32::from(x));
-        }
+        // `argmax` of the unary row: state 1 only when strictly larger.
+        let start: Vec<u32> = (0..n)
+            .map(|v| u32::from(eff[2 * v + 1] > eff[2 * v]))
+            .collect();
         let mut score = mrf.log_score(&start);
+        let mut state: Vec<u8> = start.iter().map(|&x| x as u8).collect();
         drop(start);
-        let mut best = bits.clone();
+        let mut best = state.clone();
         let mut best_score = score;
         let mut tally = Tally::new(mrf, self.beliefs == Beliefs::NodesAndEdges, self.samples);
         let mut upd: Vec<(bool, f64)> = vec![(false, 0.0); largest_class(coff)];
@@ -746,47 +747,49 @@ impl Gibbs {
             for c in 0..coff.len() - 1 {
                 let class = &cnodes[coff[c]..coff[c + 1]];
                 let buf = &mut upd[..class.len()];
-                let cur = &bits;
+                let cur = &state;
                 let layout = &layout;
                 buf.par_chunks_mut(4 * BATCH)
                     .zip(class.par_chunks(4 * BATCH))
                     .enumerate()
                     .for_each(|(chunk, (out, vars))| {
                         let mut sc = [(0.0, 0.0); BATCH];
+                        let mut ex = [0.0; BATCH];
                         let mut first = coff[c] + chunk * 4 * BATCH;
                         for (out, vars) in out.chunks_mut(BATCH).zip(vars.chunks(BATCH)) {
                             for (p, slot) in (first..).zip(&mut sc[..vars.len()]) {
                                 *slot = tables.scores(layout, cur, p);
                             }
                             first += vars.len();
-                            for ((slot, &v), &(s0, s1)) in out.iter_mut().zip(vars).zip(&sc) {
+                            let ex = &mut ex[..vars.len()];
+                            for (e, &(s0, s1)) in ex.iter_mut().zip(&sc) {
+                                *e = smaller_minus_larger(s0, s1);
+                            }
+                            vmath::exp_in_place(ex);
+                            for (((slot, &v), &(s0, s1)), &e) in
+                                out.iter_mut().zip(vars).zip(&sc).zip(ex.iter())
+                            {
                                 let v = v as usize;
-                                let x = sample_binary(s0, s1, uniform(seed, v));
-                                let pick = |b: bool| if b { s1 } else { s0 };
-                                *slot = (x, pick(x) - pick(bit(cur, v)));
+                                let x = draw_binary(s0, s1, e, uniform(seed, v));
+                                let s = [s0, s1];
+                                *slot = (x, s[usize::from(x)] - s[usize::from(cur[v] & 1)]);
                             }
                         }
                     });
                 for (&v, &(x, d)) in class.iter().zip(buf.iter()) {
-                    let v = v as usize;
-                    let m = 1u64 << (v & 63);
-                    if x {
-                        bits[v >> 6] |= m;
-                    } else {
-                        bits[v >> 6] &= !m;
-                    }
+                    state[v as usize] = u8::from(x);
                     score += d;
                 }
             }
             if score > best_score {
                 best_score = score;
-                best.copy_from_slice(&bits);
+                best.copy_from_slice(&state);
             }
             if self.counted(sweep) {
-                tally.add(mrf, |v| usize::from(bit(&bits, v)));
+                tally.add(mrf, |v| usize::from(state[v]));
             }
         });
-        let best = (0..n).map(|v| u32::from(bit(&best, v))).collect();
+        let best = best.into_iter().map(u32::from).collect();
         tally.finish(mrf, self, total, best)
     }
 }
@@ -993,7 +996,7 @@ mod tests {
     /// The parts of the `K`-state path equal the general parts bit for bit on their own
     /// (a change of rounding in a score rarely changes a draw, so the whole-run test alone
     /// would miss it): [`uniform_scores`] is [`local_scores`] at random states, and
-    /// [`sample_uniform`] is [`sample_index`] on random scores, tied scores, and uniforms
+    /// [`draw_uniform`] is [`sample_index`] on random scores, tied scores, and uniforms
     /// at the edges of the cumulative weights.
     #[test]
     fn uniform_parts_equal_the_general_parts() {
@@ -1032,7 +1035,7 @@ mod tests {
                 let mut us = vec![rng.random::<f64>(), 0.0, 0.999_999_999_999];
                 // A uniform at each cumulative weight boundary.
                 let mx = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
+                let w: Vec<f64> = s.iter().map(|x| vmath::exp(x - mx)).collect();
                 let total: f64 = w.iter().sum();
                 let mut acc = 0.0;
                 for x in &w {
@@ -1040,7 +1043,8 @@ mod tests {
                     us.push(acc / total);
                 }
                 for u in us.into_iter().filter(|u| (0.0..1.0).contains(u)) {
-                    assert_eq!(sample_uniform::<K>(&s, u), sample_index(&s, &mut p, u));
+                    let w = shifted_scores(&s).map(vmath::exp);
+                    assert_eq!(draw_uniform::<K>(&w, u), sample_index(&s, &mut p, u));
                 }
             }
         }
@@ -1058,14 +1062,15 @@ mod tests {
     }
 
     #[test]
-    fn sample_binary_is_sample_index() {
+    fn draw_binary_is_sample_index() {
         let mut p = [0.0; 2];
         let scores = [0.0, 1.5, -1.5, 800.0, -800.0, 0.3];
         for &s0 in &scores {
             for &s1 in &scores {
                 for u in [0.0, 0.1, 0.18, 0.5, 0.82, 0.999_999] {
                     let x = sample_index(&[s0, s1], &mut p, u);
-                    assert_eq!(usize::from(sample_binary(s0, s1, u)), x, "{s0} {s1} {u}");
+                    let e = vmath::exp(smaller_minus_larger(s0, s1));
+                    assert_eq!(usize::from(draw_binary(s0, s1, e, u)), x, "{s0} {s1} {u}");
                 }
             }
         }
