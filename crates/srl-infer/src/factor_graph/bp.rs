@@ -90,6 +90,16 @@ struct Layout {
     /// Edges of each variable, in ascending order (empty when the run does not need
     /// them: flooding without the variable-to-factor messages).
     vedges: Vec<Vec<usize>>,
+    /// Cardinality of each edge's variable (`moff[e + 1] − moff[e]`), so that a factor's
+    /// cardinalities are a slice, not a copy.
+    ecard: Vec<usize>,
+    /// Per edge of a factor, in the order of its linear table ([`LinearTables::row`]:
+    /// the scope's order with the stored-last variable moved last): the cardinalities
+    /// (`tcard`) and, per edge in scope order, the offset of its message within the
+    /// factor's block laid out in the table's order (`toff`). Equal to `ecard` and the
+    /// edge order's offsets for a factor kept in its scope's order.
+    tcard: Vec<usize>,
+    toff: Vec<u32>,
 }
 
 impl FactorBp {
@@ -123,7 +133,7 @@ impl FactorBp {
         Ok(())
     }
 
-    fn layout(g: &FactorGraph, with_vedges: bool) -> Result<Layout, InferError> {
+    fn layout(g: &FactorGraph, lt: &LinearTables, with_vedges: bool) -> Result<Layout, InferError> {
         let mut voff = Vec::with_capacity(g.num_vars() + 1);
         voff.push(0usize);
         for &kv in g.num_states() {
@@ -158,12 +168,47 @@ impl FactorBp {
             }
             fedge.push(evar.len());
         }
+        let ecard: Vec<usize> = moff.windows(2).map(|w| w[1] - w[0]).collect();
+        let (mut tcard, mut toff) = (Vec::with_capacity(edges), Vec::with_capacity(edges));
+        for (f, fac) in g.factors().iter().enumerate() {
+            let (e0, e1) = (fedge[f], fedge[f + 1]);
+            let cards = &ecard[e0..e1];
+            let row = lt.row[fac.table as usize];
+            let base = moff[e0];
+            if row == ROW_AS_IS || usize::from(row) >= cards.len() {
+                tcard.extend_from_slice(cards);
+                // a factor's block is below 2^30 entries (checked above)
+                toff.extend(moff[e0..e1].iter().map(|&o| (o - base) as u32));
+            } else {
+                let r = usize::from(row);
+                tcard.extend(
+                    cards
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != r)
+                        .map(|(_, &c)| c),
+                );
+                tcard.push(cards[r]);
+                let n = moff[e1] - base;
+                for j in 0..cards.len() {
+                    let o = moff[e0 + j] - base;
+                    toff.push(match j.cmp(&r) {
+                        std::cmp::Ordering::Less => o,
+                        std::cmp::Ordering::Equal => n - cards[r],
+                        std::cmp::Ordering::Greater => o - cards[r],
+                    } as u32);
+                }
+            }
+        }
         Ok(Layout {
             fedge,
             evar,
             eoff,
             moff,
             vedges,
+            ecard,
+            tcard,
+            toff,
         })
     }
 
@@ -187,7 +232,8 @@ impl FactorBp {
         with_vf: bool,
         serial: bool,
     ) -> Result<State, InferError> {
-        let lay = Self::layout(g, with_vf || self.schedule != FactorSchedule::Flooding)?;
+        let lt = LinearTables::new(g);
+        let lay = Self::layout(g, &lt, with_vf || self.schedule != FactorSchedule::Flooding)?;
         let total = lay.moff[lay.moff.len() - 1];
         let alloc = || -> Result<Vec<f64>, InferError> {
             let mut m = Vec::new();
@@ -202,7 +248,6 @@ impl FactorBp {
         let mut fv = alloc()?;
         let mut conv = Convergence::start(g.factors().is_empty());
         let mut sc = Scratch::default();
-        let lt = LinearTables::new(g);
         // Sequential and residual: the belief sums are kept up to date as each factor's
         // messages change (the variable-to-factor messages are the sums minus the
         // receiver's own message, no per-edge gather over the variable's factors).
@@ -710,9 +755,6 @@ struct Scratch {
     pbuf: Vec<f64>,
     /// Per factor of the block: whether the linear kernel takes it.
     linear: Vec<bool>,
-    /// A table with a moved row variable: its incoming linear messages in the table's
-    /// order.
-    lp: Vec<f64>,
     /// A table with a moved row variable: its unnormalised outgoing messages in the
     /// table's order.
     lo: Vec<f64>,
@@ -935,9 +977,10 @@ fn flood_block(
     for f in fs.clone() {
         let t = g.factors()[f].table as usize;
         let ok = match (lt.table(t, g.tables()[t].len()), edge_cards(lay, f)) {
-            (Some((_, range, _)), Some((cards, a))) => {
+            (Some((_, range, _)), Some(cards)) => {
                 let r = lay.moff[lay.fedge[f]] - base..lay.moff[lay.fedge[f + 1]] - base;
-                linear_inputs(range, &cards[..a], &inc[r.clone()], &mut p[r])
+                let toff = &lay.toff[lay.fedge[f]..lay.fedge[f + 1]];
+                linear_inputs(range, cards, toff, &inc[r.clone()], &mut p[r])
             }
             _ => false,
         };
@@ -966,37 +1009,31 @@ fn flood_block(
     (sc.inbuf, sc.pbuf, sc.linear) = (hinc, hp, linear);
 }
 
-/// The cardinality of each edge of factor `f` (from the message offsets, read in order:
-/// no lookup of the variable) and the factor's arity; `None` above [`LIN_MAX_ARITY`].
+/// The cardinality of each edge of factor `f` ([`Layout::ecard`]); `None` above
+/// [`LIN_MAX_ARITY`].
 #[inline(always)]
-fn edge_cards(lay: &Layout, f: usize) -> Option<([usize; LIN_MAX_ARITY], usize)> {
-    let e0 = lay.fedge[f];
-    let a = lay.fedge[f + 1] - e0;
-    if a > LIN_MAX_ARITY {
-        return None;
-    }
-    let mut cards = [0usize; LIN_MAX_ARITY];
-    for (c, w) in cards.iter_mut().zip(lay.moff[e0..=e0 + a].windows(2)) {
-        *c = w[1] - w[0];
-    }
-    Some((cards, a))
+fn edge_cards(lay: &Layout, f: usize) -> Option<&[usize]> {
+    let (e0, e1) = (lay.fedge[f], lay.fedge[f + 1]);
+    (e1 - e0 <= LIN_MAX_ARITY).then(|| &lay.ecard[e0..e1])
 }
 
 /// Pass 1 of [`flood_block`] for one factor with a linear table of spread `range`:
 /// shifts each incoming log-message (`inc`, edge order, over `cards`) to a maximum of 0
-/// into `p` and returns whether the linear kernel takes the factor: each message has a
-/// possible state and the spread of table and messages is at most [`LIN_MAX_RANGE`]. A
-/// factor of one variable is always taken (its message is its table, whatever comes
-/// in; `p` is then left as it is).
+/// into `p`, the message of edge `j` at `toff[j]` (the table's order,
+/// [`Layout::toff`]), and returns whether the linear kernel takes the factor: each
+/// message has a possible state and the spread of table and messages is at most
+/// [`LIN_MAX_RANGE`]. A factor of one variable is always taken (its message is its
+/// table, whatever comes in; `p` is then left as it is).
 #[inline(always)]
-fn linear_inputs(range: f64, cards: &[usize], inc: &[f64], p: &mut [f64]) -> bool {
+fn linear_inputs(range: f64, cards: &[usize], toff: &[u32], inc: &[f64], p: &mut [f64]) -> bool {
     if cards.len() == 1 {
         return true;
     }
     let mut spread = range;
     let mut off = 0;
-    for &c in cards {
-        match shift_message(&inc[off..off + c], &mut p[off..off + c]) {
+    for (&c, &t) in cards.iter().zip(toff) {
+        let t = t as usize;
+        match shift_message(&inc[off..off + c], &mut p[t..t + c]) {
             Some(s) => spread += s,
             None => return false,
         }
@@ -1025,8 +1062,9 @@ fn shift_message(m: &[f64], d: &mut [f64]) -> Option<f64> {
 
 /// Pass 3 of [`flood_block`] for factor `f` with linear table `lin` (its scope
 /// position `row` stored last, or [`ROW_AS_IS`]): from the incoming linear messages `p`
-/// (edge order, each with a maximum of 1) the outgoing messages, each as ratios to its
-/// largest entry (all 0 for a message without a positive entry), into `out`.
+/// (each with a maximum of 1, laid out in the table's order by [`linear_inputs`]) the
+/// outgoing messages, each as ratios to its largest entry (all 0 for a message without
+/// a positive entry), into `out` (edge order).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn linear_ratios(
@@ -1039,41 +1077,29 @@ fn linear_ratios(
     out: &mut [f64],
     sc: &mut Scratch,
 ) {
-    let e0 = lay.fedge[f];
-    let Some((cards, a)) = edge_cards(lay, f) else {
+    let (e0, e1) = (lay.fedge[f], lay.fedge[f + 1]);
+    let Some(cards) = edge_cards(lay, f) else {
         return;
     };
-    let cards = &cards[..a];
     if row == ROW_AS_IS {
         linear_unnormalised(lin, cards, max, p, out);
+        ratios_to_max(cards, out);
     } else {
-        // the table stores scope position `r` last: the incoming messages in that
-        // order, the kernel, the outgoing ones back in the scope's order
+        // the kernel in the table's order into scratch, the ratios from there into
+        // the edge order
         let n = p.len();
-        let (mut hp, mut ho) = (std::mem::take(&mut sc.lp), std::mem::take(&mut sc.lo));
-        hp.resize(n.max(hp.len()), 0.0);
+        let mut ho = std::mem::take(&mut sc.lo);
         ho.resize(n.max(ho.len()), 0.0);
-        let (pin, pout) = (&mut hp[..n], &mut ho[..n]);
-        let r = usize::from(row);
-        let (lo, hi) = (
-            lay.moff[e0 + r] - lay.moff[e0],
-            lay.moff[e0 + r + 1] - lay.moff[e0],
-        );
-        let tail = n - hi;
-        pin[..lo].copy_from_slice(&p[..lo]);
-        pin[lo..lo + tail].copy_from_slice(&p[hi..]);
-        pin[lo + tail..].copy_from_slice(&p[lo..hi]);
-        let mut pc = [0usize; LIN_MAX_ARITY];
-        pc[..r].copy_from_slice(&cards[..r]);
-        pc[r..a - 1].copy_from_slice(&cards[r + 1..a]);
-        pc[a - 1] = cards[r];
-        linear_unnormalised(lin, &pc[..a], max, pin, pout);
-        out[..lo].copy_from_slice(&pout[..lo]);
-        out[hi..].copy_from_slice(&pout[lo..lo + tail]);
-        out[lo..hi].copy_from_slice(&pout[lo + tail..]);
-        (sc.lp, sc.lo) = (hp, ho);
+        let pout = &mut ho[..n];
+        linear_unnormalised(lin, &lay.tcard[e0..e1], max, p, pout);
+        let mut off = 0;
+        for (&c, &t) in cards.iter().zip(&lay.toff[e0..e1]) {
+            let t = t as usize;
+            ratios_into(&pout[t..t + c], &mut out[off..off + c]);
+            off += c;
+        }
+        sc.lo = ho;
     }
-    ratios_to_max(cards, out);
 }
 
 /// The unnormalised linear messages `o` of a factor over `cards` (table order) from
@@ -1116,6 +1142,20 @@ fn ratios_to_max(cards: &[usize], o: &mut [f64]) {
             m.fill(0.0);
         }
         off += c;
+    }
+}
+
+/// [`ratios_to_max`] of one message `m` written to `d` (the same values).
+#[inline(always)]
+fn ratios_into(m: &[f64], d: &mut [f64]) {
+    let mx = m.iter().copied().fold(0.0f64, f64::max);
+    if mx > 0.0 {
+        let inv = 1.0 / mx;
+        for (y, &x) in d.iter_mut().zip(m) {
+            *y = if x == mx { 1.0 } else { x * inv };
+        }
+    } else {
+        d.fill(0.0);
     }
 }
 
@@ -1403,7 +1443,15 @@ fn linear_messages<const MAX: bool>(
     out: &mut [f64],
     p: &mut [f64],
 ) -> bool {
-    if !linear_inputs(table_range, cards, inc, p) {
+    let toff: Vec<u32> = cards
+        .iter()
+        .scan(0u32, |o, &c| {
+            let t = *o;
+            *o += c as u32;
+            Some(t)
+        })
+        .collect();
+    if !linear_inputs(table_range, cards, &toff, inc, p) {
         return false;
     }
     let off: usize = cards.iter().sum();
