@@ -23,8 +23,11 @@ use crate::vmath;
 /// `rng` state, never on the number of threads.
 ///
 /// Every weight `exp(s − max)` of a conditional is computed by [`crate::vmath::exp`]
-/// (within 1 ulp of the C library's; exactly 1 at the largest score), scalar in the
-/// general path and srl-dist, as vectorised batches in the fast paths, with the same bits.
+/// (within 1 ulp of the C library's; exactly 1 at the largest score; exactly 0 for
+/// `s − max < −708`, [`crate::vmath::EXP_FLUSH_BELOW`], so a state that much less likely
+/// than the best, probability below `e^-708 ≈ 3·10^-308`, is never drawn where the C
+/// library's subnormal weight would almost never draw it), scalar in the general path and
+/// srl-dist, as vectorised batches in the fast paths, with the same bits.
 ///
 /// With two states everywhere on an ordinary model ([`PairwiseMrf::is_ordinary`]) a
 /// faster path keeps the states in bytes (`n` bytes, so the scattered reads of the
