@@ -1466,9 +1466,109 @@ fn linear_messages<const MAX: bool>(
 /// `lin` over `cards` from its incoming linear messages `p` (each with a maximum of 1):
 /// the message to `j` at `x_j` is `Σ_{x: x_j} T(x) Π_{i≠j} p_i(x_i)` (max-product: the
 /// maximum). Every non-zero product must stay a normal number (the callers' spread
-/// checks). Three binary variables take [`binary3_core`] instead.
+/// checks). Three binary variables take [`binary3_core`] instead. A last variable of 2
+/// to 7 states takes rows of that fixed length ([`FixedRow`]: the last variable's
+/// message held in registers across rows, each row unrolled), any other [`kernel_row`];
+/// both compute the same products and sums in the same order, so the same bits.
 fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut [f64]) {
     o.fill(0.0);
+    match cards {
+        // a constant factor sends no message
+        [] => {}
+        // one variable: the message is the table itself
+        [_] => o[..lin.len()].copy_from_slice(lin),
+        [.., 2] => linear_rows::<MAX, FixedRow<'_, MAX, 2>>(lin, cards, p, o),
+        [.., 3] => linear_rows::<MAX, FixedRow<'_, MAX, 3>>(lin, cards, p, o),
+        [.., 4] => linear_rows::<MAX, FixedRow<'_, MAX, 4>>(lin, cards, p, o),
+        [.., 5] => linear_rows::<MAX, FixedRow<'_, MAX, 5>>(lin, cards, p, o),
+        [.., 6] => linear_rows::<MAX, FixedRow<'_, MAX, 6>>(lin, cards, p, o),
+        [.., 7] => linear_rows::<MAX, FixedRow<'_, MAX, 7>>(lin, cards, p, o),
+        _ => linear_rows::<MAX, SliceRow<'_, MAX>>(lin, cards, p, o),
+    }
+}
+
+/// The last variable's side of [`linear_rows`]: its outgoing message `o` (accumulated
+/// over the rows) and its incoming message `q`, each of [`RowKernel::len`] entries.
+trait RowKernel<'a>: Sized {
+    fn new(o: &'a mut [f64], q: &'a [f64]) -> Self;
+    /// Entries per row (the last variable's cardinality).
+    fn len(&self) -> usize;
+    /// [`kernel_row`] on row `t` with prefix product `pre`.
+    fn row(&mut self, t: &[f64], pre: f64) -> f64;
+    /// Writes the accumulated message back to `o`.
+    fn finish(self);
+}
+
+/// [`RowKernel`] over the slices themselves ([`kernel_row`], any length).
+struct SliceRow<'a, const MAX: bool> {
+    o: &'a mut [f64],
+    q: &'a [f64],
+}
+
+impl<'a, const MAX: bool> RowKernel<'a> for SliceRow<'a, MAX> {
+    #[inline(always)]
+    fn new(o: &'a mut [f64], q: &'a [f64]) -> Self {
+        Self { o, q }
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+    #[inline(always)]
+    fn row(&mut self, t: &[f64], pre: f64) -> f64 {
+        kernel_row::<MAX>(self.o, t, self.q, pre)
+    }
+    #[inline(always)]
+    fn finish(self) {}
+}
+
+/// [`RowKernel`] for a last variable of `N < 8` states: the message accumulated in an
+/// array (registers) and written back once; each row is [`kernel_row`]'s short loop
+/// unrolled (the same operations in the same order).
+struct FixedRow<'a, const MAX: bool, const N: usize> {
+    acc: [f64; N],
+    q: [f64; N],
+    o: &'a mut [f64],
+}
+
+impl<'a, const MAX: bool, const N: usize> RowKernel<'a> for FixedRow<'a, MAX, N> {
+    #[inline(always)]
+    fn new(o: &'a mut [f64], q: &'a [f64]) -> Self {
+        let (mut acc, mut qa) = ([0.0; N], [0.0; N]);
+        acc.copy_from_slice(&o[..N]);
+        qa.copy_from_slice(&q[..N]);
+        Self { acc, q: qa, o }
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        N
+    }
+    #[inline(always)]
+    fn row(&mut self, t: &[f64], pre: f64) -> f64 {
+        let op = |x: f64, y: f64| if MAX { x.max(y) } else { x + y };
+        let t = &t[..N];
+        let mut srow = 0.0;
+        for ((a, &tv), &qv) in self.acc.iter_mut().zip(t).zip(&self.q) {
+            *a = op(*a, tv * pre);
+            srow = op(srow, tv * qv);
+        }
+        srow
+    }
+    #[inline(always)]
+    fn finish(self) {
+        self.o[..N].copy_from_slice(&self.acc);
+    }
+}
+
+/// [`linear_core`] for two or more variables (`o` zeroed), the last variable's rows
+/// through `R`.
+#[inline(always)]
+fn linear_rows<'a, const MAX: bool, R: RowKernel<'a>>(
+    lin: &[f64],
+    cards: &[usize],
+    p: &'a [f64],
+    o: &'a mut [f64],
+) {
     let acc = |slot: &mut f64, w: f64| {
         if MAX {
             if w > *slot {
@@ -1479,20 +1579,20 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
         }
     };
     match cards.len() {
-        // a constant factor sends no message
-        0 => {}
-        // one variable: the message is the table itself
-        1 => o[..lin.len()].copy_from_slice(lin),
+        0 | 1 => {}
         // the rows below for one and two other variables, without the odometer and the
         // prefix and suffix products
         2 => {
             let (c0, c1) = (cards[0], cards[1]);
             let (p0, p1) = p[..c0 + c1].split_at(c0);
             let (o0, o1) = o[..c0 + c1].split_at_mut(c0);
-            for ((slot0, &q0), row) in o0.iter_mut().zip(p0).zip(lin.chunks_exact(c1)) {
-                let srow = kernel_row::<MAX>(o1, row, p1, q0);
+            let mut last = R::new(o1, p1);
+            let kl = last.len();
+            for ((slot0, &q0), row) in o0.iter_mut().zip(p0).zip(lin.chunks_exact(kl)) {
+                let srow = last.row(row, q0);
                 acc(slot0, srow);
             }
+            last.finish();
         }
         3 => {
             let (c0, c1, c2) = (cards[0], cards[1], cards[2]);
@@ -1500,15 +1600,18 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
             let (p1, p2) = rest.split_at(c1);
             let (o0, rest) = o[..c0 + c1 + c2].split_at_mut(c0);
             let (o1, o2) = rest.split_at_mut(c1);
-            for ((slot0, &q0), block) in o0.iter_mut().zip(p0).zip(lin.chunks_exact(c1 * c2)) {
+            let mut last = R::new(o2, p2);
+            let kl = last.len();
+            for ((slot0, &q0), block) in o0.iter_mut().zip(p0).zip(lin.chunks_exact(c1 * kl)) {
                 let mut s0 = 0.0;
-                for ((slot1, &q1), row) in o1.iter_mut().zip(p1).zip(block.chunks_exact(c2)) {
-                    let srow = kernel_row::<MAX>(o2, row, p2, q0 * q1);
+                for ((slot1, &q1), row) in o1.iter_mut().zip(p1).zip(block.chunks_exact(kl)) {
+                    let srow = last.row(row, q0 * q1);
                     acc(&mut s0, srow * q1);
                     acc(slot1, srow * q0);
                 }
                 acc(slot0, s0);
             }
+            last.finish();
         }
         a => {
             // blocks over the last two variables, each as the arity-3 kernel's inner
@@ -1519,9 +1622,8 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
             // before the block: `o_l(x_l) ⊕= s · pre[l]`, `sub[l] ⊕= s · p_l(x_l)`;
             // when `l`'s positions are exhausted, `sub[l]` is handed up the same way.
             // An entry costs two products, a row three more, a block O(1) amortised.
-            let last = a - 1;
             let mid = a - 2;
-            let (km, kl) = (cards[mid], cards[last]);
+            let (km, kl) = (cards[mid], cards[a - 1]);
             let mut start = [0usize; LIN_MAX_ARITY];
             let mut s = 0;
             for j in 0..a {
@@ -1532,6 +1634,7 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
             let (p_mid, p_last) = rest[..km + kl].split_at(km);
             let (o_others, rest) = o.split_at_mut(start[mid]);
             let (o_mid, o_last) = rest[..km + kl].split_at_mut(km);
+            let mut last = R::new(o_last, p_last);
             let mut ctr = [0usize; LIN_MAX_ARITY];
             let mut pre = [1.0f64; LIN_MAX_ARITY];
             let mut sub = [0.0f64; LIN_MAX_ARITY];
@@ -1542,7 +1645,7 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
                 let outer = pre[mid];
                 let mut val = 0.0;
                 for ((slot, &q), row) in o_mid.iter_mut().zip(p_mid).zip(block.chunks_exact(kl)) {
-                    let srow = kernel_row::<MAX>(o_last, row, p_last, outer * q);
+                    let srow = last.row(row, outer * q);
                     acc(&mut val, srow * q);
                     acc(slot, srow * outer);
                 }
@@ -1566,6 +1669,7 @@ fn linear_core<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut
                     pre[k + 1] = pre[k] * p_others[start[k] + ctr[k].min(cards[k] - 1)];
                 }
             }
+            last.finish();
         }
     }
 }
@@ -1845,6 +1949,60 @@ mod kernel_tests {
             checked[0] > 1000 && checked[1] > 200 && checked[2] > 50,
             "{checked:?}"
         );
+    }
+
+    /// The fixed-length rows ([`FixedRow`], a last variable of 2-7 states) give the
+    /// same bits as [`kernel_row`]'s rows over slices, sum and max, arity 2 to 6.
+    #[test]
+    fn fixed_rows_equal_slice_rows() {
+        fn fixed<const MAX: bool>(lin: &[f64], cards: &[usize], p: &[f64], o: &mut [f64]) {
+            match cards.last() {
+                Some(2) => linear_rows::<MAX, FixedRow<'_, MAX, 2>>(lin, cards, p, o),
+                Some(3) => linear_rows::<MAX, FixedRow<'_, MAX, 3>>(lin, cards, p, o),
+                Some(4) => linear_rows::<MAX, FixedRow<'_, MAX, 4>>(lin, cards, p, o),
+                Some(5) => linear_rows::<MAX, FixedRow<'_, MAX, 5>>(lin, cards, p, o),
+                Some(6) => linear_rows::<MAX, FixedRow<'_, MAX, 6>>(lin, cards, p, o),
+                Some(7) => linear_rows::<MAX, FixedRow<'_, MAX, 7>>(lin, cards, p, o),
+                _ => unreachable!(),
+            }
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(33);
+        let mut nonzero = 0;
+        for case in 0..3000 {
+            let a = 2 + case % 5;
+            let mut cards: Vec<usize> = (0..a - 1).map(|_| rng.random_range(1..=4usize)).collect();
+            cards.push(2 + case % 6);
+            let size: usize = cards.iter().product();
+            let lin: Vec<f64> = (0..size)
+                .map(|_| {
+                    if rng.random_range(0..5) == 0 {
+                        0.0
+                    } else {
+                        rng.random_range(0.0..1.0)
+                    }
+                })
+                .collect();
+            let n: usize = cards.iter().sum();
+            let p: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..1.0)).collect();
+            for max in [false, true] {
+                let (mut want, mut got) = (vec![0.0; n], vec![0.0; n]);
+                if max {
+                    linear_rows::<true, SliceRow<'_, true>>(&lin, &cards, &p, &mut want);
+                    fixed::<true>(&lin, &cards, &p, &mut got);
+                } else {
+                    linear_rows::<false, SliceRow<'_, false>>(&lin, &cards, &p, &mut want);
+                    fixed::<false>(&lin, &cards, &p, &mut got);
+                }
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&want),
+                    bits(&got),
+                    "case {case}, cards {cards:?}, max {max}"
+                );
+                nonzero += usize::from(want.iter().any(|&x| x > 0.0));
+            }
+        }
+        assert!(nonzero > 5000, "{nonzero} cases with a positive message");
     }
 
     #[test]
