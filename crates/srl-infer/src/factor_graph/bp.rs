@@ -1977,6 +1977,53 @@ mod kernel_tests {
         );
     }
 
+    /// [`largest_change`] equals one running maximum with NaN as `+∞` (the test it
+    /// replaced), on random messages with `-∞`, equal entries and NaN, of every length
+    /// from 0 to 13.
+    #[test]
+    fn largest_change_is_one_running_maximum() {
+        let chain = |new: &[f64], old: &[f64]| {
+            let mut res = 0.0f64;
+            for (&n, &o) in new.iter().zip(old) {
+                let d = if n == o { 0.0 } else { (n - o).abs() };
+                if d > res || d.is_nan() {
+                    res = if d.is_nan() { f64::INFINITY } else { d };
+                }
+            }
+            res
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(34);
+        let mut draw = |rng: &mut ChaCha8Rng| match rng.random_range(0..10) {
+            0 => f64::NEG_INFINITY,
+            1 => 0.0,
+            2 if rng.random_range(0..20) == 0 => f64::NAN,
+            _ => rng.random_range(-30.0..0.0),
+        };
+        let (mut nans, mut infs) = (0, 0);
+        for case in 0..20000 {
+            let len = case % 14;
+            let old: Vec<f64> = (0..len).map(|_| draw(&mut rng)).collect();
+            let new: Vec<f64> = old
+                .iter()
+                .map(|&o| {
+                    if rng.random_range(0..3) == 0 {
+                        o
+                    } else {
+                        draw(&mut rng)
+                    }
+                })
+                .collect();
+            let (want, got) = (chain(&new, &old), largest_change(&new, &old));
+            assert_eq!(want.to_bits(), got.to_bits(), "{new:?} against {old:?}");
+            nans += usize::from(new.iter().chain(&old).any(|x| x.is_nan()));
+            infs += usize::from(want == f64::INFINITY);
+        }
+        assert!(
+            nans > 100 && infs > nans,
+            "{nans} cases with NaN, {infs} infinite"
+        );
+    }
+
     /// The fixed-length rows ([`FixedRow`], a last variable of 2-7 states) give the
     /// same bits as [`kernel_row`]'s rows over slices, sum and max, arity 2 to 6.
     #[test]
