@@ -1993,7 +1993,7 @@ mod kernel_tests {
             res
         };
         let mut rng = ChaCha8Rng::seed_from_u64(34);
-        let mut draw = |rng: &mut ChaCha8Rng| match rng.random_range(0..10) {
+        let draw = |rng: &mut ChaCha8Rng| match rng.random_range(0..10) {
             0 => f64::NEG_INFINITY,
             1 => 0.0,
             2 if rng.random_range(0..20) == 0 => f64::NAN,
