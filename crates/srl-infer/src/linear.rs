@@ -159,8 +159,20 @@ fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
     let eff = mrf.eff_unary();
     let ranges =
         |v: usize| (mrf.in_off[v]..mrf.in_off[v + 1]).map(|s| range[mrf.in_kernel[s] as usize]);
+    if binary {
+        // the two-state kernels use the unary ratio, not the linear unary; each
+        // variable's kind on its own (in parallel on a large model, the same kinds)
+        let par = mrf.num_directed_edges() >= 4 * SETUP_MIN_LEN;
+        let kind = collect_maybe_par(n, par, |v| {
+            let u = &eff[mrf.state_off[v]..mrf.state_off[v + 1]];
+            crate::kernel::variable_kind(u, mrf.evidence[v], true, ranges(v))
+        });
+        return Plan {
+            kind,
+            unary_lin: Vec::new(),
+        };
+    }
     let mut kind = Vec::with_capacity(n);
-    // the two-state kernels use the unary ratio, not the linear unary
     let mut unary_lin = if binary {
         Vec::new()
     } else {
@@ -804,21 +816,21 @@ fn flooding_binary<S: Ratio>(
     let n = mrf.num_nodes();
     // Linear unary ratio u(1) / u(0) of each linear variable (0 elsewhere).
     let eff = mrf.eff_unary();
-    let uratio: Vec<f64> = (0..n)
-        .map(|v| {
-            if plan.kind[v] == Kind::Linear {
-                (eff[2 * v + 1] - eff[2 * v]).exp()
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    // the setup and the final beliefs of a large model run in parallel like the sweeps
+    // (each entry on its own: the same values for any thread count; the arrays are first
+    // touched there too); a small one stays on the calling thread
     let slots = mrf.num_directed_edges();
+    let par = slots >= 4 * SETUP_MIN_LEN;
+    let uratio: Vec<f64> = collect_maybe_par(n, par, |v| {
+        if plan.kind[v] == Kind::Linear {
+            (eff[2 * v + 1] - eff[2 * v]).exp()
+        } else {
+            0.0
+        }
+    });
+    let ones = |len: usize| -> Vec<S::Atom> { collect_maybe_par(len, par, |_| S::atom(1.0)) };
     let (mut inc_old, mut outg): (Vec<S::Atom>, Vec<S>) = match init {
-        None => (
-            (0..slots).map(|_| S::atom(1.0)).collect(),
-            vec![S::of(1.0); slots],
-        ),
+        None => (ones(slots), collect_maybe_par(slots, par, |_| S::of(1.0))),
         Some(m) => {
             // Ratio m(1) / m(0) of each log-message pair.
             let r: Vec<f64> = m.chunks_exact(2).map(|p| (p[1] - p[0]).exp()).collect();
@@ -829,7 +841,7 @@ fn flooding_binary<S: Ratio>(
             (r.iter().map(|&x| S::atom(x)).collect(), outg)
         }
     };
-    let mut inc_new: Vec<S::Atom> = (0..slots).map(|_| S::atom(1.0)).collect();
+    let mut inc_new: Vec<S::Atom> = ones(slots);
     // Source-grouped: the message sent back along slot `s` is `outg[s]`.
     let bounds = node_blocks(mrf);
     let mut convergence = Convergence::start(mrf.num_edges() == 0);
@@ -851,15 +863,26 @@ fn flooding_binary<S: Ratio>(
     // the three arrays', not more
     drop((inc_new, outg));
     let mut bel = mrf.eff_unary().to_vec();
-    let mut r = Vec::new();
-    for v in 0..n {
-        let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
-        r.clear();
-        r.extend(inc_old[s0..s1].iter().map(S::load));
-        let u = [bel[2 * v], bel[2 * v + 1]];
-        let [x0, x1] = crate::kernel::binary_belief(plan.kind[v], u, &r);
-        bel[2 * v] = x0;
-        bel[2 * v + 1] = x1;
+    let chunks = split_by(&mut bel, &bounds, &mrf.state_off);
+    let beliefs = |r: &mut Vec<f64>, (chunk, w): (&mut [f64], &[usize])| {
+        for v in w[0]..w[1] {
+            let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
+            r.clear();
+            r.extend(inc_old[s0..s1].iter().map(S::load));
+            let b = &mut chunk[2 * (v - w[0])..2 * (v - w[0]) + 2];
+            let [x0, x1] = crate::kernel::binary_belief(plan.kind[v], [b[0], b[1]], r);
+            b[0] = x0;
+            b[1] = x1;
+        }
+    };
+    if par {
+        let work = chunks.into_par_iter().zip(bounds.par_windows(2));
+        work.for_each_init(Vec::new, beliefs);
+    } else {
+        let mut r = Vec::new();
+        for part in chunks.into_iter().zip(bounds.windows(2)) {
+            beliefs(&mut r, part);
+        }
     }
     let msgs = if want_msgs {
         let mut m = vec![0.0; 2 * slots];
@@ -876,6 +899,27 @@ fn flooding_binary<S: Ratio>(
         msgs,
         bel,
         convergence,
+    }
+}
+
+/// Entries per parallel piece of the two-state run's setup (its arrays of ratios).
+const SETUP_MIN_LEN: usize = 1 << 14;
+
+/// `(0..len).map(f)` collected, on the rayon pool in pieces of at least
+/// [`SETUP_MIN_LEN`] when `par` (the same values either way).
+fn collect_maybe_par<T: Send>(
+    len: usize,
+    par: bool,
+    f: impl Fn(usize) -> T + Sync + Send,
+) -> Vec<T> {
+    if par {
+        (0..len)
+            .into_par_iter()
+            .with_min_len(SETUP_MIN_LEN)
+            .map(f)
+            .collect()
+    } else {
+        (0..len).map(f).collect()
     }
 }
 
@@ -950,6 +994,47 @@ fn push_binary<S: Ratio>(
 mod tests {
     use super::*;
     use crate::mrf::{MrfParts, PairTable};
+
+    /// A two-state model large enough for the parallel setup and final beliefs (at
+    /// least `4 · SETUP_MIN_LEN` slots, evidence and random tables): the same bits on a
+    /// pool of one thread and of two, and at convergence the same marginals as the
+    /// sequential schedule (a different path, the same fixed point) to 1e-9.
+    #[test]
+    fn large_two_state_run_is_the_same_on_any_pool() {
+        use crate::bp::{LoopyBp, Schedule};
+        let mrf = crate::test_models::binary_ring_model(30_000, false, true, (0.0, 1.0), 5);
+        assert!(mrf.num_directed_edges() >= 4 * SETUP_MIN_LEN);
+        let run = |threads: usize, schedule: Schedule| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                LoopyBp {
+                    max_iters: 500,
+                    tol: 1e-13,
+                    schedule,
+                    ..LoopyBp::default()
+                }
+                .run(&mrf)
+            })
+        };
+        let bits = |m: &crate::Marginals| -> Vec<u64> {
+            (0..mrf.num_nodes())
+                .flat_map(|v| m.node(v).iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+                .collect()
+        };
+        let (one, two) = (run(1, Schedule::Flooding), run(2, Schedule::Flooding));
+        assert!(one.convergence().converged, "{:?}", one.convergence());
+        assert_eq!(bits(&one), bits(&two));
+        let seq = run(1, Schedule::Sequential);
+        assert!(seq.convergence().converged, "{:?}", seq.convergence());
+        for v in 0..mrf.num_nodes() {
+            for (a, b) in one.node(v).iter().zip(seq.node(v)) {
+                assert!((a - b).abs() < 1e-9, "variable {v}: {a} against {b}");
+            }
+        }
+    }
 
     /// A star whose centre's kernels sum past the budget: the centre is a log variable,
     /// the leaves linear, an observed leaf clamped (two-state plan only).

@@ -3,6 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mrf::PairwiseMrf;
+use rayon::prelude::*;
+
+/// Variables per block of [`Marginals::from_unnormalized`]'s parallel normalisation.
+const NORMALIZE_BLOCK: usize = 1 << 14;
 
 /// How an iterative algorithm ended. Non-convergence is reported here, never hidden and
 /// never an error.
@@ -135,10 +139,29 @@ impl Marginals {
         convergence: Convergence,
     ) -> Self {
         let node_off = mrf.state_off.clone();
-        for v in 0..mrf.num_nodes() {
-            normalize_log(&mut node_log[node_off[v]..node_off[v + 1]]);
-        }
-        let node_prob = node_log.iter().map(|x| x.exp()).collect();
+        let n = mrf.num_nodes();
+        // blocks of variables normalised in parallel when there are two or more (each
+        // variable on its own: the same bits for any thread count; a smaller model stays
+        // on the calling thread, no hand-over to the pool)
+        let bounds: Vec<usize> = (0..n).step_by(NORMALIZE_BLOCK).chain([n]).collect();
+        let node_prob = if bounds.len() > 2 {
+            let chunks = crate::bp::split_by(&mut node_log, &bounds, &node_off);
+            chunks
+                .into_par_iter()
+                .zip(bounds.par_windows(2))
+                .for_each(|(chunk, w)| {
+                    let base = node_off[w[0]];
+                    for v in w[0]..w[1] {
+                        normalize_log(&mut chunk[node_off[v] - base..node_off[v + 1] - base]);
+                    }
+                });
+            node_log.par_iter().map(|x| x.exp()).collect()
+        } else {
+            for v in 0..n {
+                normalize_log(&mut node_log[node_off[v]..node_off[v + 1]]);
+            }
+            node_log.iter().map(|x| x.exp()).collect()
+        };
         let (edge_off, edge_prob) = if edge_log.is_empty() {
             (Vec::new(), Vec::new())
         } else {
