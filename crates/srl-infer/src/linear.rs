@@ -173,19 +173,17 @@ fn plan(mrf: &PairwiseMrf, binary: bool) -> Plan {
         };
     }
     let mut kind = Vec::with_capacity(n);
-    let mut unary_lin = if binary {
-        Vec::new()
-    } else {
-        vec![0.0; eff.len()]
-    };
+    let mut unary_lin = vec![0.0; eff.len()];
     for v in 0..n {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
         let (u, ev) = (&eff[a..b], mrf.evidence[v]);
-        kind.push(if binary {
-            crate::kernel::variable_kind(u, ev, true, ranges(v))
-        } else {
-            crate::kernel::plan_variable(u, ev, false, ranges(v), &mut unary_lin[a..b])
-        });
+        kind.push(crate::kernel::plan_variable(
+            u,
+            ev,
+            false,
+            ranges(v),
+            &mut unary_lin[a..b],
+        ));
     }
     Plan { kind, unary_lin }
 }
