@@ -4,18 +4,19 @@
 //! `cargo run -p srl-infer --release --example mf_gibbs_speed -- MODEL.uai SWEEPS [WHICH]`
 //!
 //! `WHICH` is a comma-separated subset of `mf-seq`, `mf-par`, `gibbs` (default: all three),
-//! `lbp-seq`, `lbp-res`, `lbp-flood`. Each run does `SWEEPS` sweeps with `tol = 0` (mean field) or
-//! `SWEEPS - 1` burn-in sweeps plus one counted sample (Gibbs, seeded
+//! `lbp-seq`, `lbp-res`, `lbp-flood`. Each run does `SWEEPS` sweeps with `tol = 0` (mean
+//! field) or `SWEEPS - 1` burn-in sweeps plus one counted sample (Gibbs, seeded
 //! `ChaCha8Rng::seed_from_u64(7)`), node beliefs only, on the rayon pool of
 //! `RAYON_NUM_THREADS` threads. The rate is variable updates (`SWEEPS · n`) per wall second
 //! and per CPU second (`/proc/self/stat`; the machine may be shared), including each run's
 //! setup and its final marginals. With `MFG_DUMP_DIR=DIR` set, each of these three jobs
 //! also writes its node probabilities to `DIR/JOB.bin` (little-endian `f64`, after the
-//! timing), to compare two builds' outputs. `lbp-seq` / `lbp-res` / `lbp-flood` run sequential /
-//! residual / flooding loopy BP with the default `tol = 1e-6` and at most `SWEEPS · 2m` messages, and
-//! print whether they converged, the work done (iterations = messages computed / 2m) and
-//! messages/s. Build a model with `examples/powerlaw_lbp.rs` (it writes its
-//! Barabási–Albert model to the UAI path given).
+//! timing), to compare two builds' outputs. `lbp-seq` / `lbp-res` / `lbp-flood` run
+//! sequential / residual / flooding loopy BP with the default `tol = 1e-6` and at most
+//! `SWEEPS · 2m` messages, and print whether they converged, the work done (iterations =
+//! messages computed / 2m), messages/s and a fingerprint of the marginals. Build a model
+//! with `examples/powerlaw_lbp.rs` (it writes its Barabási–Albert model to the UAI path
+//! given).
 
 #[path = "common/cpu.rs"]
 mod cpu;

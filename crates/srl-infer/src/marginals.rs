@@ -143,8 +143,8 @@ impl Marginals {
         // blocks of variables normalised in parallel when there are two or more (each
         // variable on its own: the same bits for any thread count; a smaller model stays
         // on the calling thread, no hand-over to the pool)
-        let bounds: Vec<usize> = (0..n).step_by(NORMALIZE_BLOCK).chain([n]).collect();
-        let node_prob = if bounds.len() > 2 {
+        let node_prob = if n > NORMALIZE_BLOCK {
+            let bounds: Vec<usize> = (0..n).step_by(NORMALIZE_BLOCK).chain([n]).collect();
             let chunks = crate::bp::split_by(&mut node_log, &bounds, &node_off);
             chunks
                 .into_par_iter()

@@ -1605,6 +1605,7 @@ fn linear_rows<'a, const MAX: bool, R: RowKernel<'a>>(
         }
     };
     match cards.len() {
+        // not reached: `linear_core` handles these itself
         0 | 1 => {}
         // the rows below for one and two other variables, without the odometer and the
         // prefix and suffix products
