@@ -125,7 +125,20 @@ fn splitmix64(mut z: u64) -> u64 {
 /// Uniform in `[0, 1)` for variable `v` in the sweep with seed `seed`.
 #[inline]
 pub(crate) fn uniform(seed: u64, v: usize) -> f64 {
-    let x = splitmix64(seed ^ splitmix64(v as u64));
+    uniform_hashed(seed, variable_hash(v))
+}
+
+/// The part of [`uniform`] that depends on the variable alone (the same in every sweep,
+/// so a run may compute it once per variable).
+#[inline]
+fn variable_hash(v: usize) -> u64 {
+    splitmix64(v as u64)
+}
+
+/// [`uniform`] from the seed and [`variable_hash`]`(v)`: the same value.
+#[inline]
+fn uniform_hashed(seed: u64, hash: u64) -> f64 {
+    let x = splitmix64(seed ^ hash);
     (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
@@ -189,6 +202,8 @@ struct ClassLayout<const K: usize> {
     /// Index, within its piece of [`CHUNK`] variables of its class, of the variable at
     /// each position (`cnodes[class start + piece · CHUNK + local[p]]`).
     local: Vec<u16>,
+    /// [`variable_hash`] of the variable at each position.
+    hash: Vec<u64>,
 }
 
 impl<const K: usize> ClassLayout<K> {
@@ -217,6 +232,7 @@ impl<const K: usize> ClassLayout<K> {
                 order.extend(idx.iter().map(|&i| cnodes[b + usize::from(i)]));
             }
         }
+        let hash = order.iter().map(|&v| variable_hash(v as usize)).collect();
         for v in order {
             let v = v as usize;
             let (lo, hi) = (mrf.in_off[v], mrf.in_off[v + 1]);
@@ -233,6 +249,7 @@ impl<const K: usize> ClassLayout<K> {
             src,
             kernel,
             local,
+            hash,
         }
     }
 }
@@ -659,10 +676,11 @@ impl Gibbs {
                             }
                             vmath::exp_in_place(w[..n].as_flattened_mut());
                             let local = &layout.local[first..first + n];
-                            for ((&i, s), w) in local.iter().zip(&sc).zip(&w) {
+                            let hash = &layout.hash[first..first + n];
+                            for (((&i, &h), s), w) in local.iter().zip(hash).zip(&sc).zip(&w) {
                                 let i = usize::from(i);
                                 let v = vars[i] as usize;
-                                let x = draw_uniform::<K>(w, uniform(seed, v));
+                                let x = draw_uniform::<K>(w, uniform_hashed(seed, h));
                                 out[i] = (x as u8, s[x] - s[usize::from(cur[v])]);
                             }
                         }
@@ -801,10 +819,13 @@ impl Gibbs {
                             }
                             vmath::exp_in_place(ex);
                             let local = &layout.local[first..first + m];
-                            for ((&i, &(s0, s1)), &e) in local.iter().zip(&sc).zip(ex.iter()) {
+                            let hash = &layout.hash[first..first + m];
+                            for (((&i, &h), &(s0, s1)), &e) in
+                                local.iter().zip(hash).zip(&sc).zip(ex.iter())
+                            {
                                 let i = usize::from(i);
                                 let v = vars[i] as usize;
-                                let x = draw_binary(s0, s1, e, uniform(seed, v));
+                                let x = draw_binary(s0, s1, e, uniform_hashed(seed, h));
                                 let s = [s0, s1];
                                 out[i] = (x, s[usize::from(x)] - s[usize::from(cur[v] & 1)]);
                             }
