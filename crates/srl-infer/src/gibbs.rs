@@ -178,18 +178,18 @@ fn largest_class(coff: &[usize]) -> usize {
 /// variables; only the neighbours' states (bits or bytes, in cache) are read at scattered
 /// places. Each colour class is cut into pieces of [`CHUNK`] variables from its start
 /// (the pieces the sweeps hand to the rayon pool), and inside a piece the positions hold
-/// its variables by increasing degree (ties in class order): the sweeps' score loops then
-/// run through many variables of one degree in a row, so the processor predicts where
-/// each variable's loop over its slots ends (in class order a Barabási–Albert graph's
-/// degrees change at nearly every variable, and each mispredicted exit costs the loads in
-/// flight; 10-13 % of a two-state sweep at 10^6). `local[p]` says which variable of its
-/// piece position `p` holds, so results are written back in class order and the draws,
-/// scores and sums are the same to the bit. The slots of a position are the model's in
-/// the model's order.
+/// its variables by increasing degree ([`by_degree`]; ties in class order): the sweeps'
+/// score loops then run through many variables of one degree in a row, so the processor
+/// predicts where each variable's loop over its slots ends (in class order a
+/// Barabási–Albert graph's degrees change at nearly every variable, and each
+/// mispredicted exit costs the loads in flight; 10-13 % of a two-state sweep at 10^6).
+/// `local[p]` says which variable of its piece position `p` holds, so results are
+/// written back in class order and the draws, scores and sums are the same to the bit.
+/// The slots of a position are the model's in the model's order.
 ///
-/// Memory: `8·K + 10` bytes per free variable and 4 bytes per slot of a free variable (8
+/// Memory: `8·K + 18` bytes per free variable and 4 bytes per slot of a free variable (8
 /// with `kernel`), built in one pass over the classes (at 10^6 two-state variables of a
-/// Barabási–Albert graph, 4·10^6 slots: 42 MB).
+/// Barabási–Albert graph, 4·10^6 slots: 50 MB).
 struct ClassLayout<const K: usize> {
     /// `eff_unary` row of the variable at each position.
     unary: Vec<[f64; K]>,
@@ -225,9 +225,7 @@ impl<const K: usize> ClassLayout<K> {
         for w in coff.windows(2) {
             for b in (w[0]..w[1]).step_by(CHUNK) {
                 let batch = &cnodes[b..(b + CHUNK).min(w[1])];
-                idx.clear();
-                idx.extend((0..batch.len()).map(|i| i as u16));
-                idx.sort_by_key(|&i| deg(batch[usize::from(i)]));
+                by_degree(batch.len(), |i| deg(batch[i]), &mut idx);
                 local.extend_from_slice(&idx);
                 order.extend(idx.iter().map(|&i| cnodes[b + usize::from(i)]));
             }
@@ -251,6 +249,31 @@ impl<const K: usize> ClassLayout<K> {
             local,
             hash,
         }
+    }
+}
+
+/// Degrees from this one on share the last bucket of [`by_degree`] (such long loops gain
+/// little from a predicted exit).
+const DEGREE_BUCKETS: usize = 64;
+
+/// The indices `0..len` into `order` by increasing `deg(i)`, ties (and all degrees of
+/// [`DEGREE_BUCKETS`]` − 1` or more) in index order: a counting sort, `O(len)`.
+/// Requires `len ≤ 2^16`.
+fn by_degree(len: usize, deg: impl Fn(usize) -> usize, order: &mut Vec<u16>) {
+    let bucket = |i: usize| deg(i).min(DEGREE_BUCKETS - 1);
+    let mut next = [0usize; DEGREE_BUCKETS + 1];
+    for i in 0..len {
+        next[bucket(i) + 1] += 1;
+    }
+    for b in 1..=DEGREE_BUCKETS {
+        next[b] += next[b - 1];
+    }
+    order.clear();
+    order.resize(len, 0);
+    for i in 0..len {
+        let b = bucket(i);
+        order[next[b]] = i as u16;
+        next[b] += 1;
     }
 }
 
@@ -1155,6 +1178,26 @@ mod tests {
                 .map_or(used.len() as u32, |(i, _)| i as u32);
         }
         colour
+    }
+
+    #[test]
+    fn by_degree_is_a_stable_sort_on_capped_degrees() {
+        use rand::RngExt;
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        let mut got = Vec::new();
+        for len in [0, 1, 2, 7, 300, CHUNK] {
+            let deg: Vec<usize> = (0..len)
+                .map(|i| match i % 3 {
+                    0 => rng.random_range(0..5),
+                    1 => rng.random_range(0..200),
+                    _ => rng.random_range(60..70),
+                })
+                .collect();
+            by_degree(len, |i| deg[i], &mut got);
+            let mut want: Vec<u16> = (0..len as u16).collect();
+            want.sort_by_key(|&i| deg[usize::from(i)].min(DEGREE_BUCKETS - 1));
+            assert_eq!(got, want, "len {len}");
+        }
     }
 
     #[test]

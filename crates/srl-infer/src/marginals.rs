@@ -191,8 +191,20 @@ impl Marginals {
         edge_prob: Vec<f64>,
         convergence: Convergence,
     ) -> Self {
-        let node_log = node_prob.iter().map(|p| p.ln()).collect();
-        let edge_log = edge_prob.iter().map(|p| p.ln()).collect();
+        // `ln 0 = -∞` and `ln 1 = 0` without the library call: the same values, and
+        // sample frequencies (Gibbs with few samples) are mostly exactly 0 or 1, where
+        // libm's `ln(0)` takes its slow error path
+        let ln = |&p: &f64| {
+            if p == 0.0 {
+                f64::NEG_INFINITY
+            } else if p == 1.0 {
+                0.0
+            } else {
+                p.ln()
+            }
+        };
+        let node_log = node_prob.iter().map(ln).collect();
+        let edge_log = edge_prob.iter().map(ln).collect();
         let edge_off = if edge_prob.is_empty() {
             Vec::new()
         } else {
