@@ -516,17 +516,37 @@ fn damped(d: f64, old: (f64, f64), damping: f64) -> ((f64, f64), f64) {
     (new, (new.0 - old.0).abs().max((new.1 - old.1).abs()))
 }
 
+/// The slots of the sequential binary sweep whose source was updated earlier in the same
+/// batch of [`BATCH`] variables (`start ≤ src < target`, batches from 0), as
+/// `(target, slot)` in target and slot order: the only slots [`sweep_sequential`]
+/// corrects, found once per run instead of testing every slot in every sweep.
+fn in_batch_slots(mrf: &PairwiseMrf) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for j in 0..mrf.num_nodes() {
+        let start = j - j % BATCH;
+        for s in mrf.in_off[j]..mrf.in_off[j + 1] {
+            if (start..j).contains(&(mrf.in_src[s] as usize)) {
+                out.push((j as u32, s as u32));
+            }
+        }
+    }
+    out
+}
+
 /// One Gauss–Seidel sweep in index order; returns the largest change. `q0` and `q1` hold
 /// the beliefs `q(0)` and `q(1)` of every variable (the fields read only `q1`, 8 bytes
 /// per neighbour), `base` the fields' constant parts ([`BinaryCoefs::base`]). Each batch
 /// gathers its neighbour sums from `q1` as it stands at the batch start, then, updating in
-/// order, adds `b_s · (new − old)` for every neighbour updated earlier in the same batch,
-/// so each field uses the latest beliefs as the sequential schedule requires (the sum is
-/// regrouped, so rounding differs from a plain in-order sum).
+/// order, adds `b_s · (new − old)` for every neighbour updated earlier in the same batch
+/// (the slots `fix` of [`in_batch_slots`]), so each field uses the latest beliefs as the
+/// sequential schedule requires (the sum is regrouped, so rounding differs from a plain
+/// in-order sum).
+#[allow(clippy::too_many_arguments)]
 fn sweep_sequential(
     coefs: &BinaryCoefs,
     mrf: &PairwiseMrf,
     base: &[f64],
+    fix: &[(u32, u32)],
     q0: &mut [f64],
     q1: &mut [f64],
     damping: f64,
@@ -537,17 +557,16 @@ fn sweep_sequential(
     let mut before = [0.0; BATCH];
     let mut r: f64 = 0.0;
     let mut start = 0;
+    let mut fix = fix.iter().peekable();
     while start < n {
         let end = (start + BATCH).min(n);
         coefs.gather(Slots::of_model(mrf), q1, start, &mut g[..end - start], vals);
         before[..end - start].copy_from_slice(&q1[start..end]);
         for j in start..end {
             let mut gj = g[j - start];
-            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
-                let i = mrf.in_src[s] as usize;
-                if (start..j).contains(&i) {
-                    gj += coefs.slope(mrf, s) * (q1[i] - before[i - start]);
-                }
+            while let Some(&(_, s)) = fix.next_if(|&&(t, _)| t as usize == j) {
+                let (s, i) = (s as usize, mrf.in_src[s as usize] as usize);
+                gj += coefs.slope(mrf, s) * (q1[i] - before[i - start]);
             }
             let ((a, b), rj) = damped(coefs.field(base[j], gj), (q0[j], q1[j]), damping);
             q0[j] = a;
@@ -615,9 +634,10 @@ impl MeanField {
         match self.sweep {
             Sweep::Sequential => {
                 let mut vals = Vec::new();
+                let fix = in_batch_slots(mrf);
                 while !conv.converged && conv.iterations < self.max_iters {
-                    let r =
-                        sweep_sequential(coefs, mrf, &base, &mut q0, &mut q1, damping, &mut vals);
+                    let (q0, q1) = (&mut q0, &mut q1);
+                    let r = sweep_sequential(coefs, mrf, &base, &fix, q0, q1, damping, &mut vals);
                     conv.record(r, self.tol);
                 }
             }
