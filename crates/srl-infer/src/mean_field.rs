@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use crate::bp::{node_blocks, split_by};
 use crate::marginals::{Beliefs, Convergence, Marginals, edge_offsets, fmax};
 use crate::mrf::PairwiseMrf;
-use crate::vmath;
 
 /// Update order of mean field.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -478,25 +477,18 @@ impl DegreeLayout {
 /// first (independent scattered loads the processor overlaps), then the batch's `exp`s.
 const BATCH: usize = 256;
 
-/// `(q(0), q(1)) = (1, e^d) / (1 + e^d)` with one `exp` of `−|d|`, accurate in both
-/// tails; `d = ±∞` (an observed variable) gives a point mass. The `exp` is
-/// [`vmath::exp`] (inlined, no call, within 1 ulp of `f64::exp`), or `f64::exp` below
-/// [`vmath::EXP_FLUSH_BELOW`] so that a belief below `e^-708` stays a subnormal number
-/// rather than 0.
+/// `(q(0), q(1)) = (1, e^d) / (1 + e^d)` with one `exp`, accurate in both tails; `d = ±∞`
+/// (an observed variable) gives a point mass.
 #[inline]
 fn logistic_pair(d: f64) -> (f64, f64) {
-    let x = -d.abs();
-    let e = if x < vmath::EXP_FLUSH_BELOW {
-        x.exp()
-    } else {
-        vmath::exp(x)
-    };
-    let z = 1.0 + e;
-    let (large, small) = (1.0 / z, e / z);
     if d >= 0.0 {
-        (small, large)
+        let e = (-d).exp();
+        let z = 1.0 + e;
+        (e / z, 1.0 / z)
     } else {
-        (large, small)
+        let e = d.exp();
+        let z = 1.0 + e;
+        (1.0 / z, e / z)
     }
 }
 
