@@ -801,8 +801,152 @@ fn push_uniform<const K: usize, const POTTS: bool>(
 
 use crate::kernel::log_pair;
 
+/// Degrees from this one on share the last bucket of [`DegreeOrder`]'s sort (such long
+/// loops gain little from a predicted exit).
+const DEGREE_BUCKETS: usize = 64;
+
+/// The two-state pass's own order of the variables and their slots: inside each block of
+/// [`node_blocks`] the variables by increasing degree (ties in index order; degrees of
+/// [`DEGREE_BUCKETS`]` − 1` and more as one), and the slots, messages and kernels of
+/// position `p` at `off[p]..off[p + 1]`, in the variable's own slot order.
+///
+/// In index order a Barabási–Albert graph's degrees change at nearly every variable, and
+/// the pass's two loops over each variable's slots end where the processor did not
+/// predict; in degree order they run in long stretches of one length, and all of the
+/// pass's arrays are still read from start to end. Each variable's messages are the same
+/// operations on the same values and the residual is a maximum, so the run's output is
+/// the same to the bit. Measured on the 10^6-node model, 40 f32 sweeps on one thread:
+/// a UAI file renumbered this way ran 25-35 % faster than the file's own order.
+///
+/// Memory at `n` variables and `S` slots: `20 n + 8 S` bytes (at 10^6 two-state
+/// variables of a Barabási–Albert graph, 4·10^6 slots: 52 MB), plus `4 S` while it is
+/// built.
+struct DegreeOrder {
+    /// The variable at each position.
+    var: Vec<u32>,
+    /// Slot offsets per position (`n + 1` entries).
+    off: Vec<usize>,
+    /// Kernel of the message into each position slot ([`PairwiseMrf::in_kernel`]'s).
+    kernel: Vec<u32>,
+    /// The position slot of the reverse message of each position slot.
+    rev: Vec<u32>,
+}
+
+impl DegreeOrder {
+    /// The order of `mrf`'s blocks `bounds`; each block on its own (on the rayon pool when
+    /// `par`: the same order).
+    fn new(mrf: &PairwiseMrf, bounds: &[usize], par: bool) -> Self {
+        let n = mrf.num_nodes();
+        let slots = mrf.num_directed_edges();
+        let in_off = &mrf.in_off;
+        let bucket = |v: usize| (in_off[v + 1] - in_off[v]).min(DEGREE_BUCKETS - 1);
+        // A block's positions hold its variables, and so its slots hold the block's
+        // model slots: every array below splits into the blocks' own pieces.
+        let (mut var, mut off) = (vec![0u32; n], vec![0usize; n + 1]);
+        let mut pslot = vec![0u32; slots];
+        let mut off_pieces = node_pieces(&mut off[1..], bounds);
+        let first = |w: &[usize], var: &mut [u32], off: &mut [usize], pslot: &mut [u32]| {
+            let mut next = [0usize; DEGREE_BUCKETS + 1];
+            for v in w[0]..w[1] {
+                next[bucket(v) + 1] += 1;
+            }
+            for b in 1..=DEGREE_BUCKETS {
+                next[b] += next[b - 1];
+            }
+            for v in w[0]..w[1] {
+                let b = bucket(v);
+                var[next[b]] = v as u32;
+                next[b] += 1;
+            }
+            // slot offsets (the block's slots start where its model slots do) and the
+            // position slot of each of the block's model slots
+            let mut t = in_off[w[0]];
+            for (&v, o) in var.iter().zip(off.iter_mut()) {
+                let (lo, hi) = (in_off[v as usize], in_off[v as usize + 1]);
+                for (k, p) in pslot[lo - in_off[w[0]]..hi - in_off[w[0]]]
+                    .iter_mut()
+                    .enumerate()
+                {
+                    *p = (t + k) as u32;
+                }
+                t += hi - lo;
+                *o = t;
+            }
+        };
+        let var_pieces = node_pieces(&mut var, bounds);
+        let pslot_pieces = split_by(&mut pslot, bounds, in_off);
+        let jobs = bounds
+            .windows(2)
+            .zip(var_pieces)
+            .zip(off_pieces.drain(..))
+            .zip(pslot_pieces);
+        if par {
+            jobs.collect::<Vec<_>>()
+                .into_par_iter()
+                .for_each(|(((w, a), b), c)| first(w, a, b, c));
+        } else {
+            jobs.for_each(|(((w, a), b), c)| first(w, a, b, c));
+        }
+        drop(off_pieces);
+        let (mut kernel, mut rev) = (vec![0u32; slots], vec![0u32; slots]);
+        let second = |w: &[usize], ker: &mut [u32], rv: &mut [u32]| {
+            let base = in_off[w[0]];
+            for (p, &v) in (w[0]..w[1]).zip(&var[w[0]..w[1]]) {
+                let (lo, hi) = (in_off[v as usize], in_off[v as usize + 1]);
+                let t = off[p] - base;
+                ker[t..t + hi - lo].copy_from_slice(&mrf.in_kernel[lo..hi]);
+                for (r, &m) in rv[t..t + hi - lo].iter_mut().zip(&mrf.in_rev[lo..hi]) {
+                    *r = pslot[m as usize];
+                }
+            }
+        };
+        let jobs = bounds
+            .windows(2)
+            .zip(split_by(&mut kernel, bounds, in_off))
+            .zip(split_by(&mut rev, bounds, in_off));
+        if par {
+            jobs.collect::<Vec<_>>()
+                .into_par_iter()
+                .for_each(|((w, a), b)| second(w, a, b));
+        } else {
+            jobs.for_each(|((w, a), b)| second(w, a, b));
+        }
+        Self {
+            var,
+            off,
+            kernel,
+            rev,
+        }
+    }
+
+    /// The model slot of each position slot, in position order (`(position slot, model
+    /// slot)` pairs, for the starting and the returned log-messages).
+    fn slot_pairs<'a>(&'a self, mrf: &'a PairwiseMrf) -> impl Iterator<Item = (usize, usize)> + 'a {
+        self.var
+            .iter()
+            .zip(self.off.windows(2))
+            .flat_map(move |(&v, w)| {
+                let lo = mrf.in_off[v as usize];
+                (w[0]..w[1]).zip(lo..)
+            })
+    }
+}
+
+/// `x` (one entry per variable) cut into the pieces of the node blocks `bounds`.
+fn node_pieces<'a, T>(x: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
+    let mut rest = x;
+    for w in bounds.windows(2) {
+        let (a, b) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
+        out.push(a);
+        rest = b;
+    }
+    out
+}
+
 /// The two-state linear kernel with ratios stored as `S` (`f64`, or `f32` for
-/// [`MessagePrecision::F32`]); arithmetic is `f64`.
+/// [`MessagePrecision::F32`]); arithmetic is `f64`. The message arrays are laid out in
+/// the positions of [`DegreeOrder`].
 fn flooding_binary<S: Ratio>(
     mrf: &PairwiseMrf,
     plan: Plan,
@@ -812,63 +956,88 @@ fn flooding_binary<S: Ratio>(
     init: Option<&[f64]>,
 ) -> LinearRun {
     let n = mrf.num_nodes();
-    // Linear unary ratio u(1) / u(0) of each linear variable (0 elsewhere).
     let eff = mrf.eff_unary();
     // the setup and the final beliefs of a large model run in parallel like the sweeps
     // (each entry on its own: the same values for any thread count; the arrays are first
     // touched there too); a small one stays on the calling thread
     let slots = mrf.num_directed_edges();
     let par = slots >= 4 * SETUP_MIN_LEN;
-    let uratio: Vec<f64> = collect_maybe_par(n, par, |v| {
+    let bounds = node_blocks(mrf);
+    let ord = DegreeOrder::new(mrf, &bounds, par);
+    // Kind and linear unary ratio u(1) / u(0) of each position's variable (0 for a
+    // variable that is not linear); its log unary row where the kind is `Log`.
+    let kind: Vec<Kind> = collect_maybe_par(n, par, |p| plan.kind[ord.var[p] as usize]);
+    let uratio: Vec<f64> = collect_maybe_par(n, par, |p| {
+        let v = ord.var[p] as usize;
         if plan.kind[v] == Kind::Linear {
             (eff[2 * v + 1] - eff[2 * v]).exp()
         } else {
             0.0
         }
     });
+    let unary_log: Vec<f64> = if kind.contains(&Kind::Log) {
+        ord.var
+            .iter()
+            .flat_map(|&v| [eff[2 * v as usize], eff[2 * v as usize + 1]])
+            .collect()
+    } else {
+        Vec::new()
+    };
+    drop(plan);
     let ones = |len: usize| -> Vec<S::Atom> { collect_maybe_par(len, par, |_| S::atom(1.0)) };
     let (mut inc_old, mut outg): (Vec<S::Atom>, Vec<S>) = match init {
         None => (ones(slots), collect_maybe_par(slots, par, |_| S::of(1.0))),
         Some(m) => {
-            // Ratio m(1) / m(0) of each log-message pair.
+            // Ratio m(1) / m(0) of each log-message pair (model slots).
             let r: Vec<f64> = m.chunks_exact(2).map(|p| (p[1] - p[0]).exp()).collect();
+            let (mut inc, mut out) = (Vec::with_capacity(slots), Vec::with_capacity(slots));
             // Source-grouped: the message sent back along slot `s` is `r[in_rev[s]]`.
-            let outg = (0..slots)
-                .map(|s| S::of(r[mrf.in_rev[s] as usize]))
-                .collect();
-            (r.iter().map(|&x| S::atom(x)).collect(), outg)
+            for (_, s) in ord.slot_pairs(mrf) {
+                inc.push(S::atom(r[s]));
+                out.push(S::of(r[mrf.in_rev[s] as usize]));
+            }
+            (inc, out)
         }
     };
     let mut inc_new: Vec<S::Atom> = ones(slots);
-    // Source-grouped: the message sent back along slot `s` is `outg[s]`.
-    let bounds = node_blocks(mrf);
+    // Source-grouped: the message sent back along position slot `t` is `outg[t]`.
     let mut convergence = Convergence::start(mrf.num_edges() == 0);
     while !convergence.converged && convergence.iterations < max_iters {
-        let chunks = split_by(&mut outg, &bounds, &mrf.in_off);
+        let chunks = split_by(&mut outg, &bounds, &ord.off);
         let jobs: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
-        let (old, new, plan, uratio) = (&inc_old, &inc_new, &plan, &uratio);
+        let (old, new) = (&inc_old, &inc_new);
+        let block = crate::kernel::BinaryBlock {
+            in_off: &ord.off,
+            kind: &kind,
+            unary_ratio: &uratio,
+            unary_log: &unary_log,
+            in_kernel: &ord.kernel,
+            kernel_off: &mrf.kernels.off,
+            kernel_exp: &mrf.kernels.exp,
+        };
         let residual = jobs
             .into_par_iter()
             .map_init(Vec::new, |logs, (range, out_chunk)| {
-                push_binary::<S>(mrf, plan, uratio, range, old, new, out_chunk, logs)
+                push_binary::<S>(&block, &ord.rev, range, old, new, out_chunk, logs)
             })
             .reduce(|| 0.0, f64::max);
         std::mem::swap(&mut inc_old, &mut inc_new);
         convergence.record(residual, tol);
     }
     // the final ratios are read from `inc_old` where they lie (no `f64` copy of them),
-    // the other two message arrays freed first: the run's peak memory is the model's and
-    // the three arrays', not more
+    // the other two message arrays freed first: the run's peak memory is the model's,
+    // the order's and the three arrays', not more
     drop((inc_new, outg));
     let mut bel = mrf.eff_unary().to_vec();
     let chunks = split_by(&mut bel, &bounds, &mrf.state_off);
+    // a block's positions hold the block's variables, so each writes its own chunk
     let beliefs = |r: &mut Vec<f64>, (chunk, w): (&mut [f64], &[usize])| {
-        for v in w[0]..w[1] {
-            let (s0, s1) = (mrf.in_off[v], mrf.in_off[v + 1]);
+        for p in w[0]..w[1] {
+            let v = ord.var[p] as usize;
             r.clear();
-            r.extend(inc_old[s0..s1].iter().map(S::load));
+            r.extend(inc_old[ord.off[p]..ord.off[p + 1]].iter().map(S::load));
             let b = &mut chunk[2 * (v - w[0])..2 * (v - w[0]) + 2];
-            let [x0, x1] = crate::kernel::binary_belief(plan.kind[v], [b[0], b[1]], r);
+            let [x0, x1] = crate::kernel::binary_belief(kind[p], [b[0], b[1]], r);
             b[0] = x0;
             b[1] = x1;
         }
@@ -884,10 +1053,10 @@ fn flooding_binary<S: Ratio>(
     }
     let msgs = if want_msgs {
         let mut m = vec![0.0; 2 * slots];
-        for (p, x) in inc_old.iter().enumerate() {
-            let (l0, l1) = log_pair(S::load(x));
-            m[2 * p] = l0;
-            m[2 * p + 1] = l1;
+        for (t, s) in ord.slot_pairs(mrf) {
+            let (l0, l1) = log_pair(S::load(&inc_old[t]));
+            m[2 * s] = l0;
+            m[2 * s + 1] = l1;
         }
         m
     } else {
@@ -925,47 +1094,39 @@ fn collect_maybe_par<T: Send>(
 /// scattered message stores.
 const PREFETCH_NODES: usize = 16;
 
-/// One flooding pass over `range`, two states, one ratio per message (stored as `S`;
+/// One flooding pass over the positions `range` of [`DegreeOrder`] (`block` in its
+/// order, `rev` its reverse slots), two states, one ratio per message (stored as `S`;
 /// each new ratio is rounded to `S` before the residual sees it, so the residual is the
 /// change of the stored messages). The pass is [`crate::kernel::binary_pass`]'s.
 #[allow(clippy::too_many_arguments)]
 fn push_binary<S: Ratio>(
-    mrf: &PairwiseMrf,
-    plan: &Plan,
-    uratio: &[f64],
+    block: &crate::kernel::BinaryBlock<'_>,
+    rev: &[u32],
     range: Range<usize>,
     old: &[S::Atom],
     new: &[S::Atom],
     out_chunk: &mut [S],
     logs: &mut Vec<f64>,
 ) -> f64 {
-    let out0 = mrf.in_off[range.start];
-    let block = crate::kernel::BinaryBlock {
-        in_off: &mrf.in_off,
-        kind: &plan.kind,
-        unary_ratio: uratio,
-        unary_log: mrf.eff_unary(),
-        in_kernel: &mrf.in_kernel,
-        kernel_off: &mrf.kernels.off,
-        kernel_exp: &mrf.kernels.exp,
-    };
+    let in_off = block.in_off;
+    let out0 = in_off[range.start];
     let load = |i: usize| S::load(&old[i]);
     let swap_prev =
         |s: usize, rn: f64| std::mem::replace(&mut out_chunk[s - out0], S::of(rn)).get();
-    let deliver = |s: usize, rn: f64| S::store(&new[mrf.in_rev[s] as usize], rn);
-    // the scattered stores' cache lines requested PREFETCH_NODES variables ahead
-    let n = mrf.num_nodes();
+    let deliver = |s: usize, rn: f64| S::store(&new[rev[s] as usize], rn);
+    // the scattered stores' cache lines requested PREFETCH_NODES positions ahead
+    let n = in_off.len() - 1;
     let ahead = |i: usize| {
         let j = i + PREFETCH_NODES;
         if j < n {
-            for s in mrf.in_off[j]..mrf.in_off[j + 1] {
-                crate::prefetch(&new[mrf.in_rev[s] as usize]);
+            for s in in_off[j]..in_off[j + 1] {
+                crate::prefetch(&new[rev[s] as usize]);
             }
         }
     };
     if S::SHORT {
         crate::kernel::binary_pass_with::<true>(
-            &block,
+            block,
             range,
             load,
             S::round,
@@ -976,7 +1137,7 @@ fn push_binary<S: Ratio>(
         )
     } else {
         crate::kernel::binary_pass_with::<false>(
-            &block,
+            block,
             range,
             load,
             S::round,
@@ -1031,6 +1192,72 @@ mod tests {
             for (a, b) in one.node(v).iter().zip(seq.node(v)) {
                 assert!((a - b).abs() < 1e-9, "variable {v}: {a} against {b}");
             }
+        }
+    }
+
+    /// [`DegreeOrder`] on a model of varied degrees (ring, chords, a hub past the last
+    /// bucket), serial and parallel alike: each block's positions are its variables by
+    /// capped degree, stably; every position slot carries its model slot's kernel; the
+    /// reverse slots are an involution matching the model's. A two-state run that starts
+    /// from messages (mapped into the order) and returns them (mapped back) after no
+    /// sweep returns what it was given, to rounding of `exp` / `ln`.
+    #[test]
+    fn degree_order_is_a_blockwise_permutation_by_degree() {
+        use rand::RngExt;
+        let n = 30_000u32;
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let mut edges: Vec<(u32, u32)> = (0..n).map(|v| (v, (v + 1) % n)).collect();
+        edges.extend((0..n / 2).map(|_| (rng.random_range(0..n), rng.random_range(0..n))));
+        edges.retain(|&(a, b)| a != b);
+        edges.extend((1..200u32).map(|v| (0, v * 7)));
+        let tables: Vec<PairTable> = (0..5)
+            .map(|_| PairTable::from_fn(2, 2, |_, _| rng.random_range(-1.0..1.0)))
+            .collect();
+        let mrf = PairwiseMrf::new(MrfParts {
+            num_states: vec![2; n as usize],
+            unary: (0..2 * n).map(|_| rng.random_range(-1.0..1.0)).collect(),
+            edge_tables: (0..edges.len() as u32).map(|e| e % 5).collect(),
+            edges,
+            tables,
+            evidence: Vec::new(),
+        })
+        .unwrap();
+        let bounds = node_blocks(&mrf);
+        let deg = |v: usize| (mrf.in_off[v + 1] - mrf.in_off[v]).min(DEGREE_BUCKETS - 1);
+        let serial = DegreeOrder::new(&mrf, &bounds, false);
+        let par = DegreeOrder::new(&mrf, &bounds, true);
+        assert_eq!(
+            (&serial.var, &serial.off, &serial.kernel, &serial.rev),
+            (&par.var, &par.off, &par.kernel, &par.rev)
+        );
+        let ord = serial;
+        assert!(ord.var.iter().enumerate().any(|(p, &v)| v as usize != p));
+        for w in bounds.windows(2) {
+            let mut want: Vec<u32> = (w[0] as u32..w[1] as u32).collect();
+            want.sort_by_key(|&v| deg(v as usize));
+            assert_eq!(&ord.var[w[0]..w[1]], &want[..]);
+        }
+        let pairs: Vec<(usize, usize)> = ord.slot_pairs(&mrf).collect();
+        assert_eq!(pairs.len(), mrf.num_directed_edges());
+        let mut pslot = vec![usize::MAX; pairs.len()];
+        for &(t, s) in &pairs {
+            assert_eq!(ord.kernel[t], mrf.in_kernel[s]);
+            pslot[s] = t;
+        }
+        for &(t, s) in &pairs {
+            assert_eq!(ord.rev[t] as usize, pslot[mrf.in_rev[s] as usize]);
+            assert_eq!(ord.rev[ord.rev[t] as usize] as usize, t);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let init: Vec<f64> = (0..mrf.num_directed_edges())
+            .flat_map(|_| {
+                let x: f64 = rng.random_range(-3.0..3.0);
+                if x < 0.0 { [0.0, x] } else { [-x, 0.0] }
+            })
+            .collect();
+        let run = flooding(&mrf, 0, 0.0, true, Some(&init), MessagePrecision::F64).unwrap();
+        for (a, b) in run.msgs.iter().zip(&init) {
+            assert!((a - b).abs() < 1e-14, "{a} against {b}");
         }
     }
 
