@@ -350,6 +350,7 @@ pub fn binary_pass(
     binary_pass_with::<false>(
         block,
         range,
+        |s| (block.in_kernel[s] ^ 1) as usize,
         |i| old[i],
         |x| x,
         |s, r| std::mem::replace(&mut prev[s - first], r),
@@ -359,7 +360,9 @@ pub fn binary_pass(
     )
 }
 
-/// [`binary_pass`] with the storage abstracted: `load(s)` reads the incoming ratio of slot
+/// [`binary_pass`] with the storage abstracted: `back_kernel(s)` is the kernel of the
+/// message sent back along slot `s` (`in_kernel[s] ^ 1` in [`binary_pass`]; the block's
+/// `in_kernel` is not read otherwise), `load(s)` reads the incoming ratio of slot
 /// `s`, `round` rounds a new ratio to its storage precision, `swap_prev(s, r)` stores the
 /// ratio sent back along `s` and returns the previous one, `ahead(i)` is called before
 /// variable `i` is computed (a hook for prefetching later variables' message slots; it
@@ -378,6 +381,7 @@ pub fn binary_pass(
 pub(crate) fn binary_pass_with<const SHORT: bool>(
     block: &BinaryBlock<'_>,
     range: Range<usize>,
+    back_kernel: impl Fn(usize) -> usize,
     load: impl Fn(usize) -> f64,
     round: impl Fn(f64) -> f64,
     mut swap_prev: impl FnMut(usize, f64) -> f64,
@@ -390,7 +394,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
         kind,
         unary_ratio,
         unary_log,
-        in_kernel,
+        in_kernel: _,
         kernel_off,
         kernel_exp,
     } = *block;
@@ -438,7 +442,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
                 let bel = b0 * b1;
                 for s in s0..s1 {
                     let r = load(s);
-                    let e = &kernel4[(in_kernel[s] ^ 1) as usize];
+                    let e = &kernel4[back_kernel(s)];
                     let rn = round((e[1] * r + bel * e[3]) / (e[0] * r + bel * e[2]));
                     fold(rn, swap_prev(s, rn));
                     deliver(s, rn);
@@ -451,7 +455,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
                 }
                 for s in s0..s1 {
                     let t = bel / load(s);
-                    let e = &kernel4[(in_kernel[s] ^ 1) as usize];
+                    let e = &kernel4[back_kernel(s)];
                     let rn = round((e[1] + t * e[3]) / (e[0] + t * e[2]));
                     fold(rn, swap_prev(s, rn));
                     deliver(s, rn);
@@ -460,7 +464,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
             VarKind::Clamped(x) => {
                 let x = x as usize;
                 for s in s0..s1 {
-                    let e = &kernel4[(in_kernel[s] ^ 1) as usize];
+                    let e = &kernel4[back_kernel(s)];
                     let rn = round(e[2 * x + 1] / e[2 * x]);
                     fold(rn, swap_prev(s, rn));
                     deliver(s, rn);
@@ -476,7 +480,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
                 for s in s0..s1 {
                     // Log-ratio of the cavity; the larger side gets weight 1.
                     let lt = bel - logs[s - s0];
-                    let e = &kernel4[(in_kernel[s] ^ 1) as usize];
+                    let e = &kernel4[back_kernel(s)];
                     let rn = if lt <= 0.0 {
                         let w = lt.exp();
                         (e[1] + w * e[3]) / (e[0] + w * e[2])

@@ -826,7 +826,9 @@ struct DegreeOrder {
     var: Vec<u32>,
     /// Slot offsets per position (`n + 1` entries).
     off: Vec<usize>,
-    /// Kernel of the message into each position slot ([`PairwiseMrf::in_kernel`]'s).
+    /// Kernel of the message into each position slot ([`PairwiseMrf::in_kernel`]'s);
+    /// empty when every kernel of the model is the same table (then kernel 0 serves
+    /// every message, and the pass streams 4 bytes less per message).
     kernel: Vec<u32>,
     /// The position slot of the reverse message of each position slot.
     rev: Vec<u32>,
@@ -835,7 +837,7 @@ struct DegreeOrder {
 impl DegreeOrder {
     /// The order of `mrf`'s blocks `bounds`; each block on its own (on the rayon pool when
     /// `par`: the same order).
-    fn new(mrf: &PairwiseMrf, bounds: &[usize], par: bool) -> Self {
+    fn new(mrf: &PairwiseMrf, bounds: &[usize], par: bool, with_kernel: bool) -> Self {
         let n = mrf.num_nodes();
         let slots = mrf.num_directed_edges();
         let in_off = &mrf.in_off;
@@ -883,13 +885,16 @@ impl DegreeOrder {
             jobs.for_each(|(((w, a), b), c)| first(w, a, b, c));
         }
         drop(off_pieces);
-        let (mut kernel, mut rev) = (vec![0u32; slots], vec![0u32; slots]);
+        let mut kernel = vec![0u32; if with_kernel { slots } else { 0 }];
+        let mut rev = vec![0u32; slots];
         let second = |w: &[usize], ker: &mut [u32], rv: &mut [u32]| {
             let base = in_off[w[0]];
             for (p, &v) in (w[0]..w[1]).zip(&var[w[0]..w[1]]) {
                 let (lo, hi) = (in_off[v as usize], in_off[v as usize + 1]);
                 let t = off[p] - base;
-                ker[t..t + hi - lo].copy_from_slice(&mrf.in_kernel[lo..hi]);
+                if with_kernel {
+                    ker[t..t + hi - lo].copy_from_slice(&mrf.in_kernel[lo..hi]);
+                }
                 // the reverse of a message from `u` is a slot of `u`'s, moved by `u`'s shift
                 let back = mrf.in_rev[lo..hi].iter().zip(&mrf.in_src[lo..hi]);
                 for (r, (&m, &u)) in rv[t..t + hi - lo].iter_mut().zip(back) {
@@ -897,9 +902,14 @@ impl DegreeOrder {
                 }
             }
         };
+        let kernel_pieces = if with_kernel {
+            split_by(&mut kernel, bounds, in_off)
+        } else {
+            bounds.windows(2).map(|_| &mut [][..]).collect()
+        };
         let jobs = bounds
             .windows(2)
-            .zip(split_by(&mut kernel, bounds, in_off))
+            .zip(kernel_pieces)
             .zip(split_by(&mut rev, bounds, in_off));
         if par {
             jobs.collect::<Vec<_>>()
@@ -960,7 +970,14 @@ fn flooding_binary<S: Ratio>(
     let slots = mrf.num_directed_edges();
     let par = slots >= 4 * SETUP_MIN_LEN;
     let bounds = node_blocks(mrf);
-    let ord = DegreeOrder::new(mrf, &bounds, par);
+    // one table for every message (e.g. a shared symmetric Ising or Potts table): the
+    // kernel of a slot need not be stored
+    let (kernel4, _) = mrf.kernels.exp.as_chunks::<4>();
+    let one_kernel = kernel4.split_first().is_some_and(|(k0, rest)| {
+        let bits = |k: &[f64; 4]| k.map(f64::to_bits);
+        rest.iter().all(|k| bits(k) == bits(k0))
+    });
+    let ord = DegreeOrder::new(mrf, &bounds, par, !one_kernel);
     // Kind and linear unary ratio u(1) / u(0) of each position's variable (0 for a
     // variable that is not linear); its log unary row where the kind is `Log`.
     let kind: Vec<Kind> = collect_maybe_par(n, par, |p| plan.kind[ord.var[p] as usize]);
@@ -1015,7 +1032,12 @@ fn flooding_binary<S: Ratio>(
         let residual = jobs
             .into_par_iter()
             .map_init(Vec::new, |logs, (range, out_chunk)| {
-                push_binary::<S>(&block, &ord.rev, range, old, new, out_chunk, logs)
+                if one_kernel {
+                    push_binary::<S>(&block, |_| 0, &ord.rev, range, old, new, out_chunk, logs)
+                } else {
+                    let back = |s: usize| (ord.kernel[s] ^ 1) as usize;
+                    push_binary::<S>(&block, back, &ord.rev, range, old, new, out_chunk, logs)
+                }
             })
             .reduce(|| 0.0, f64::max);
         std::mem::swap(&mut inc_old, &mut inc_new);
@@ -1098,6 +1120,7 @@ const PREFETCH_NODES: usize = 16;
 #[allow(clippy::too_many_arguments)]
 fn push_binary<S: Ratio>(
     block: &crate::kernel::BinaryBlock<'_>,
+    back_kernel: impl Fn(usize) -> usize,
     rev: &[u32],
     range: Range<usize>,
     old: &[S::Atom],
@@ -1125,6 +1148,7 @@ fn push_binary<S: Ratio>(
         crate::kernel::binary_pass_with::<true>(
             block,
             range,
+            back_kernel,
             load,
             S::round,
             swap_prev,
@@ -1136,6 +1160,7 @@ fn push_binary<S: Ratio>(
         crate::kernel::binary_pass_with::<false>(
             block,
             range,
+            back_kernel,
             load,
             S::round,
             swap_prev,
@@ -1221,11 +1246,17 @@ mod tests {
         .unwrap();
         let bounds = node_blocks(&mrf);
         let deg = |v: usize| (mrf.in_off[v + 1] - mrf.in_off[v]).min(DEGREE_BUCKETS - 1);
-        let serial = DegreeOrder::new(&mrf, &bounds, false);
-        let par = DegreeOrder::new(&mrf, &bounds, true);
+        let serial = DegreeOrder::new(&mrf, &bounds, false, true);
+        let par = DegreeOrder::new(&mrf, &bounds, true, true);
         assert_eq!(
             (&serial.var, &serial.off, &serial.kernel, &serial.rev),
             (&par.var, &par.off, &par.kernel, &par.rev)
+        );
+        let bare = DegreeOrder::new(&mrf, &bounds, true, false);
+        assert!(bare.kernel.is_empty());
+        assert_eq!(
+            (&serial.var, &serial.off, &serial.rev),
+            (&bare.var, &bare.off, &bare.rev)
         );
         let ord = serial;
         assert!(ord.var.iter().enumerate().any(|(p, &v)| v as usize != p));
