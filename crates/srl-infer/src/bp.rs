@@ -799,6 +799,35 @@ pub(crate) fn node_blocks(mrf: &PairwiseMrf) -> Vec<usize> {
     bounds
 }
 
+/// Degrees from this one on share the last bucket of [`by_degree`] (such long loops gain
+/// little from a predicted exit).
+pub(crate) const DEGREE_BUCKETS: usize = 64;
+
+/// The indices `0..len` by increasing `deg(i)`, stably (ties, and all degrees of
+/// [`DEGREE_BUCKETS`]` − 1` or more, in index order), handed over as `place(rank, i)`: a
+/// counting sort, `O(len)`. The two-state sweeps (Gibbs, mean field, flooding BP) visit
+/// the variables of a batch or block in this order, so their loops over each variable's
+/// slots end where the processor predicts.
+pub(crate) fn by_degree(
+    len: usize,
+    deg: impl Fn(usize) -> usize,
+    mut place: impl FnMut(usize, usize),
+) {
+    let bucket = |i: usize| deg(i).min(DEGREE_BUCKETS - 1);
+    let mut next = [0usize; DEGREE_BUCKETS + 1];
+    for i in 0..len {
+        next[bucket(i) + 1] += 1;
+    }
+    for b in 1..=DEGREE_BUCKETS {
+        next[b] += next[b - 1];
+    }
+    for i in 0..len {
+        let b = bucket(i);
+        place(next[b], i);
+        next[b] += 1;
+    }
+}
+
 /// [`deliver_slots`] over the flat layouts: each target block `bounds[b]..bounds[b + 1]`
 /// gathers its incoming messages (target-grouped, `msg_base` layout) from `sent` (the
 /// source-grouped `out_off` layout), for any state counts.

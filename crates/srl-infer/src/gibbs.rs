@@ -178,7 +178,7 @@ fn largest_class(coff: &[usize]) -> usize {
 /// variables; only the neighbours' states (bits or bytes, in cache) are read at scattered
 /// places. Each colour class is cut into pieces of [`CHUNK`] variables from its start
 /// (the pieces the sweeps hand to the rayon pool), and inside a piece the positions hold
-/// its variables by increasing degree ([`by_degree`]; ties in class order): the sweeps'
+/// its variables by increasing degree ([`crate::bp::by_degree`]; ties in class order): the sweeps'
 /// score loops then run through many variables of one degree in a row, so the processor
 /// predicts where each variable's loop over its slots ends (in class order a
 /// Barabási–Albert graph's degrees change at nearly every variable, and each
@@ -225,7 +225,9 @@ impl<const K: usize> ClassLayout<K> {
         for w in coff.windows(2) {
             for b in (w[0]..w[1]).step_by(CHUNK) {
                 let batch = &cnodes[b..(b + CHUNK).min(w[1])];
-                by_degree(batch.len(), |i| deg(batch[i]), &mut idx);
+                idx.clear();
+                idx.resize(batch.len(), 0);
+                crate::bp::by_degree(batch.len(), |i| deg(batch[i]), |r, i| idx[r] = i as u16);
                 local.extend_from_slice(&idx);
                 order.extend(idx.iter().map(|&i| cnodes[b + usize::from(i)]));
             }
@@ -249,31 +251,6 @@ impl<const K: usize> ClassLayout<K> {
             local,
             hash,
         }
-    }
-}
-
-/// Degrees from this one on share the last bucket of [`by_degree`] (such long loops gain
-/// little from a predicted exit).
-const DEGREE_BUCKETS: usize = 64;
-
-/// The indices `0..len` into `order` by increasing `deg(i)`, ties (and all degrees of
-/// [`DEGREE_BUCKETS`]` − 1` or more) in index order: a counting sort, `O(len)`.
-/// Requires `len ≤ 2^16`.
-fn by_degree(len: usize, deg: impl Fn(usize) -> usize, order: &mut Vec<u16>) {
-    let bucket = |i: usize| deg(i).min(DEGREE_BUCKETS - 1);
-    let mut next = [0usize; DEGREE_BUCKETS + 1];
-    for i in 0..len {
-        next[bucket(i) + 1] += 1;
-    }
-    for b in 1..=DEGREE_BUCKETS {
-        next[b] += next[b - 1];
-    }
-    order.clear();
-    order.resize(len, 0);
-    for i in 0..len {
-        let b = bucket(i);
-        order[next[b]] = i as u16;
-        next[b] += 1;
     }
 }
 
@@ -1182,6 +1159,7 @@ mod tests {
 
     #[test]
     fn by_degree_is_a_stable_sort_on_capped_degrees() {
+        use crate::bp::{DEGREE_BUCKETS, by_degree};
         use rand::RngExt;
         let mut rng = ChaCha8Rng::seed_from_u64(21);
         let mut got = Vec::new();
@@ -1193,7 +1171,9 @@ mod tests {
                     _ => rng.random_range(60..70),
                 })
                 .collect();
-            by_degree(len, |i| deg[i], &mut got);
+            got.clear();
+            got.resize(len, 0);
+            by_degree(len, |i| deg[i], |r, i| got[r] = i as u16);
             let mut want: Vec<u16> = (0..len as u16).collect();
             want.sort_by_key(|&i| deg[usize::from(i)].min(DEGREE_BUCKETS - 1));
             assert_eq!(got, want, "len {len}");

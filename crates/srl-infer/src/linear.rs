@@ -801,13 +801,9 @@ fn push_uniform<const K: usize, const POTTS: bool>(
 
 use crate::kernel::log_pair;
 
-/// Degrees from this one on share the last bucket of [`DegreeOrder`]'s sort (such long
-/// loops gain little from a predicted exit).
-const DEGREE_BUCKETS: usize = 64;
-
 /// The two-state pass's own order of the variables and their slots: inside each block of
-/// [`node_blocks`] the variables by increasing degree (ties in index order; degrees of
-/// [`DEGREE_BUCKETS`]` − 1` and more as one), and the slots, messages and kernels of
+/// [`node_blocks`] the variables by increasing degree ([`crate::bp::by_degree`]: ties in
+/// index order, degrees of 63 and more as one), and the slots, messages and kernels of
 /// position `p` at `off[p]..off[p + 1]`, in the variable's own slot order.
 ///
 /// In index order a Barabási–Albert graph's degrees change at nearly every variable, and
@@ -841,7 +837,6 @@ impl DegreeOrder {
         let n = mrf.num_nodes();
         let slots = mrf.num_directed_edges();
         let in_off = &mrf.in_off;
-        let bucket = |v: usize| (in_off[v + 1] - in_off[v]).min(DEGREE_BUCKETS - 1);
         // A block's positions hold its variables, and so its slots hold the block's
         // model slots: every array below splits into the blocks' own pieces.
         let (mut var, mut off) = (vec![0u32; n], vec![0usize; n + 1]);
@@ -849,18 +844,8 @@ impl DegreeOrder {
         let mut shift = vec![0i64; n];
         let mut off_pieces = node_pieces(&mut off[1..], bounds);
         let first = |w: &[usize], var: &mut [u32], off: &mut [usize], shift: &mut [i64]| {
-            let mut next = [0usize; DEGREE_BUCKETS + 1];
-            for v in w[0]..w[1] {
-                next[bucket(v) + 1] += 1;
-            }
-            for b in 1..=DEGREE_BUCKETS {
-                next[b] += next[b - 1];
-            }
-            for v in w[0]..w[1] {
-                let b = bucket(v);
-                var[next[b]] = v as u32;
-                next[b] += 1;
-            }
+            let deg = |i: usize| in_off[w[0] + i + 1] - in_off[w[0] + i];
+            crate::bp::by_degree(w[1] - w[0], deg, |r, i| var[r] = (w[0] + i) as u32);
             // slot offsets (the block's slots start where its model slots do)
             let mut t = in_off[w[0]];
             for (&v, o) in var.iter().zip(off.iter_mut()) {
@@ -1245,7 +1230,8 @@ mod tests {
         })
         .unwrap();
         let bounds = node_blocks(&mrf);
-        let deg = |v: usize| (mrf.in_off[v + 1] - mrf.in_off[v]).min(DEGREE_BUCKETS - 1);
+        let cap = crate::bp::DEGREE_BUCKETS - 1;
+        let deg = |v: usize| (mrf.in_off[v + 1] - mrf.in_off[v]).min(cap);
         let serial = DegreeOrder::new(&mrf, &bounds, false, true);
         let par = DegreeOrder::new(&mrf, &bounds, true, true);
         assert_eq!(

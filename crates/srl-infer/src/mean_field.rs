@@ -406,8 +406,8 @@ impl<'a> Slots<'a> {
 
 /// The variables of the parallel (Jacobi) binary sweep in the order it visits them:
 /// each batch of [`BATCH`] variables (counted from the start of its block of
-/// [`node_blocks`], as [`sweep_parallel_block`] cuts them) by increasing degree, ties in
-/// index order, with the batch's slots, kernel indices and field constants copied into
+/// [`node_blocks`], as [`sweep_parallel_block`] cuts them) by increasing degree
+/// ([`crate::bp::by_degree`]), with the batch's slots, kernel indices and field constants copied into
 /// that order. The loops over each variable's slots then come in runs of one length,
 /// whose ends the processor predicts (in index order a Barabási–Albert graph's degrees
 /// change at nearly every variable). Every field is the same sum in the same slot order
@@ -432,13 +432,12 @@ struct DegreeLayout {
 impl DegreeLayout {
     fn new(mrf: &PairwiseMrf, coefs: &BinaryCoefs, base: &[f64], bounds: &[usize]) -> Self {
         let n = mrf.num_nodes();
-        let deg = |v: u32| mrf.in_off[v as usize + 1] - mrf.in_off[v as usize];
-        let mut var: Vec<u32> = Vec::with_capacity(n);
+        let mut var = vec![0u32; n];
         for w in bounds.windows(2) {
             for b in (w[0]..w[1]).step_by(BATCH) {
-                let first = var.len();
-                var.extend(b as u32..(b + BATCH).min(w[1]) as u32);
-                var[first..].sort_by_key(|&v| deg(v));
+                let deg = |i: usize| mrf.in_off[b + i + 1] - mrf.in_off[b + i];
+                let len = (b + BATCH).min(w[1]) - b;
+                crate::bp::by_degree(len, deg, |r, i| var[b + r] = (b + i) as u32);
             }
         }
         let with_kernel = coefs.shared.is_none();
