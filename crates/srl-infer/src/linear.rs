@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use rayon::prelude::*;
 
-use crate::bp::{MessagePrecision, deliver_messages, deliver_slots, node_blocks, split_by};
+use crate::bp::{MessagePrecision, deliver_messages, node_blocks, split_by};
 use crate::marginals::{Convergence, fmax, fmin};
 use crate::mrf::PairwiseMrf;
 
@@ -367,33 +367,38 @@ fn flooding_general(
         deliver_messages(mrf, &bounds, &outg, &mut inc);
         convergence.record(residual, tol);
     }
-    finish(mrf, &plan, inc, want_msgs, convergence)
+    drop(outg);
+    let incoming = |v: usize, t: usize| {
+        let k = mrf.num_states[v] as usize;
+        let at = off.msg_base[v] + (t - mrf.in_off[v]) * k;
+        &inc[at..at + k]
+    };
+    finish(mrf, &plan, incoming, want_msgs, convergence)
 }
 
-/// Node beliefs (unnormalised log) from the final linear messages `lin` (target-grouped),
-/// and the log-messages when `want_msgs`.
-fn finish(
+/// Node beliefs (unnormalised log) from the final linear messages, and the log-messages
+/// (target-grouped, the `msg_base` layout) when `want_msgs`: `incoming(v, t)` is the
+/// message arriving at variable `v` along its slot `t` (`k_v` entries).
+fn finish<'a>(
     mrf: &PairwiseMrf,
     plan: &Plan,
-    lin: Vec<f64>,
+    incoming: impl Fn(usize, usize) -> &'a [f64],
     want_msgs: bool,
     convergence: Convergence,
 ) -> LinearRun {
-    let off = mrf.offsets();
     let mut bel = vec![0.0; mrf.eff_unary().len()];
     for v in 0..mrf.num_nodes() {
         let (a, b) = (mrf.state_off[v], mrf.state_off[v + 1]);
         let kv = b - a;
-        let base = off.msg_base[v];
-        let deg = mrf.in_off[v + 1] - mrf.in_off[v];
+        let slots = mrf.in_off[v]..mrf.in_off[v + 1];
         let out = &mut bel[a..b];
         out.copy_from_slice(&mrf.eff_unary()[a..b]);
         if plan.kind[v] == Kind::Linear {
             // The product stays within [e^-600, 1]: one ln per state.
             let mut prod = [1.0f64; 16];
             if kv <= prod.len() {
-                for m in lin[base..base + kv * deg].chunks_exact(kv) {
-                    for (p, x) in prod.iter_mut().zip(m) {
+                for t in slots {
+                    for (p, x) in prod.iter_mut().zip(incoming(v, t)) {
                         *p *= x;
                     }
                 }
@@ -403,14 +408,20 @@ fn finish(
                 continue;
             }
         }
-        for m in lin[base..base + kv * deg].chunks_exact(kv) {
-            for (o, x) in out.iter_mut().zip(m) {
+        for t in slots {
+            for (o, x) in out.iter_mut().zip(incoming(v, t)) {
                 *o += x.ln();
             }
         }
     }
     let msgs = if want_msgs {
-        lin.iter().map(|x| x.ln()).collect()
+        let mut m = Vec::with_capacity(mrf.message_len());
+        for v in 0..mrf.num_nodes() {
+            for t in mrf.in_off[v]..mrf.in_off[v + 1] {
+                m.extend(incoming(v, t).iter().map(|x| x.ln()));
+            }
+        }
+        m
     } else {
         Vec::new()
     };
@@ -563,12 +574,17 @@ fn flooding_uniform<const K: usize>(
     };
     // Decided once per run: without a Potts kernel the pass never reads `forms`.
     let any_potts = forms.iter().any(|&f| f != PottsForm::Matrix);
-    let (mut old, mut outg) = linear_start(mrf, init);
+    // `sent`: the messages sent back along each slot (source-grouped), which the pass
+    // gathers its incoming messages from (`sent[in_rev[t]]` arrives along slot `t`);
+    // `next`: the new ones, the buffers swapped after each sweep. The incoming messages
+    // of `linear_start` are those gathered, so their array is reused as `next` (its
+    // values are never read).
+    let (mut next, mut sent) = linear_start(mrf, init);
     let bounds = node_blocks(mrf);
     let mut convergence = Convergence::start(mrf.num_edges() == 0);
     while !convergence.converged && convergence.iterations < max_iters {
-        let chunks = split_by(&mut outg, &bounds, &off.msg_base);
-        let (old_r, plan_r, forms_r) = (&old, &plan, &forms[..]);
+        let chunks = split_by(&mut next, &bounds, &off.msg_base);
+        let (sent_r, plan_r, forms_r) = (&sent, &plan, &forms[..]);
         let residual = bounds
             .windows(2)
             .map(|w| w[0]..w[1])
@@ -577,18 +593,20 @@ fn flooding_uniform<const K: usize>(
             .into_par_iter()
             .map(|(range, out_chunk)| {
                 if any_potts {
-                    push_uniform::<K, true>(mrf, plan_r, forms_r, range, old_r, out_chunk)
+                    push_uniform::<K, true>(mrf, plan_r, forms_r, range, sent_r, out_chunk)
                 } else {
-                    push_uniform::<K, false>(mrf, plan_r, forms_r, range, old_r, out_chunk)
+                    push_uniform::<K, false>(mrf, plan_r, forms_r, range, sent_r, out_chunk)
                 }
             })
             .reduce(|| 0.0, f64::max);
-        let (sent, _) = outg.as_chunks::<K>();
-        let (inc, _) = old.as_chunks_mut::<K>();
-        deliver_slots(mrf, sent, inc);
+        std::mem::swap(&mut sent, &mut next);
         convergence.record(residual, tol);
     }
-    finish(mrf, &plan, old, want_msgs, convergence)
+    // the final incoming messages gathered where they lie
+    drop(next);
+    let rev = &mrf.in_rev;
+    let incoming = |_: usize, t: usize| &sent[K * rev[t] as usize..K * rev[t] as usize + K];
+    finish(mrf, &plan, incoming, want_msgs, convergence)
 }
 
 /// How [`push_uniform`] sends a message through one kernel, found once per run by
@@ -720,11 +738,46 @@ fn uniform_message<const K: usize>(
     out
 }
 
-/// The compute pass of [`flooding_uniform`] over the source nodes `range`: `old` holds
-/// every slot's incoming message (`K` entries per slot, target-grouped), `out_chunk` the
-/// block's outgoing messages (source-grouped: the message sent back along slot `s` at
-/// `K * (s - in_off[range.start])`), overwritten with the new ones. Returns the block's
-/// residual. A kernel row times a zero cavity entry adds `+0.0`, which leaves every sum
+/// `out.iter().copied().fold(0.0, fmax)` by halves (`K = 7`: three steps instead of
+/// seven in a chain): the largest entry, `0.0` when none is larger. The entries are taken
+/// as `fmax(0.0, x)` first, which drops a NaN as the chain does (a NaN never passes
+/// [`fmax`]'s comparison); the maximum of numbers is the same in any order.
+#[inline(always)]
+fn max_entry<const K: usize>(out: &[f64; K]) -> f64 {
+    let mut a = out.map(|x| fmax(0.0, x));
+    let mut w = K;
+    while w > 1 {
+        let h = w.div_ceil(2);
+        for i in 0..w / 2 {
+            a[i] = fmax(a[i], a[i + h]);
+        }
+        w = h;
+    }
+    a.first().copied().unwrap_or(0.0)
+}
+
+/// Whether the ratio `o / p` of a new and an old message entry, rounded, surely lies in
+/// the running bounds `[lo, hi]` of a residual, by two multiplications instead of a
+/// division: `o < fl(hi · p)` and `o > fl(lo · p)`. Rounding is monotone and `o` is a
+/// float, so `o ≥ hi · p` would give `o ≥ fl(hi · p)`; hence the first gives
+/// `o / p < hi` exactly and `fl(o / p) ≤ hi` (`hi` is a float too), and likewise the
+/// second `fl(o / p) ≥ lo`, in the subnormal range, on underflow and on overflow
+/// alike. It may fail for a quotient within the bounds (which is then divided out and
+/// changes nothing), never hold for one outside. A zero `p` or a NaN fails it, so
+/// `0 / 0` (skipped by the running bounds) and `x / 0` are divided as before.
+#[inline(always)]
+fn ratio_inside(o: f64, p: f64, hi: f64, lo: f64) -> bool {
+    (o < hi * p) & (o > lo * p)
+}
+
+/// The compute pass of [`flooding_uniform`] over the source nodes `range`: `sent` holds
+/// every slot's previous outgoing message (`K` entries per slot, source-grouped: the
+/// message sent back along slot `s` at `K * s`), so the message arriving along slot `t`
+/// is gathered from `sent[in_rev[t]]` (the cache lines requested [`PREFETCH_NODES`]
+/// variables ahead) and the previous message along `s`, for the residual, is `sent[s]`.
+/// `out_chunk` receives the block's new messages (at `K * (s - in_off[range.start])`).
+/// Gathering here instead of in a separate delivery pass spares a write and a read of
+/// every message per sweep, with the same values. Returns the block's residual. A kernel row times a zero cavity entry adds `+0.0`, which leaves every sum
 /// unchanged, so the rows are not skipped as [`push_general`] skips them.
 ///
 /// `POTTS`: whether some kernel is Potts; then the message through kernel `q` takes
@@ -736,35 +789,47 @@ fn push_uniform<const K: usize, const POTTS: bool>(
     plan: &Plan,
     forms: &[PottsForm],
     range: Range<usize>,
-    old: &[f64],
+    sent: &[f64],
     out_chunk: &mut [f64],
 ) -> f64 {
-    let (msgs, _) = old.as_chunks::<K>();
-    let (prev_all, _) = out_chunk.as_chunks_mut::<K>();
+    let (msgs, _) = sent.as_chunks::<K>();
+    let (out_all, _) = out_chunk.as_chunks_mut::<K>();
     let s_first = mrf.in_off[range.start];
     let ker = &mrf.kernels;
+    let rev = &mrf.in_rev;
+    let n = mrf.num_nodes();
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     for i in range {
         let (s0, s1) = (mrf.in_off[i], mrf.in_off[i + 1]);
-        let incoming = &msgs[s0..s1];
+        // the scattered messages PREFETCH_NODES variables on requested now (a hint)
+        let j = i + PREFETCH_NODES;
+        if j < n {
+            for &r in &rev[mrf.in_off[j]..mrf.in_off[j + 1]] {
+                let m = &msgs[r as usize];
+                crate::prefetch(&m[0]);
+                crate::prefetch(&m[K - 1]);
+            }
+        }
+        let incoming = |s: usize| &msgs[rev[s] as usize];
         let linear = plan.kind[i] == Kind::Linear;
         let mut b = [0.0f64; K];
         if linear {
             b.copy_from_slice(&plan.unary_lin[K * i..K * i + K]);
-            for m in incoming {
-                for (x, y) in b.iter_mut().zip(m) {
+            for s in s0..s1 {
+                for (x, y) in b.iter_mut().zip(incoming(s)) {
                     *x *= y;
                 }
             }
         } else {
             b.copy_from_slice(&mrf.eff_unary()[K * i..K * i + K]);
-            for m in incoming {
-                for (x, y) in b.iter_mut().zip(m) {
+            for s in s0..s1 {
+                for (x, y) in b.iter_mut().zip(incoming(s)) {
                     *x += y.ln();
                 }
             }
         }
-        for (s, m) in (s0..s1).zip(incoming) {
+        for s in s0..s1 {
+            let m = incoming(s);
             let mut u = [0.0f64; K];
             if linear {
                 for (w, (&x, &y)) in u.iter_mut().zip(b.iter().zip(m)) {
@@ -781,16 +846,23 @@ fn push_uniform<const K: usize, const POTTS: bool>(
             let q = (mrf.in_kernel[s] ^ 1) as usize;
             let form = if POTTS { forms[q] } else { PottsForm::Matrix };
             let mut out = uniform_message::<K>(form, &ker.off, &ker.exp, q, &u);
-            let mx = out.iter().copied().fold(0.0, fmax);
-            let inv = 1.0 / mx;
-            let prev = &mut prev_all[s - s_first];
-            for (o, p) in out.iter_mut().zip(prev.iter_mut()) {
+            let inv = 1.0 / max_entry(&out);
+            let prev = &msgs[s];
+            // the ratios are divided out only when one of them may pass `hi` or `lo`
+            // (`ratio_inside`): the same `hi` and `lo` as dividing every entry
+            let mut inside = true;
+            for (o, &p) in out.iter_mut().zip(prev) {
                 *o *= inv;
-                let r = *o / *p;
-                hi = fmax(hi, r);
-                lo = fmin(lo, r);
-                *p = *o;
+                inside &= ratio_inside(*o, p, hi, lo);
             }
+            if !inside {
+                for (&o, &p) in out.iter().zip(prev) {
+                    let r = o / p;
+                    hi = fmax(hi, r);
+                    lo = fmin(lo, r);
+                }
+            }
+            out_all[s - s_first] = out;
         }
     }
     residual_of(hi, lo)
@@ -1307,6 +1379,65 @@ mod tests {
     /// every `K` it serves, with one thread and with four. (Random tables are never Potts,
     /// so the Potts form does not run here; with Potts tables the kernel equals the
     /// general one with the Potts form off, see `potts_and_matrix_kernels_mix`.)
+    /// `ratio_inside` never holds for a quotient outside the bounds: random old entries
+    /// over the whole range (subnormals, zero, tiny and large ones) and new entries a
+    /// few ulps around `hi · p` and `lo · p`, for bounds from 1 to `∞` (`hi`) and from
+    /// 1 to 0 (`lo`); and it does hold for quotients well inside, so the division is in
+    /// fact skipped.
+    #[test]
+    fn ratio_inside_never_skips_a_new_bound() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
+        let his = [1.0, 1.0 + f64::EPSILON, 1.5, 3.7e5, 1e300, f64::INFINITY];
+        let los = [1.0, 1.0 - f64::EPSILON / 2.0, 0.25, 1e-7, 1e-300, 0.0];
+        let near = |x: f64, rng: &mut rand_chacha::ChaCha8Rng| {
+            let ulps: i64 = rng.random_range(-3..=3);
+            if x.is_finite() && x > 0.0 {
+                f64::from_bits((x.to_bits() as i64 + ulps).max(0) as u64)
+            } else {
+                x
+            }
+        };
+        let (mut held, mut inside_well, mut well) = (0usize, 0usize, 0usize);
+        for &hi in &his {
+            for &lo in &los {
+                for _ in 0..20_000 {
+                    let p = match rng.random_range(0..6) {
+                        0 => 0.0,
+                        1 => f64::from_bits(rng.random_range(1..1u64 << 52)), // subnormal
+                        2 => 2f64.powf(rng.random_range(-1074.0..-1000.0)),
+                        _ => 2f64.powf(rng.random_range(-60.0..0.0)),
+                    };
+                    let o = match rng.random_range(0..4) {
+                        0 => near(hi * p, &mut rng),
+                        1 => near(lo * p, &mut rng),
+                        2 => p * rng.random_range(0.0..2.0),
+                        _ => near(p, &mut rng),
+                    };
+                    if ratio_inside(o, p, hi, lo) {
+                        let r = o / p;
+                        assert!(
+                            r <= hi && r >= lo,
+                            "o = {o:e}, p = {p:e}, r = {r:e} outside [{lo:e}, {hi:e}]"
+                        );
+                        held += 1;
+                    }
+                }
+                // quotients well inside: the test holds
+                if hi > 1.5 && lo < 0.5 {
+                    well += 1000;
+                    for _ in 0..1000 {
+                        let p = 2f64.powf(rng.random_range(-60.0..0.0));
+                        inside_well += usize::from(ratio_inside(p, p, hi, lo));
+                    }
+                }
+            }
+        }
+        assert!(held > 100_000, "the test held {held} times");
+        assert_eq!(well, 3 * 4 * 1000);
+        assert_eq!(inside_well, well, "the test holds well inside the bounds");
+    }
+
     #[test]
     fn uniform_kernel_equals_the_general_kernel_bit_for_bit() {
         use rand::{RngExt, SeedableRng};
