@@ -351,6 +351,7 @@ pub fn binary_pass(
         block,
         range,
         |s| (block.in_kernel[s] ^ 1) as usize,
+        |i| block.unary_log[2 * i + 1] - block.unary_log[2 * i],
         |i| old[i],
         |x| x,
         |s, r| std::mem::replace(&mut prev[s - first], r),
@@ -362,7 +363,9 @@ pub fn binary_pass(
 
 /// [`binary_pass`] with the storage abstracted: `back_kernel(s)` is the kernel of the
 /// message sent back along slot `s` (`in_kernel[s] ^ 1` in [`binary_pass`]; the block's
-/// `in_kernel` is not read otherwise), `load(s)` reads the incoming ratio of slot
+/// `in_kernel` is not read otherwise), `log_unary(i)` is the unary log-ratio
+/// `θ_i(1) − θ_i(0)` of a [`VarKind::Log`] variable `i` (from `unary_log` in
+/// [`binary_pass`]; the block's `unary_log` is not read otherwise), `load(s)` reads the incoming ratio of slot
 /// `s`, `round` rounds a new ratio to its storage precision, `swap_prev(s, r)` stores the
 /// ratio sent back along `s` and returns the previous one, `ahead(i)` is called before
 /// variable `i` is computed (a hook for prefetching later variables' message slots; it
@@ -382,6 +385,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
     block: &BinaryBlock<'_>,
     range: Range<usize>,
     back_kernel: impl Fn(usize) -> usize,
+    log_unary: impl Fn(usize) -> f64,
     load: impl Fn(usize) -> f64,
     round: impl Fn(f64) -> f64,
     mut swap_prev: impl FnMut(usize, f64) -> f64,
@@ -393,7 +397,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
         in_off,
         kind,
         unary_ratio,
-        unary_log,
+        unary_log: _,
         in_kernel: _,
         kernel_off,
         kernel_exp,
@@ -473,7 +477,7 @@ pub(crate) fn binary_pass_with<const SHORT: bool>(
             VarKind::Log => {
                 logs.clear();
                 logs.extend((s0..s1).map(|p| load(p).ln()));
-                let mut bel = unary_log[2 * i + 1] - unary_log[2 * i];
+                let mut bel = log_unary(i);
                 for &l in logs.iter() {
                     bel += l;
                 }

@@ -1035,25 +1035,17 @@ fn flooding_binary<S: Ratio>(
         rest.iter().all(|k| bits(k) == bits(k0))
     });
     let ord = DegreeOrder::new(mrf, &bounds, par, !one_kernel);
-    // Kind and linear unary ratio u(1) / u(0) of each position's variable (0 for a
-    // variable that is not linear); its log unary row where the kind is `Log`.
+    // Kind of each position's variable, and its unary: the linear ratio u(1) / u(0) of a
+    // `Linear` variable, the log-ratio θ(1) − θ(0) of a `Log` one (0 for a clamped one).
     let kind: Vec<Kind> = collect_maybe_par(n, par, |p| plan.kind[ord.var[p] as usize]);
     let uratio: Vec<f64> = collect_maybe_par(n, par, |p| {
         let v = ord.var[p] as usize;
-        if plan.kind[v] == Kind::Linear {
-            (eff[2 * v + 1] - eff[2 * v]).exp()
-        } else {
-            0.0
+        match plan.kind[v] {
+            Kind::Linear => (eff[2 * v + 1] - eff[2 * v]).exp(),
+            Kind::Log => eff[2 * v + 1] - eff[2 * v],
+            Kind::Clamped(_) => 0.0,
         }
     });
-    let unary_log: Vec<f64> = if kind.contains(&Kind::Log) {
-        ord.var
-            .iter()
-            .flat_map(|&v| [eff[2 * v as usize], eff[2 * v as usize + 1]])
-            .collect()
-    } else {
-        Vec::new()
-    };
     drop(plan);
     let ones = |len: usize| -> Vec<S::Atom> { collect_maybe_par(len, par, |_| S::atom(1.0)) };
     let (mut inc_old, mut outg): (Vec<S::Atom>, Vec<S>) = match init {
@@ -1081,7 +1073,7 @@ fn flooding_binary<S: Ratio>(
             in_off: &ord.off,
             kind: &kind,
             unary_ratio: &uratio,
-            unary_log: &unary_log,
+            unary_log: &[],
             in_kernel: &ord.kernel,
             kernel_off: &mrf.kernels.off,
             kernel_exp: &mrf.kernels.exp,
@@ -1171,7 +1163,8 @@ fn collect_maybe_par<T: Send>(
 const PREFETCH_NODES: usize = 16;
 
 /// One flooding pass over the positions `range` of [`DegreeOrder`] (`block` in its
-/// order, `rev` its reverse slots), two states, one ratio per message (stored as `S`;
+/// order, its `unary_ratio` holding a `Log` position's log-ratio `θ(1) − θ(0)` and its
+/// `unary_log` unused; `rev` the order's reverse slots), two states, one ratio per message (stored as `S`;
 /// each new ratio is rounded to `S` before the residual sees it, so the residual is the
 /// change of the stored messages). The pass is [`crate::kernel::binary_pass`]'s.
 #[allow(clippy::too_many_arguments)]
@@ -1188,6 +1181,8 @@ fn push_binary<S: Ratio>(
     let in_off = block.in_off;
     let out0 = in_off[range.start];
     let load = |i: usize| S::load(&old[i]);
+    // a `Log` position's unary log-ratio sits in `unary_ratio` (see `flooding_binary`)
+    let log_unary = |p: usize| block.unary_ratio[p];
     let swap_prev =
         |s: usize, rn: f64| std::mem::replace(&mut out_chunk[s - out0], S::of(rn)).get();
     let deliver = |s: usize, rn: f64| S::store(&new[rev[s] as usize], rn);
@@ -1206,6 +1201,7 @@ fn push_binary<S: Ratio>(
             block,
             range,
             back_kernel,
+            log_unary,
             load,
             S::round,
             swap_prev,
@@ -1218,6 +1214,7 @@ fn push_binary<S: Ratio>(
             block,
             range,
             back_kernel,
+            log_unary,
             load,
             S::round,
             swap_prev,
