@@ -107,7 +107,7 @@ pub fn ln(x: f64) -> f64 {
 }
 
 /// The processor's vector unit, detected once.
-fn arch() -> pulp::Arch {
+pub(crate) fn arch() -> pulp::Arch {
     static ARCH: OnceLock<pulp::Arch> = OnceLock::new();
     *ARCH.get_or_init(pulp::Arch::new)
 }
