@@ -805,31 +805,16 @@ impl Gibbs {
                     .zip(class.par_chunks(CHUNK))
                     .enumerate()
                     .for_each(|(chunk, (out, vars))| {
-                        let mut sc = [(0.0, 0.0); BATCH];
-                        let mut ex = [0.0; BATCH];
                         let start = coff[c] + chunk * CHUNK;
-                        for first in (start..start + vars.len()).step_by(BATCH) {
-                            let m = (start + vars.len() - first).min(BATCH);
-                            for (p, slot) in (first..).zip(&mut sc[..m]) {
-                                *slot = tables.scores(layout, cur, p);
-                            }
-                            let ex = &mut ex[..m];
-                            for (e, &(s0, s1)) in ex.iter_mut().zip(&sc) {
-                                *e = smaller_minus_larger(s0, s1);
-                            }
-                            vmath::exp_in_place(ex);
-                            let local = &layout.local[first..first + m];
-                            let hash = &layout.hash[first..first + m];
-                            for (((&i, &h), &(s0, s1)), &e) in
-                                local.iter().zip(hash).zip(&sc).zip(ex.iter())
-                            {
-                                let i = usize::from(i);
-                                let v = vars[i] as usize;
-                                let x = draw_binary(s0, s1, e, uniform_hashed(seed, h));
-                                let s = [s0, s1];
-                                out[i] = (x, s[usize::from(x)] - s[usize::from(cur[v] & 1)]);
-                            }
-                        }
+                        vmath::arch().dispatch(BinaryChunk {
+                            tables,
+                            layout,
+                            cur,
+                            start,
+                            vars,
+                            out,
+                            seed,
+                        });
                     });
                 for (&v, &(x, d)) in class.iter().zip(buf.iter()) {
                     state[v as usize] = u8::from(x);
@@ -846,6 +831,58 @@ impl Gibbs {
         });
         let best = best.into_iter().map(u32::from).collect();
         tally.finish(mrf, self, total, best)
+    }
+}
+
+/// One piece of a colour class in [`Gibbs::run_binary`]: the draws of the positions
+/// `start..start + vars.len()` of the class layout, into `out` (by class index), run
+/// through [`pulp`]'s dispatch so that it is compiled for the processor's vector unit as
+/// well (AVX2 where there is one; the same operations, so the same draws).
+struct BinaryChunk<'a> {
+    tables: &'a BinaryTables,
+    layout: &'a ClassLayout<2>,
+    cur: &'a [u8],
+    start: usize,
+    vars: &'a [u32],
+    out: &'a mut [(bool, f64)],
+    seed: u64,
+}
+
+impl pulp::WithSimd for BinaryChunk<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let BinaryChunk {
+            tables,
+            layout,
+            cur,
+            start,
+            vars,
+            out,
+            seed,
+        } = self;
+        let mut sc = [(0.0, 0.0); BATCH];
+        let mut ex = [0.0; BATCH];
+        for first in (start..start + vars.len()).step_by(BATCH) {
+            let m = (start + vars.len() - first).min(BATCH);
+            for (p, slot) in (first..).zip(&mut sc[..m]) {
+                *slot = tables.scores(layout, cur, p);
+            }
+            let ex = &mut ex[..m];
+            for (e, &(s0, s1)) in ex.iter_mut().zip(&sc) {
+                *e = smaller_minus_larger(s0, s1);
+            }
+            vmath::exp_in_place(ex);
+            let local = &layout.local[first..first + m];
+            let hash = &layout.hash[first..first + m];
+            for (((&i, &h), &(s0, s1)), &e) in local.iter().zip(hash).zip(&sc).zip(ex.iter()) {
+                let i = usize::from(i);
+                let v = vars[i] as usize;
+                let x = draw_binary(s0, s1, e, uniform_hashed(seed, h));
+                let s = [s0, s1];
+                out[i] = (x, s[usize::from(x)] - s[usize::from(cur[v] & 1)]);
+            }
+        }
     }
 }
 

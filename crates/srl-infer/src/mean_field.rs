@@ -533,6 +533,7 @@ fn in_batch_slots(mrf: &PairwiseMrf) -> Vec<(u32, u32)> {
 /// sequential schedule requires (the sum is regrouped, so rounding differs from a plain
 /// in-order sum).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn sweep_sequential(
     coefs: &BinaryCoefs,
     mrf: &PairwiseMrf,
@@ -569,11 +570,76 @@ fn sweep_sequential(
     r
 }
 
+/// The arguments of one [`sweep_sequential`] call, run through [`pulp`]'s dispatch so
+/// that the sweep is compiled for the processor's vector unit as well (AVX2 where there
+/// is one). The same operations on every unit (no fused multiply-add, no
+/// reassociation), so the same bits.
+struct SequentialSweep<'a> {
+    coefs: &'a BinaryCoefs,
+    mrf: &'a PairwiseMrf,
+    base: &'a [f64],
+    fix: &'a [(u32, u32)],
+    q0: &'a mut [f64],
+    q1: &'a mut [f64],
+    damping: f64,
+    vals: &'a mut Vec<f64>,
+}
+
+impl pulp::WithSimd for SequentialSweep<'_> {
+    type Output = f64;
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> f64 {
+        let SequentialSweep {
+            coefs,
+            mrf,
+            base,
+            fix,
+            q0,
+            q1,
+            damping,
+            vals,
+        } = self;
+        sweep_sequential(coefs, mrf, base, fix, q0, q1, damping, vals)
+    }
+}
+
+/// The arguments of one [`sweep_parallel_block`] call, dispatched like
+/// [`SequentialSweep`].
+struct ParallelBlock<'a> {
+    coefs: &'a BinaryCoefs,
+    lay: &'a DegreeLayout,
+    cur1: &'a [f64],
+    start: usize,
+    out0: &'a mut [f64],
+    out1: &'a mut [f64],
+    damping: f64,
+    vals: &'a mut Vec<f64>,
+}
+
+impl pulp::WithSimd for ParallelBlock<'_> {
+    type Output = f64;
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> f64 {
+        let ParallelBlock {
+            coefs,
+            lay,
+            cur1,
+            start,
+            out0,
+            out1,
+            damping,
+            vals,
+        } = self;
+        sweep_parallel_block(coefs, lay, cur1, start, out0, out1, damping, vals)
+    }
+}
+
 /// A Jacobi sweep of the variables `start..start + out1.len()` (a block of
 /// [`node_blocks`]), visited in the order of `lay`: fields from the previous `q(1)`s
 /// `cur1`, new beliefs into `out0` (the `q(0)`s, holding the previous ones on entry) and
 /// `out1` (the next `q(1)` array), both indexed by variable; returns the largest change.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn sweep_parallel_block(
     coefs: &BinaryCoefs,
     lay: &DegreeLayout,
@@ -627,8 +693,16 @@ impl MeanField {
                 let mut vals = Vec::new();
                 let fix = in_batch_slots(mrf);
                 while !conv.converged && conv.iterations < self.max_iters {
-                    let (q0, q1) = (&mut q0, &mut q1);
-                    let r = sweep_sequential(coefs, mrf, &base, &fix, q0, q1, damping, &mut vals);
+                    let r = crate::vmath::arch().dispatch(SequentialSweep {
+                        coefs,
+                        mrf,
+                        base: &base,
+                        fix: &fix,
+                        q0: &mut q0,
+                        q1: &mut q1,
+                        damping,
+                        vals: &mut vals,
+                    });
                     conv.record(r, self.tol);
                 }
             }
@@ -641,7 +715,16 @@ impl MeanField {
                     let r = split_pair(&mut q0, &mut next1, &bounds)
                         .into_par_iter()
                         .map_init(Vec::new, |vals, (start, o0, o1)| {
-                            sweep_parallel_block(coefs, lay, cur1, start, o0, o1, damping, vals)
+                            crate::vmath::arch().dispatch(ParallelBlock {
+                                coefs,
+                                lay,
+                                cur1,
+                                start,
+                                out0: o0,
+                                out1: o1,
+                                damping,
+                                vals,
+                            })
                         })
                         .reduce(|| 0.0, f64::max);
                     std::mem::swap(&mut q1, &mut next1);
