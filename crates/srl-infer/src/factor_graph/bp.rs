@@ -262,7 +262,7 @@ impl FactorBp {
                 let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
                 msg.clear();
                 msg.resize(r.len(), 0.0);
-                flood_block(g, f..f + 1, &lay, &lt, &sums, &fv, max, &mut msg, &mut sc);
+                flood_block_dispatched(g, f..f + 1, &lay, &lt, &sums, &fv, max, &mut msg, &mut sc);
                 residual = residual.max(self.damp_fresh(&mut msg, &fv[r.clone()]));
                 sums.commit(&lay, f, &mut fv, &msg);
             }
@@ -300,7 +300,7 @@ impl FactorBp {
                 rest = tail;
             }
             let block = |sc: &mut Scratch, (f0, f1, out): (usize, usize, &mut [f64])| {
-                flood_block(g, f0..f1, &lay, &lt, &sums, &fv, max, out, sc);
+                flood_block_dispatched(g, f0..f1, &lay, &lt, &sums, &fv, max, out, sc);
                 let r = lay.moff[lay.fedge[f0]]..lay.moff[lay.fedge[f1]];
                 self.damp_fresh(out, &fv[r])
             };
@@ -363,7 +363,7 @@ impl FactorBp {
             |f: usize, sums: &BeliefSums, fv: &[f64], pend: &mut [f64], sc: &mut Scratch| {
                 let r = lay.moff[lay.fedge[f]]..lay.moff[lay.fedge[f + 1]];
                 let out = &mut pend[r.clone()];
-                flood_block(g, f..f + 1, lay, lt, sums, fv, max, out, sc);
+                flood_block_dispatched(g, f..f + 1, lay, lt, sums, fv, max, out, sc);
                 crate::bp::priority(self.damp_fresh(out, &fv[r]))
             };
         // each variable's factors, flat (CSR), in edge order
@@ -954,6 +954,64 @@ fn flood_serial(g: &FactorGraph) -> bool {
     rayon::current_num_threads() == 1 || work < FLOOD_PARALLEL_MIN
 }
 
+/// [`flood_block`] run through [`pulp`]'s dispatch, compiled for the processor's vector
+/// unit as well (AVX2 where there is one). The block's arithmetic has no fused
+/// multiply-add and no reassociation on any target and its `exp` and `ln` are
+/// [`crate::vmath`]'s (the same bits on every unit), so every unit gives the same bits.
+#[allow(clippy::too_many_arguments)]
+fn flood_block_dispatched(
+    g: &FactorGraph,
+    fs: std::ops::Range<usize>,
+    lay: &Layout,
+    lt: &LinearTables,
+    b: &BeliefSums,
+    fv: &[f64],
+    max: bool,
+    out: &mut [f64],
+    sc: &mut Scratch,
+) {
+    struct Call<'a> {
+        g: &'a FactorGraph,
+        fs: std::ops::Range<usize>,
+        lay: &'a Layout,
+        lt: &'a LinearTables,
+        b: &'a BeliefSums,
+        fv: &'a [f64],
+        max: bool,
+        out: &'a mut [f64],
+        sc: &'a mut Scratch,
+    }
+    impl pulp::WithSimd for Call<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _simd: S) {
+            let Call {
+                g,
+                fs,
+                lay,
+                lt,
+                b,
+                fv,
+                max,
+                out,
+                sc,
+            } = self;
+            flood_block(g, fs, lay, lt, b, fv, max, out, sc);
+        }
+    }
+    crate::vmath::arch().dispatch(Call {
+        g,
+        fs,
+        lay,
+        lt,
+        b,
+        fv,
+        max,
+        out,
+        sc,
+    });
+}
+
 /// The new messages of the factors `fs` (flooding: a block of [`FLOOD_BLOCK`]
 /// consecutive factors; sequential and residual: one factor), written to `out` (their
 /// slice of the message array, edge order), with the incoming messages computed from
@@ -970,6 +1028,7 @@ fn flood_serial(g: &FactorGraph) -> bool {
 /// 4. one `ln` batch over the block turns the ratios into log-messages; the factors
 ///    the linear kernel declined then take the log-domain kernel.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn flood_block(
     g: &FactorGraph,
     fs: std::ops::Range<usize>,
