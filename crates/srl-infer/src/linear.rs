@@ -595,20 +595,16 @@ fn flooding_uniform<const K: usize>(
             .collect::<Vec<_>>()
             .into_par_iter()
             .map(|(range, out_chunk)| {
-                let pass = UniformPass::<K, false> {
+                // compiled for the processor's vector unit too (AVX2 where there is one)
+                crate::vmath::arch().dispatch(UniformPass::<K> {
+                    potts: any_potts,
                     mrf,
                     plan: plan_r,
                     forms: forms_r,
                     range,
                     sent: sent_r,
                     out_chunk,
-                };
-                // compiled for the processor's vector unit too (AVX2 where there is one)
-                if any_potts {
-                    crate::vmath::arch().dispatch(pass.potts::<true>())
-                } else {
-                    crate::vmath::arch().dispatch(pass)
-                }
+                })
             })
             .reduce(|| 0.0, f64::max);
         std::mem::swap(&mut sent, &mut next);
@@ -630,7 +626,9 @@ fn flooding_uniform<const K: usize>(
 /// unit test `uniform_kernel_equals_the_general_kernel_bit_for_bit` compares it with the
 /// undispatched general pass. (A closure passed through the dispatch is not inlined into
 /// it, so the pass's arguments travel in this struct.)
-struct UniformPass<'a, const K: usize, const POTTS: bool> {
+struct UniformPass<'a, const K: usize> {
+    /// [`push_uniform`]'s `POTTS`.
+    potts: bool,
     mrf: &'a PairwiseMrf,
     plan: &'a Plan,
     forms: &'a [PottsForm],
@@ -639,10 +637,12 @@ struct UniformPass<'a, const K: usize, const POTTS: bool> {
     out_chunk: &'a mut [f64],
 }
 
-impl<'a, const K: usize> UniformPass<'a, K, false> {
-    /// The same call, with [`push_uniform`]'s `POTTS` set.
-    fn potts<const P: bool>(self) -> UniformPass<'a, K, P> {
+impl<const K: usize> pulp::WithSimd for UniformPass<'_, K> {
+    type Output = f64;
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> f64 {
         let UniformPass {
+            potts,
             mrf,
             plan,
             forms,
@@ -650,29 +650,11 @@ impl<'a, const K: usize> UniformPass<'a, K, false> {
             sent,
             out_chunk,
         } = self;
-        UniformPass {
-            mrf,
-            plan,
-            forms,
-            range,
-            sent,
-            out_chunk,
+        if potts {
+            push_uniform::<K, true>(mrf, plan, forms, range, sent, out_chunk)
+        } else {
+            push_uniform::<K, false>(mrf, plan, forms, range, sent, out_chunk)
         }
-    }
-}
-
-impl<const K: usize, const POTTS: bool> pulp::WithSimd for UniformPass<'_, K, POTTS> {
-    type Output = f64;
-    #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) -> f64 {
-        push_uniform::<K, POTTS>(
-            self.mrf,
-            self.plan,
-            self.forms,
-            self.range,
-            self.sent,
-            self.out_chunk,
-        )
     }
 }
 
