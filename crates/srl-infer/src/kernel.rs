@@ -365,8 +365,8 @@ pub fn binary_pass(
 /// message sent back along slot `s` (`in_kernel[s] ^ 1` in [`binary_pass`]; the block's
 /// `in_kernel` is not read otherwise), `log_unary(i)` is the unary log-ratio
 /// `θ_i(1) − θ_i(0)` of a [`VarKind::Log`] variable `i` (from `unary_log` in
-/// [`binary_pass`]; the block's `unary_log` is not read otherwise), `load(s)` reads the incoming ratio of slot
-/// `s`, `round` rounds a new ratio to its storage precision, `swap_prev(s, r)` stores the
+/// [`binary_pass`]; the block's `unary_log` is not read otherwise), `load(s)` reads the
+/// incoming ratio of slot `s`, `round` rounds a new ratio to its storage precision, `swap_prev(s, r)` stores the
 /// ratio sent back along `s` and returns the previous one, `ahead(i)` is called before
 /// variable `i` is computed (a hook for prefetching later variables' message slots; it
 /// must not change any value).

@@ -826,8 +826,9 @@ fn ratio_inside(o: f64, p: f64, hi: f64, lo: f64) -> bool {
 /// variables ahead) and the previous message along `s`, for the residual, is `sent[s]`.
 /// `out_chunk` receives the block's new messages (at `K * (s - in_off[range.start])`).
 /// Gathering here instead of in a separate delivery pass spares a write and a read of
-/// every message per sweep, with the same values. Returns the block's residual. A kernel row times a zero cavity entry adds `+0.0`, which leaves every sum
-/// unchanged, so the rows are not skipped as [`push_general`] skips them.
+/// every message per sweep, with the same values. Returns the block's residual. A kernel
+/// row times a zero cavity entry adds `+0.0`, which leaves every sum unchanged, so the
+/// rows are not skipped as [`push_general`] skips them.
 ///
 /// `POTTS`: whether some kernel is Potts; then the message through kernel `q` takes
 /// `forms[q]` (one load per slot, the `O(K)` form of [`PottsForm`] for a Potts kernel,
